@@ -1,0 +1,74 @@
+# tdprof: the two setup commands are `make demo` and `make check` (README.md).
+# Meson + Ninja do the work in build/; this file installs what is missing and
+# wraps the common tasks.
+#
+#   make              build build/tdprof
+#   make check        build and run every test (unit, e2e, headers, fuzz replay)
+#   make demo         build and run the main job on a shipped demo workload
+#   make install      install binary, headers, pkg-config file, man pages (PREFIX=/usr/local)
+#   make bench        run the benchmarks against perf and valgrind (bench/RESULTS.md)
+#   make check-asan   the test suite built with AddressSanitizer + UBSan (build-asan/)
+#   make fuzz         run each libFuzzer target for FUZZ_SECONDS (clang)
+#   make check-valgrind  the unit tests under valgrind memcheck (leaks fail)
+#   make check-arm64  boot an arm64 guest with a real PMU driver under qemu and test there
+#   make clean
+
+BUILD ?= build
+PREFIX ?= /usr/local
+MESON_OPTS ?=
+FUZZ_SECONDS ?= 60
+NINJA ?= ninja
+
+.PHONY: all deps check demo install bench check-asan fuzz check-valgrind check-arm64 clean
+
+all: $(BUILD)/build.ninja
+	$(NINJA) -C $(BUILD)
+
+deps:
+	@scripts/deps.sh build
+
+$(BUILD)/build.ninja:
+	@scripts/deps.sh build
+	meson setup $(BUILD) --prefix=$(PREFIX) $(MESON_OPTS)
+
+check: all
+	@scripts/deps.sh test
+	-meson test -C $(BUILD) --print-errorlogs --num-processes 2 $(TESTS)
+	@scripts/test-summary.py $(BUILD)
+
+demo: all
+	@scripts/demo.sh $(BUILD)
+
+install: all
+	meson install -C $(BUILD)
+
+bench: all
+	@scripts/deps.sh test
+	bench/run.sh $(BUILD)
+
+build-asan/build.ninja:
+	@scripts/deps.sh build
+	CC=$${CC:-gcc} meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+	  -Dc_args=-fno-sanitize-recover=undefined $(MESON_OPTS)
+
+check-asan: build-asan/build.ninja
+	@scripts/deps.sh test
+	$(NINJA) -C build-asan
+	-meson test -C build-asan --print-errorlogs --num-processes 2 $(TESTS)
+	@scripts/test-summary.py build-asan
+
+fuzz:
+	@scripts/deps.sh fuzz
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+check-valgrind: all
+	@scripts/deps.sh test
+	-meson test -C $(BUILD) --suite unit --wrapper 'valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect -q' --print-errorlogs
+	@scripts/test-summary.py $(BUILD)
+
+check-arm64: all
+	@scripts/deps.sh arm64
+	tests/arm64/run.sh
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -1,0 +1,42 @@
+#!/bin/sh
+# deps.sh KIND: make sure the Debian packages tdprof needs for KIND are installed.
+#   build  compile tdprof
+#   test   run `make check` (adds valgrind, perf, python3)
+#   fuzz   libFuzzer targets (clang and its runtime)
+#   html   the HTML report test (Chromium)
+#   arm64  the arm64 guest under qemu
+# Installs them when run as root; otherwise prints the exact apt-get line and fails.
+set -eu
+kind=${1:-build}
+build="gcc make pkg-config meson ninja-build libpfm4-dev libdw-dev libelf-dev libcapstone-dev libjansson-dev libcmocka-dev libiberty-dev"
+case "$kind" in
+build) pkgs="$build" ;;
+test) pkgs="$build valgrind linux-perf python3 procps" ;;
+fuzz) pkgs="$build clang libclang-rt-14-dev" ;;
+html) pkgs="chromium" ;;
+arm64) pkgs="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross busybox-static cpio" ;;
+*) echo "deps.sh: unknown kind '$kind' (build, test, fuzz, html, arm64)" >&2; exit 2 ;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "tdprof: note: not a Debian system; make sure these (or your distribution's equivalents) are installed: $pkgs" >&2
+	exit 0
+fi
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+	echo "tdprof: installing missing packages:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2 || true
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >&2
+	exit 0
+fi
+echo "tdprof: error: missing Debian packages:$missing" >&2
+echo "tdprof: hint: run 'sudo apt-get install -y$missing', then run make again" >&2
+exit 1

@@ -1,0 +1,138 @@
+/* strbuf.c: growing string buffer (see strbuf.h). */
+#include "base/strbuf.h"
+#include "base/alloc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define STRBUF_DEFAULT_CAP ((size_t)64 << 20)
+
+char strbuf_empty[1];
+
+void strbuf_init(struct strbuf *sb, size_t cap)
+{
+	sb->buf = strbuf_empty;
+	sb->len = 0;
+	sb->alloc = 0;
+	sb->cap = cap;
+	sb->failed = false;
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	if (sb->alloc)
+		tdp_free(sb->buf);
+	strbuf_init(sb, sb->cap);
+}
+
+static size_t effective_cap(const struct strbuf *sb)
+{
+	return sb->cap ? sb->cap : STRBUF_DEFAULT_CAP;
+}
+
+/* Make room for `extra` more bytes plus the NUL. Returns false (and fails sb) if not. */
+static bool reserve(struct strbuf *sb, size_t extra)
+{
+	size_t need;
+	char *p;
+
+	if (sb->failed)
+		return false;
+	if (extra > effective_cap(sb) - sb->len) {
+		sb->failed = true;
+		return false;
+	}
+	need = sb->len + extra + 1;
+	if (need <= sb->alloc)
+		return true;
+	if (!sb->alloc) {
+		size_t a = need < 64 ? 64 : need;
+
+		p = tdp_malloc(a);
+		if (!p) {
+			sb->failed = true;
+			return false;
+		}
+		p[0] = '\0';
+		sb->buf = p;
+		sb->alloc = a;
+		return true;
+	}
+	p = sb->buf;
+	if (tdp_grow((void **)&p, &sb->alloc, need, 1)) {
+		sb->failed = true;
+		return false;
+	}
+	sb->buf = p;
+	return true;
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	if (!reserve(sb, len))
+		return;
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_adds(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, char c)
+{
+	strbuf_add(sb, &c, 1);
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	if (sb->failed)
+		return;
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0) {
+		sb->failed = true;
+		return;
+	}
+	if (!reserve(sb, (size_t)n))
+		return;
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void strbuf_setlen(struct strbuf *sb, size_t len)
+{
+	if (len > sb->len || !sb->alloc)
+		return;
+	sb->len = len;
+	sb->buf[len] = '\0';
+}
+
+char *strbuf_detach(struct strbuf *sb)
+{
+	char *s;
+
+	if (sb->failed) {
+		strbuf_release(sb);
+		sb->failed = false;
+		return NULL;
+	}
+	s = sb->alloc ? sb->buf : tdp_strdup("");
+	strbuf_init(sb, sb->cap);
+	return s;
+}

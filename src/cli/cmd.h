@@ -1,0 +1,34 @@
+/*
+ * cmd.h: the commands of tdprof. Each lives in its own file (cmd-<name>.c), has
+ * one entry point with this signature, and is registered in one table in main.c.
+ *
+ * A command parses its options from a table (opts.h), validates them, calls the
+ * modules, picks a renderer and returns the exit status (exitcode.h). It prints
+ * diagnostics only through msg.h and results only to stdout or its -o file.
+ */
+#ifndef TDPROF_CLI_CMD_H
+#define TDPROF_CLI_CMD_H
+
+#include <stdbool.h>
+
+/* State shared by every command, made once in main() (no globals). */
+struct tdp_ctx {
+	bool stdout_tty;      /* stdout is a terminal: bars and colour are allowed */
+	bool color;           /* use colour (tty and not NO_COLOR) */
+	int verbose;          /* -v count */
+	const char *exe_path; /* absolute path of this binary (for selftest, loop) */
+};
+
+typedef int cmd_fn(int argc, char **argv, struct tdp_ctx *ctx);
+
+/*
+ * Declarations of every command present in this build: commands.h is generated
+ * by src/cli/meson.build as a list of CMD(name) lines.
+ */
+#define CMD(name)        \
+	cmd_fn cmd_##name; \
+	extern const char cmd_##name##_summary[];
+#include "commands.h"
+#undef CMD
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * main.c: the command table and the global options. Everything else happens in
+ * the commands (cmd-*.c).
+ */
+#include "cli/cmd.h"
+#include "cli/exitcode.h"
+#include "cli/msg.h"
+#include "base/str.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef TDPROF_VERSION
+#define TDPROF_VERSION "unknown"
+#endif
+
+struct command {
+	const char *name;
+	cmd_fn *fn;
+	const char *summary;
+};
+
+/* Listed in the order of the workflow (design.md), tools last; see commands.h. */
+static const struct command commands[] = {
+#define CMD(name) { #name, cmd_##name, cmd_##name##_summary },
+#include "commands.h"
+#undef CMD
+	{ "help", NULL, "show the help of a command ('tdprof help stat')" },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void print_usage(FILE *f)
+{
+	fputs("usage: tdprof [--version] [--help] [-q] [-v] COMMAND [ARGS]\n\n"
+	      "tdprof answers \"why is my code slow, where, and what do I change?\":\n"
+	      "it classifies the bottleneck from hardware counters (top-down), traces the\n"
+	      "code responsible, and ends every finding with a next step.\n\n"
+	      "commands:\n",
+	      f);
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "    %-10s  %s\n", commands[i].name, commands[i].summary);
+	fputs("\n'tdprof COMMAND --help' explains a command; 'tdprof info' tells what this\n"
+	      "machine can measure.\n",
+	      f);
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+	const char *names[NR_COMMANDS];
+	size_t idx[3], n;
+
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		names[i] = commands[i].name;
+	msg_error("'%s' is not a tdprof command", name);
+	n = str_suggest(name, names, NR_COMMANDS, idx, 3);
+	for (size_t i = 0; i < n; i++)
+		msg_hint("did you mean 'tdprof %s'?", names[idx[i]]);
+	fputs("tdprof: try 'tdprof --help'\n", stderr);
+	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	static char exe[4096];
+	struct tdp_ctx ctx = { 0 };
+	const struct command *c;
+	ssize_t n;
+	int i;
+
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	ctx.stdout_tty = isatty(STDOUT_FILENO);
+	ctx.color = ctx.stdout_tty && !getenv("NO_COLOR");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		ctx.exe_path = exe;
+	}
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--version")) {
+			printf("tdprof %s\n", TDPROF_VERSION);
+			return EXIT_OK;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			print_usage(stdout);
+			return EXIT_OK;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			msg_set_quiet(true);
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			ctx.verbose++;
+		} else {
+			return msg_usage(NULL, "unknown option '%s'", a);
+		}
+	}
+	if (i >= argc) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[i], "help")) {
+		char help[] = "--help";
+		char *hargv[3];
+
+		if (i + 1 >= argc) {
+			print_usage(stdout);
+			return EXIT_OK;
+		}
+		c = find_command(argv[i + 1]);
+		if (!c || !c->fn)
+			return unknown_command(argv[i + 1]);
+		hargv[0] = argv[i + 1];
+		hargv[1] = help;
+		hargv[2] = NULL;
+		return c->fn(2, hargv, &ctx);
+	}
+	c = find_command(argv[i]);
+	if (!c || !c->fn)
+		return unknown_command(argv[i]);
+	return c->fn(argc - i, argv + i, &ctx);
+}

@@ -1,0 +1,67 @@
+/* msg.c: diagnostics on stderr, one style for the whole tool (see msg.h). */
+#include "cli/msg.h"
+#include "cli/exitcode.h"
+#include "base/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/*
+ * --quiet is a property of the process's stderr, set once in main() before any
+ * command runs; keeping it here avoids threading it through every module.
+ */
+static bool quiet;
+
+void msg_set_quiet(bool q)
+{
+	quiet = q;
+}
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fputs("tdprof: ", stderr);
+	if (kind)
+		fprintf(stderr, "%s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+#define DEFINE_MSG(fn, kind, cond)              \
+	void fn(const char *fmt, ...)           \
+	{                                       \
+		va_list ap;                     \
+		if (!(cond))                    \
+			return;                 \
+		va_start(ap, fmt);              \
+		vmsg(kind, fmt, ap);            \
+		va_end(ap);                     \
+	}
+
+DEFINE_MSG(msg_error, "error", 1)
+DEFINE_MSG(msg_warning, "warning", 1)
+DEFINE_MSG(msg_hint, "hint", 1)
+DEFINE_MSG(msg_note, "note", !quiet)
+DEFINE_MSG(msg_progress, NULL, !quiet)
+
+void msg_err(const struct tdp_err *err)
+{
+	if (!err->code)
+		return;
+	msg_error("%s", err->msg[0] ? err->msg : tdp_strerror(err->code));
+	if (err->hint[0])
+		msg_hint("%s", err->hint);
+}
+
+int msg_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error", fmt, ap);
+	va_end(ap);
+	if (cmd)
+		fprintf(stderr, "tdprof: try 'tdprof %s --help'\n", cmd);
+	else
+		fputs("tdprof: try 'tdprof --help'\n", stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,110 @@
+/* Unit tests of base/str: number parsing, event-name matching, suggestions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "base/str.h"
+
+static void test_u64(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_true(str_to_u64("0", &v));
+	assert_int_equal(v, 0);
+	assert_true(str_to_u64("18446744073709551615", &v));
+	assert_true(v == UINT64_MAX);
+	assert_false(str_to_u64("18446744073709551616", &v));
+	assert_true(str_to_u64("0x1A0", &v));
+	assert_int_equal(v, 0x1a0);
+	assert_false(str_to_u64("", &v));
+	assert_false(str_to_u64("0x", &v));
+	assert_false(str_to_u64("12a", &v));
+	assert_false(str_to_u64("-1", &v));
+	assert_false(str_to_u64(" 1", &v));
+	assert_true(str_to_u64_n("123xyz", 3, &v));
+	assert_int_equal(v, 123);
+}
+
+static void test_long_double(void **state)
+{
+	long l;
+	double d;
+
+	(void)state;
+	assert_true(str_to_long("-5", -10, 10, &l));
+	assert_int_equal(l, -5);
+	assert_false(str_to_long("11", -10, 10, &l));
+	assert_false(str_to_long("1x", -10, 10, &l));
+	assert_true(str_to_double("2.5", &d));
+	assert_true(d == 2.5);
+	assert_false(str_to_double("nan", &d));
+	assert_false(str_to_double("1e999", &d));
+	assert_false(str_to_double("", &d));
+}
+
+static void test_event_name_eq(void **state)
+{
+	(void)state;
+	assert_true(str_event_name_eq("INT_MISC.RECOVERY_CYCLES", "int_misc:recovery_cycles"));
+	assert_true(str_event_name_eq("inst_retired.any", "INST_RETIRED_ANY"));
+	assert_false(str_event_name_eq("cycles", "cycle"));
+	assert_false(str_event_name_eq("cycles", "cycles2"));
+	assert_false(str_event_name_eq("a-b", "a_b"));
+}
+
+static void test_edit_distance(void **state)
+{
+	(void)state;
+	assert_int_equal(str_edit_distance("cycles", "cycles"), 0);
+	assert_int_equal(str_edit_distance("cyles", "cycles"), 1);
+	assert_int_equal(str_edit_distance("cylces", "cycles"), 1); /* transposition */
+	assert_int_equal(str_edit_distance("", "abc"), 3);
+	assert_int_equal(str_edit_distance("STAT", "stat"), 0);
+}
+
+static void test_suggest(void **state)
+{
+	static const char *const names[] = {
+		"cycles", "instructions", "branches", "branch-misses", "cache-misses", "task-clock",
+	};
+	size_t idx[3], n;
+
+	(void)state;
+	n = str_suggest("cyclse", names, 6, idx, 3);
+	assert_true(n >= 1);
+	assert_string_equal(names[idx[0]], "cycles");
+	n = str_suggest("branch-mises", names, 6, idx, 3);
+	assert_true(n >= 1);
+	assert_string_equal(names[idx[0]], "branch-misses");
+	n = str_suggest("zzzzzzzz", names, 6, idx, 3);
+	assert_int_equal(n, 0);
+	n = str_suggest("misses", names, 6, idx, 3);
+	assert_int_equal(n, 2);
+}
+
+static void test_trim(void **state)
+{
+	char a[] = "  x y \n";
+	char b[] = "";
+
+	(void)state;
+	assert_string_equal(str_trim(a), "x y");
+	assert_string_equal(str_trim(b), "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_u64),
+		cmocka_unit_test(test_long_double),
+		cmocka_unit_test(test_event_name_eq),
+		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_trim),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

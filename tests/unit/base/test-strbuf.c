@@ -1,0 +1,123 @@
+/* Unit tests of base/strbuf: invariants after every step, cap, allocation failure. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/strbuf.h"
+
+static void check_invariants(const struct strbuf *sb)
+{
+	assert_non_null(sb->buf);
+	assert_int_equal(sb->buf[sb->len], '\0');
+	assert_true(sb->alloc == 0 || sb->alloc > sb->len);
+}
+
+static void test_append(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	check_invariants(&sb);
+	assert_string_equal(sb.buf, "");
+	strbuf_adds(&sb, "abc");
+	check_invariants(&sb);
+	strbuf_addch(&sb, '-');
+	check_invariants(&sb);
+	strbuf_addf(&sb, "%d/%s", 42, "x");
+	check_invariants(&sb);
+	assert_string_equal(sb.buf, "abc-42/x");
+	assert_int_equal(sb.len, 8);
+	for (int i = 0; i < 1000; i++)
+		strbuf_addf(&sb, "%04d", i);
+	check_invariants(&sb);
+	assert_int_equal(sb.len, 8 + 4000);
+	assert_memory_equal(sb.buf + sb.len - 4, "0999", 4);
+	strbuf_setlen(&sb, 3);
+	check_invariants(&sb);
+	assert_string_equal(sb.buf, "abc");
+	assert_false(strbuf_failed(&sb));
+	strbuf_release(&sb);
+	check_invariants(&sb);
+	assert_int_equal(sb.len, 0);
+}
+
+static void test_cap_is_sticky(void **state)
+{
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb, 10);
+	strbuf_adds(&sb, "0123456789");
+	assert_false(strbuf_failed(&sb));
+	strbuf_addch(&sb, 'x');
+	assert_true(strbuf_failed(&sb));
+	assert_int_equal(sb.len, 10);
+	strbuf_adds(&sb, "");
+	assert_true(strbuf_failed(&sb));
+	check_invariants(&sb);
+	assert_null(strbuf_detach(&sb));
+	assert_false(strbuf_failed(&sb));
+	strbuf_release(&sb);
+}
+
+static void test_detach(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+
+	(void)state;
+	s = strbuf_detach(&sb);
+	assert_non_null(s);
+	assert_string_equal(s, "");
+	tdp_free(s);
+	strbuf_adds(&sb, "hello");
+	s = strbuf_detach(&sb);
+	assert_string_equal(s, "hello");
+	check_invariants(&sb);
+	assert_int_equal(sb.len, 0);
+	tdp_free(s);
+}
+
+static void fill(struct strbuf *sb)
+{
+	for (int i = 0; i < 200; i++)
+		strbuf_addf(sb, "%d,", i);
+}
+
+static void test_alloc_failure(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	long total;
+
+	(void)state;
+	/* Count the allocations of a good run, then fail each in turn (curl's torture). */
+	tdp_alloc_fail_after(-1);
+	fill(&sb);
+	total = tdp_alloc_fail_after(-1);
+	assert_false(strbuf_failed(&sb));
+	assert_true(total >= 2);
+	strbuf_release(&sb);
+	for (long n = 0; n < total; n++) {
+		tdp_alloc_fail_after(n);
+		fill(&sb);
+		tdp_alloc_fail_after(-1);
+		check_invariants(&sb);
+		assert_true(strbuf_failed(&sb));
+		strbuf_release(&sb);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_append),
+		cmocka_unit_test(test_cap_is_sticky),
+		cmocka_unit_test(test_detach),
+		cmocka_unit_test(test_alloc_failure),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
