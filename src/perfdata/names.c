@@ -1,0 +1,125 @@
+/* names.c: perf's names of record types, features, branch types and outcomes. */
+#include "perfdata/perfdata.h"
+
+#include <stddef.h>
+
+#define NAMES_NR(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const record_names[] = {
+	[PERFDATA_RECORD_MMAP] = "MMAP",
+	[PERFDATA_RECORD_LOST] = "LOST",
+	[PERFDATA_RECORD_COMM] = "COMM",
+	[PERFDATA_RECORD_EXIT] = "EXIT",
+	[PERFDATA_RECORD_THROTTLE] = "THROTTLE",
+	[PERFDATA_RECORD_UNTHROTTLE] = "UNTHROTTLE",
+	[PERFDATA_RECORD_FORK] = "FORK",
+	[PERFDATA_RECORD_READ] = "READ",
+	[PERFDATA_RECORD_SAMPLE] = "SAMPLE",
+	[PERFDATA_RECORD_MMAP2] = "MMAP2",
+	[PERFDATA_RECORD_AUX] = "AUX",
+	[PERFDATA_RECORD_ITRACE_START] = "ITRACE_START",
+	[PERFDATA_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
+	[PERFDATA_RECORD_SWITCH] = "SWITCH",
+	[PERFDATA_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE",
+	[PERFDATA_RECORD_NAMESPACES] = "NAMESPACES",
+	[PERFDATA_RECORD_KSYMBOL] = "KSYMBOL",
+	[PERFDATA_RECORD_BPF_EVENT] = "BPF_EVENT",
+	[PERFDATA_RECORD_CGROUP] = "CGROUP",
+	[PERFDATA_RECORD_TEXT_POKE] = "TEXT_POKE",
+	[PERFDATA_RECORD_AUX_OUTPUT_HW_ID] = "AUX_OUTPUT_HW_ID",
+	[PERFDATA_RECORD_HEADER_ATTR] = "ATTR",
+	[PERFDATA_RECORD_HEADER_EVENT_TYPE] = "EVENT_TYPE",
+	[PERFDATA_RECORD_HEADER_TRACING_DATA] = "TRACING_DATA",
+	[PERFDATA_RECORD_HEADER_BUILD_ID] = "BUILD_ID",
+	[PERFDATA_RECORD_FINISHED_ROUND] = "FINISHED_ROUND",
+	[PERFDATA_RECORD_ID_INDEX] = "ID_INDEX",
+	[PERFDATA_RECORD_AUXTRACE_INFO] = "AUXTRACE_INFO",
+	[PERFDATA_RECORD_AUXTRACE] = "AUXTRACE",
+	[PERFDATA_RECORD_AUXTRACE_ERROR] = "AUXTRACE_ERROR",
+	[PERFDATA_RECORD_THREAD_MAP] = "THREAD_MAP",
+	[PERFDATA_RECORD_CPU_MAP] = "CPU_MAP",
+	[PERFDATA_RECORD_STAT_CONFIG] = "STAT_CONFIG",
+	[PERFDATA_RECORD_STAT] = "STAT",
+	[PERFDATA_RECORD_STAT_ROUND] = "STAT_ROUND",
+	[PERFDATA_RECORD_EVENT_UPDATE] = "EVENT_UPDATE",
+	[PERFDATA_RECORD_TIME_CONV] = "TIME_CONV",
+	[PERFDATA_RECORD_HEADER_FEATURE] = "FEATURE",
+	[PERFDATA_RECORD_COMPRESSED] = "COMPRESSED",
+	[PERFDATA_RECORD_FINISHED_INIT] = "FINISHED_INIT",
+	[PERFDATA_RECORD_COMPRESSED2] = "COMPRESSED2",
+};
+
+const char *perfdata_record_type_name(uint32_t type)
+{
+	if (type < NAMES_NR(record_names) && record_names[type])
+		return record_names[type];
+	return "UNKNOWN";
+}
+
+static const char *const feature_names[] = {
+	[PERFDATA_FEAT_TRACING_DATA] = "TRACING_DATA",
+	[PERFDATA_FEAT_BUILD_ID] = "BUILD_ID",
+	[PERFDATA_FEAT_HOSTNAME] = "HOSTNAME",
+	[PERFDATA_FEAT_OSRELEASE] = "OSRELEASE",
+	[PERFDATA_FEAT_VERSION] = "VERSION",
+	[PERFDATA_FEAT_ARCH] = "ARCH",
+	[PERFDATA_FEAT_NRCPUS] = "NRCPUS",
+	[PERFDATA_FEAT_CPUDESC] = "CPUDESC",
+	[PERFDATA_FEAT_CPUID] = "CPUID",
+	[PERFDATA_FEAT_TOTAL_MEM] = "TOTAL_MEM",
+	[PERFDATA_FEAT_CMDLINE] = "CMDLINE",
+	[PERFDATA_FEAT_EVENT_DESC] = "EVENT_DESC",
+	[PERFDATA_FEAT_CPU_TOPOLOGY] = "CPU_TOPOLOGY",
+	[PERFDATA_FEAT_NUMA_TOPOLOGY] = "NUMA_TOPOLOGY",
+	[PERFDATA_FEAT_BRANCH_STACK] = "BRANCH_STACK",
+	[PERFDATA_FEAT_PMU_MAPPINGS] = "PMU_MAPPINGS",
+	[PERFDATA_FEAT_GROUP_DESC] = "GROUP_DESC",
+	[PERFDATA_FEAT_AUXTRACE] = "AUXTRACE",
+	[PERFDATA_FEAT_STAT] = "STAT",
+	[PERFDATA_FEAT_CACHE] = "CACHE",
+	[PERFDATA_FEAT_SAMPLE_TIME] = "SAMPLE_TIME",
+	[PERFDATA_FEAT_MEM_TOPOLOGY] = "MEM_TOPOLOGY",
+	[PERFDATA_FEAT_CLOCKID] = "CLOCKID",
+	[PERFDATA_FEAT_DIR_FORMAT] = "DIR_FORMAT",
+	[PERFDATA_FEAT_BPF_PROG_INFO] = "BPF_PROG_INFO",
+	[PERFDATA_FEAT_BPF_BTF] = "BPF_BTF",
+	[PERFDATA_FEAT_COMPRESSED] = "COMPRESSED",
+	[PERFDATA_FEAT_CPU_PMU_CAPS] = "CPU_PMU_CAPS",
+	[PERFDATA_FEAT_CLOCK_DATA] = "CLOCK_DATA",
+	[PERFDATA_FEAT_HYBRID_TOPOLOGY] = "HYBRID_TOPOLOGY",
+	[PERFDATA_FEAT_PMU_CAPS] = "PMU_CAPS",
+};
+
+const char *perfdata_feature_name(unsigned feat)
+{
+	if (feat < NAMES_NR(feature_names) && feature_names[feat])
+		return feature_names[feat];
+	return "UNKNOWN";
+}
+
+/* tools/perf/util/branch.c: branch_type_name(), branch_new_type_name() */
+static const char *const branch_type_names[] = {
+	"", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL", "SYSRET",
+	"COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX", "",
+};
+
+/* perf on arm64 prints FIQ, DEBUG_HALT, ... for ARCH_1..5; we print the generic names */
+static const char *const branch_new_type_names[] = {
+	"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4", "ARCH_5",
+};
+
+const char *perfdata_branch_type_name(unsigned type, unsigned new_type)
+{
+	if (type == BRANCH_TYPE_EXTEND_ABI)
+		return new_type < NAMES_NR(branch_new_type_names) ? branch_new_type_names[new_type] : "";
+	return type < NAMES_NR(branch_type_names) ? branch_type_names[type] : "";
+}
+
+const char *perfdata_branch_spec_name(unsigned spec)
+{
+	static const char *const names[] = {
+		"-", "SPEC_WRONG_PATH", "NON_SPEC_CORRECT_PATH", "SPEC_CORRECT_PATH",
+	};
+
+	return spec < NAMES_NR(names) ? names[spec] : "-";
+}

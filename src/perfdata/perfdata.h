@@ -1,0 +1,712 @@
+/*
+ * perfdata.h: a streaming reader of perf.data files (file mode and pipe mode),
+ * and the branch record every part of tdprof uses.
+ *
+ * The reader walks a perf.data image that the caller holds in memory (normally a
+ * read-only mmap from base/file.h): it never copies the file, and it decodes one
+ * record at a time. Branch-stack entries, callchains and branch counters of a
+ * sample are decoded into buffers owned by the reader and reused for the next
+ * sample, so iterating allocates nothing per record.
+ *
+ * Format: tools/perf/Documentation/perf.data-file-format.txt, the uapi header
+ * include/uapi/linux/perf_event.h, tools/perf/util/header.c and
+ * tools/perf/util/evsel.c (evsel__parse_sample); summary in
+ * ../shared/reference/formats.md §3.1-3.2. Files written by any perf since 3.4
+ * (attr sizes 64..136 and larger future sizes), in the machine's byte order.
+ * Files of the other byte order, the v1 "PERFFILE" format and compressed records
+ * (perf record -z) are refused with a message and a hint.
+ *
+ * Lifecycle:
+ *   1. map the file: tdp_file_open(&f, path, 0, &err);
+ *   2. perfdata_open(&p, f.data, f.size, path, 0, &err): checks the header, reads
+ *      the attrs (with their ids) and the feature sections (file mode), or the
+ *      leading HEADER_ATTR/HEADER_FEATURE records (pipe mode);
+ *   3. perfdata_attr(), perfdata_features() and the other accessors;
+ *   4. while ((ret = perfdata_next(p, &rec, &err)) > 0) use rec; ret 0 is the end
+ *      of the data, a negative ret an error;
+ *   5. perfdata_free(p); then tdp_file_close(&f).
+ * The image must stay mapped and unchanged until perfdata_free(): records point
+ * into it.
+ *
+ * Hostile input: every offset and count is checked against the image and against
+ * the named limits below before it is used; nothing is allocated from an unchecked
+ * field. A malformed file gives TDP_EFORMAT (or TDP_ELIMIT for a named limit) with
+ * a message naming the file and the byte offset, e.g.
+ * "'perf.data': record at offset 0x1a40: size 4 is smaller than its header (8)".
+ *
+ * Unfinished recordings: perf (and our writer, perfdata-write.h) leave the data
+ * size in the header at 0 until the recording ends. perfdata_open() refuses such a
+ * file with "the recording was not finished" unless PERFDATA_OPEN_UNFINISHED is
+ * given; with it, the data runs to the end of the file and iteration ends,
+ * without an error, at the first record that is cut short or whose header is
+ * impossible (a writer killed mid-record), recording that offset in
+ * perfdata_stats()->unfinished_tail.
+ *
+ * Not thread-safe: one reader per thread (several readers may share one image).
+ */
+#ifndef TDPROF_PERFDATA_PERFDATA_H
+#define TDPROF_PERFDATA_PERFDATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tdp_err;
+
+/* ---------------------------------------------------------------------------
+ * The branch record: one struct for Intel LBR, AMD LbrExtV2/BRS, Arm BRBE,
+ * decoded Arm SPE and simulated branches. The perf.data reader fills it from
+ * struct perf_branch_entry {u64 from, to, flags}; the SPE decoder and the
+ * simulated backend produce the same struct.
+ * ------------------------------------------------------------------------- */
+
+/** Branch types (perf_branch_entry.type, PERF_BR_*). */
+enum branch_type {
+	BRANCH_TYPE_UNKNOWN = 0,
+	BRANCH_TYPE_COND = 1,       /* conditional */
+	BRANCH_TYPE_UNCOND = 2,     /* unconditional direct jump */
+	BRANCH_TYPE_IND = 3,        /* indirect jump */
+	BRANCH_TYPE_CALL = 4,       /* direct call */
+	BRANCH_TYPE_IND_CALL = 5,   /* indirect call */
+	BRANCH_TYPE_RET = 6,        /* return */
+	BRANCH_TYPE_SYSCALL = 7,
+	BRANCH_TYPE_SYSRET = 8,
+	BRANCH_TYPE_COND_CALL = 9,
+	BRANCH_TYPE_COND_RET = 10,
+	BRANCH_TYPE_ERET = 11,      /* exception return */
+	BRANCH_TYPE_IRQ = 12,
+	BRANCH_TYPE_SERROR = 13,
+	BRANCH_TYPE_NO_TX = 14,
+	BRANCH_TYPE_EXTEND_ABI = 15, /* the type is in new_type */
+};
+
+/** Extended branch types (new_type, valid when type is BRANCH_TYPE_EXTEND_ABI). */
+enum branch_new_type {
+	BRANCH_NEW_FAULT_ALGN = 0,
+	BRANCH_NEW_FAULT_DATA = 1,
+	BRANCH_NEW_FAULT_INST = 2,
+	BRANCH_NEW_ARCH_1 = 3, /* arm64: FIQ */
+	BRANCH_NEW_ARCH_2 = 4, /* arm64: debug halt */
+	BRANCH_NEW_ARCH_3 = 5, /* arm64: debug exit */
+	BRANCH_NEW_ARCH_4 = 6, /* arm64: debug instruction */
+	BRANCH_NEW_ARCH_5 = 7, /* arm64: debug data */
+};
+
+/** Speculation outcome (perf_branch_entry.spec, PERF_BR_SPEC_*; AMD LbrExtV2, BRBE). */
+enum branch_spec {
+	BRANCH_SPEC_NA = 0,
+	BRANCH_SPEC_WRONG_PATH = 1,
+	BRANCH_SPEC_NON_SPEC_CORRECT_PATH = 2,
+	BRANCH_SPEC_CORRECT_PATH = 3,
+};
+
+/** Privilege level of the branch target (perf_branch_entry.priv, PERF_BR_PRIV_*). */
+enum branch_priv {
+	BRANCH_PRIV_UNKNOWN = 0,
+	BRANCH_PRIV_USER = 1,
+	BRANCH_PRIV_KERNEL = 2,
+	BRANCH_PRIV_HV = 3,
+};
+
+/**
+ * One taken branch. Entry 0 of a stack is the most recent branch.
+ * `mispred` and `predicted` are both false when the hardware does not say (AMD BRS,
+ * some synthesized stacks); perf prints that as '-'. `cycles` is 0 when the
+ * hardware has no timing (everything but Intel LBR and BRBE). The 4-bit, 2-bit and
+ * 3-bit fields hold the raw values of the enums above (an unknown value is kept).
+ */
+struct branch_entry {
+	uint64_t from;      /* source address */
+	uint64_t to;        /* target address */
+	uint16_t cycles;    /* cycles since the previous entry (timed LBR), 0 = unknown */
+	uint8_t type;       /* enum branch_type */
+	uint8_t spec;       /* enum branch_spec */
+	uint8_t new_type;   /* enum branch_new_type (when type == BRANCH_TYPE_EXTEND_ABI) */
+	uint8_t priv;       /* enum branch_priv */
+	bool mispred;       /* the branch was mispredicted */
+	bool predicted;     /* the branch was predicted correctly */
+	bool in_tx;         /* inside a hardware transaction (Intel TSX) */
+	bool abort;         /* a transaction abort */
+	bool not_taken;     /* a not-taken branch (Arm SPE only; never set from perf.data) */
+};
+
+/** Decode the u64 flags word of a perf_branch_entry into e (from and to untouched). */
+void perfdata_branch_flags_decode(uint64_t flags, struct branch_entry *e);
+
+/** Encode e's flags into a perf_branch_entry flags word (not_taken is not encoded). */
+uint64_t perfdata_branch_flags_encode(const struct branch_entry *e);
+
+/**
+ * perf's name of a branch type as `perf script -F brstack` prints it with
+ * save_type ("COND", "IND_CALL", ..., or the new_type name for EXTEND_ABI);
+ * "" for BRANCH_TYPE_UNKNOWN. Never NULL.
+ */
+const char *perfdata_branch_type_name(unsigned type, unsigned new_type);
+
+/** perf's name of a speculation outcome ("SPEC_WRONG_PATH", ...; "-" for NA). Never NULL. */
+const char *perfdata_branch_spec_name(unsigned spec);
+
+/* ---------------------------------------------------------------------------
+ * Named limits. Input beyond them is refused with TDP_ELIMIT.
+ * ------------------------------------------------------------------------- */
+
+/** Largest perf_event_attr accepted (the kernel's is 136 bytes in 6.3; leave room). */
+#define PERFDATA_MAX_ATTR_SIZE 4096
+/** Most attrs (events) in one file. */
+#define PERFDATA_MAX_ATTRS 4096
+/** Most sample ids over all attrs (one per event per CPU or thread). */
+#define PERFDATA_MAX_IDS (1u << 22)
+/** Largest record: header.size is a u16. */
+#define PERFDATA_MAX_RECORD 65535
+/** Most entries in one branch stack (perf's PERF_ITRACE_MAX_LAST_BRANCH_SZ). */
+#define BRSTACK_MAX_NR 1024
+/** Most entries in one callchain (a record of PERFDATA_MAX_RECORD bytes holds fewer). */
+#define PERFDATA_MAX_CALLCHAIN 8192
+/** Longest string in a feature section (hostname, cpudesc, one cmdline word, ...). */
+#define PERFDATA_MAX_STRING 65536
+/** Most entries in a counted feature list (cmdline words, build-ids, PMU mappings, events). */
+#define PERFDATA_MAX_LIST (1u << 20)
+
+/* ---------------------------------------------------------------------------
+ * Constants of the format (perf's names with the PERFDATA_ prefix, so that this
+ * header and <linux/perf_event.h> can be included together).
+ * ------------------------------------------------------------------------- */
+
+/** Record types (perf_event_header.type). */
+enum perfdata_record_type {
+	PERFDATA_RECORD_MMAP = 1,
+	PERFDATA_RECORD_LOST = 2,
+	PERFDATA_RECORD_COMM = 3,
+	PERFDATA_RECORD_EXIT = 4,
+	PERFDATA_RECORD_THROTTLE = 5,
+	PERFDATA_RECORD_UNTHROTTLE = 6,
+	PERFDATA_RECORD_FORK = 7,
+	PERFDATA_RECORD_READ = 8,
+	PERFDATA_RECORD_SAMPLE = 9,
+	PERFDATA_RECORD_MMAP2 = 10,
+	PERFDATA_RECORD_AUX = 11,
+	PERFDATA_RECORD_ITRACE_START = 12,
+	PERFDATA_RECORD_LOST_SAMPLES = 13,
+	PERFDATA_RECORD_SWITCH = 14,
+	PERFDATA_RECORD_SWITCH_CPU_WIDE = 15,
+	PERFDATA_RECORD_NAMESPACES = 16,
+	PERFDATA_RECORD_KSYMBOL = 17,
+	PERFDATA_RECORD_BPF_EVENT = 18,
+	PERFDATA_RECORD_CGROUP = 19,
+	PERFDATA_RECORD_TEXT_POKE = 20,
+	PERFDATA_RECORD_AUX_OUTPUT_HW_ID = 21,
+	/* synthesized by perf (no sample_id trailer) */
+	PERFDATA_RECORD_USER_TYPE_START = 64,
+	PERFDATA_RECORD_HEADER_ATTR = 64,
+	PERFDATA_RECORD_HEADER_EVENT_TYPE = 65,
+	PERFDATA_RECORD_HEADER_TRACING_DATA = 66,
+	PERFDATA_RECORD_HEADER_BUILD_ID = 67,
+	PERFDATA_RECORD_FINISHED_ROUND = 68,
+	PERFDATA_RECORD_ID_INDEX = 69,
+	PERFDATA_RECORD_AUXTRACE_INFO = 70,
+	PERFDATA_RECORD_AUXTRACE = 71,
+	PERFDATA_RECORD_AUXTRACE_ERROR = 72,
+	PERFDATA_RECORD_THREAD_MAP = 73,
+	PERFDATA_RECORD_CPU_MAP = 74,
+	PERFDATA_RECORD_STAT_CONFIG = 75,
+	PERFDATA_RECORD_STAT = 76,
+	PERFDATA_RECORD_STAT_ROUND = 77,
+	PERFDATA_RECORD_EVENT_UPDATE = 78,
+	PERFDATA_RECORD_TIME_CONV = 79,
+	PERFDATA_RECORD_HEADER_FEATURE = 80,
+	PERFDATA_RECORD_COMPRESSED = 81,
+	PERFDATA_RECORD_FINISHED_INIT = 82,
+	PERFDATA_RECORD_COMPRESSED2 = 83,
+};
+
+/** perf_event_header.misc bits. */
+#define PERFDATA_MISC_CPUMODE_MASK 0x7u
+#define PERFDATA_MISC_KERNEL 1u
+#define PERFDATA_MISC_USER 2u
+#define PERFDATA_MISC_HYPERVISOR 3u
+#define PERFDATA_MISC_GUEST_KERNEL 4u
+#define PERFDATA_MISC_GUEST_USER 5u
+#define PERFDATA_MISC_MMAP_DATA (1u << 13)     /* MMAP/MMAP2: a data mapping */
+#define PERFDATA_MISC_COMM_EXEC (1u << 13)     /* COMM: the name changed by exec */
+#define PERFDATA_MISC_SWITCH_OUT (1u << 13)    /* SWITCH: switched out (else in) */
+#define PERFDATA_MISC_MMAP_BUILD_ID (1u << 14) /* MMAP2: carries a build-id */
+#define PERFDATA_MISC_BUILD_ID_SIZE (1u << 15) /* build-id feature entry: size is valid */
+
+/** perf_event_attr.sample_type bits (PERF_SAMPLE_*). */
+enum perfdata_sample_type {
+	PERFDATA_SAMPLE_IP = 1u << 0,
+	PERFDATA_SAMPLE_TID = 1u << 1,
+	PERFDATA_SAMPLE_TIME = 1u << 2,
+	PERFDATA_SAMPLE_ADDR = 1u << 3,
+	PERFDATA_SAMPLE_READ = 1u << 4,
+	PERFDATA_SAMPLE_CALLCHAIN = 1u << 5,
+	PERFDATA_SAMPLE_ID = 1u << 6,
+	PERFDATA_SAMPLE_CPU = 1u << 7,
+	PERFDATA_SAMPLE_PERIOD = 1u << 8,
+	PERFDATA_SAMPLE_STREAM_ID = 1u << 9,
+	PERFDATA_SAMPLE_RAW = 1u << 10,
+	PERFDATA_SAMPLE_BRANCH_STACK = 1u << 11,
+	PERFDATA_SAMPLE_REGS_USER = 1u << 12,
+	PERFDATA_SAMPLE_STACK_USER = 1u << 13,
+	PERFDATA_SAMPLE_WEIGHT = 1u << 14,
+	PERFDATA_SAMPLE_DATA_SRC = 1u << 15,
+	PERFDATA_SAMPLE_IDENTIFIER = 1u << 16,
+	PERFDATA_SAMPLE_TRANSACTION = 1u << 17,
+	PERFDATA_SAMPLE_REGS_INTR = 1u << 18,
+	PERFDATA_SAMPLE_PHYS_ADDR = 1u << 19,
+	PERFDATA_SAMPLE_AUX = 1u << 20,
+	PERFDATA_SAMPLE_CGROUP = 1u << 21,
+	PERFDATA_SAMPLE_DATA_PAGE_SIZE = 1u << 22,
+	PERFDATA_SAMPLE_CODE_PAGE_SIZE = 1u << 23,
+	PERFDATA_SAMPLE_WEIGHT_STRUCT = 1u << 24,
+};
+/** Every sample_type bit this reader can parse; a file with others is refused. */
+#define PERFDATA_SAMPLE_KNOWN ((1u << 25) - 1)
+
+/** perf_event_attr.read_format bits (PERF_FORMAT_*). */
+#define PERFDATA_FORMAT_TOTAL_TIME_ENABLED (1u << 0)
+#define PERFDATA_FORMAT_TOTAL_TIME_RUNNING (1u << 1)
+#define PERFDATA_FORMAT_ID (1u << 2)
+#define PERFDATA_FORMAT_GROUP (1u << 3)
+#define PERFDATA_FORMAT_LOST (1u << 4)
+
+/** perf_event_attr.branch_sample_type bits (PERF_SAMPLE_BRANCH_*). */
+#define PERFDATA_BRANCH_USER (1ull << 0)
+#define PERFDATA_BRANCH_KERNEL (1ull << 1)
+#define PERFDATA_BRANCH_HV (1ull << 2)
+#define PERFDATA_BRANCH_ANY (1ull << 3)
+#define PERFDATA_BRANCH_ANY_CALL (1ull << 4)
+#define PERFDATA_BRANCH_ANY_RETURN (1ull << 5)
+#define PERFDATA_BRANCH_IND_CALL (1ull << 6)
+#define PERFDATA_BRANCH_ABORT_TX (1ull << 7)
+#define PERFDATA_BRANCH_IN_TX (1ull << 8)
+#define PERFDATA_BRANCH_NO_TX (1ull << 9)
+#define PERFDATA_BRANCH_COND (1ull << 10)
+#define PERFDATA_BRANCH_CALL_STACK (1ull << 11)
+#define PERFDATA_BRANCH_IND_JUMP (1ull << 12)
+#define PERFDATA_BRANCH_CALL (1ull << 13)
+#define PERFDATA_BRANCH_NO_FLAGS (1ull << 14)
+#define PERFDATA_BRANCH_NO_CYCLES (1ull << 15)
+#define PERFDATA_BRANCH_TYPE_SAVE (1ull << 16)
+#define PERFDATA_BRANCH_HW_INDEX (1ull << 17)
+#define PERFDATA_BRANCH_PRIV_SAVE (1ull << 18)
+#define PERFDATA_BRANCH_COUNTERS (1ull << 19)
+
+/** Bits of the perf_event_attr flag word (attr offset 40) the reader uses. */
+#define PERFDATA_ATTR_FLAG_FREQ (1ull << 10)
+#define PERFDATA_ATTR_FLAG_SAMPLE_ID_ALL (1ull << 18)
+
+/** Feature section ids (bit numbers in the header's feature bitmap, HEADER_*). */
+enum perfdata_feature {
+	PERFDATA_FEAT_TRACING_DATA = 1,
+	PERFDATA_FEAT_BUILD_ID = 2,
+	PERFDATA_FEAT_HOSTNAME = 3,
+	PERFDATA_FEAT_OSRELEASE = 4,
+	PERFDATA_FEAT_VERSION = 5,
+	PERFDATA_FEAT_ARCH = 6,
+	PERFDATA_FEAT_NRCPUS = 7,
+	PERFDATA_FEAT_CPUDESC = 8,
+	PERFDATA_FEAT_CPUID = 9,
+	PERFDATA_FEAT_TOTAL_MEM = 10,
+	PERFDATA_FEAT_CMDLINE = 11,
+	PERFDATA_FEAT_EVENT_DESC = 12,
+	PERFDATA_FEAT_CPU_TOPOLOGY = 13,
+	PERFDATA_FEAT_NUMA_TOPOLOGY = 14,
+	PERFDATA_FEAT_BRANCH_STACK = 15,
+	PERFDATA_FEAT_PMU_MAPPINGS = 16,
+	PERFDATA_FEAT_GROUP_DESC = 17,
+	PERFDATA_FEAT_AUXTRACE = 18,
+	PERFDATA_FEAT_STAT = 19,
+	PERFDATA_FEAT_CACHE = 20,
+	PERFDATA_FEAT_SAMPLE_TIME = 21,
+	PERFDATA_FEAT_MEM_TOPOLOGY = 22,
+	PERFDATA_FEAT_CLOCKID = 23,
+	PERFDATA_FEAT_DIR_FORMAT = 24,
+	PERFDATA_FEAT_BPF_PROG_INFO = 25,
+	PERFDATA_FEAT_BPF_BTF = 26,
+	PERFDATA_FEAT_COMPRESSED = 27,
+	PERFDATA_FEAT_CPU_PMU_CAPS = 28,
+	PERFDATA_FEAT_CLOCK_DATA = 29,
+	PERFDATA_FEAT_HYBRID_TOPOLOGY = 30,
+	PERFDATA_FEAT_PMU_CAPS = 31,
+};
+/** Number of bits in the feature bitmap. */
+#define PERFDATA_FEAT_BITS 256
+
+/* ---------------------------------------------------------------------------
+ * Attrs, features and records
+ * ------------------------------------------------------------------------- */
+
+/**
+ * One event as recorded: its perf_event_attr fields (decoded by offset, so any
+ * attr size works; fields beyond the recorded size are 0), its sample ids and its
+ * name. Owned by the reader; valid until perfdata_free().
+ */
+struct perfdata_attr {
+	size_t index;              /* position in the file's attr list */
+	uint32_t type;             /* PERF_TYPE_* (4 = cpu on x86; see pmu_mappings) */
+	uint32_t size;             /* attr.size as recorded (0 in the file reads as 64) */
+	uint64_t config;
+	uint64_t sample_period;    /* or sample_freq when flags & PERFDATA_ATTR_FLAG_FREQ */
+	uint64_t sample_type;      /* PERFDATA_SAMPLE_* */
+	uint64_t read_format;      /* PERFDATA_FORMAT_* */
+	uint64_t flags;            /* the bit-field word at offset 40 (disabled, inherit, ...) */
+	uint32_t wakeup_events;
+	uint32_t bp_type;
+	uint64_t config1;
+	uint64_t config2;
+	uint64_t branch_sample_type; /* PERFDATA_BRANCH_* */
+	uint64_t sample_regs_user;
+	uint32_t sample_stack_user;
+	int32_t clockid;
+	uint64_t sample_regs_intr;
+	uint32_t aux_watermark;
+	uint16_t sample_max_stack;
+	uint32_t aux_sample_size;
+	uint64_t sig_data;
+	uint64_t config3;
+	const uint8_t *raw;        /* the attr's bytes in the image (raw_size bytes) */
+	size_t raw_size;           /* bytes of raw: min(attr.size, room in the entry) */
+	const uint64_t *ids;       /* its sample ids (reader-owned copy), nr_ids of them */
+	size_t nr_ids;
+	const char *name;          /* from EVENT_DESC or EVENT_UPDATE; NULL when unnamed */
+};
+
+/** True when samples of a carry a branch stack. */
+static inline bool perfdata_attr_has_branch_stack(const struct perfdata_attr *a)
+{
+	return (a->sample_type & PERFDATA_SAMPLE_BRANCH_STACK) != 0;
+}
+
+/** One entry of the BUILD_ID feature (or a HEADER_BUILD_ID record). */
+struct perfdata_build_id {
+	int32_t pid;           /* -1: the host */
+	uint16_t misc;         /* cpumode (PERFDATA_MISC_*) of the binary */
+	uint8_t size;          /* bytes of id used (20 for SHA-1, 16 for MD5) */
+	uint8_t id[20];
+	const char *filename;  /* reader-owned */
+};
+
+/** One entry of PMU_MAPPINGS: attr.type -> PMU name. */
+struct perfdata_pmu_mapping {
+	uint32_t type;
+	const char *name;      /* reader-owned */
+};
+
+/**
+ * The feature sections the analysis uses. A string is NULL and a number 0 when
+ * its feature is absent. All memory is the reader's.
+ */
+struct perfdata_features {
+	uint64_t present[PERFDATA_FEAT_BITS / 64]; /* bit i: feature i was in the file */
+	const char *hostname;
+	const char *osrelease;
+	const char *version;      /* perf's version */
+	const char *arch;         /* uname -m of the recording machine */
+	const char *cpudesc;      /* "Intel(R) Core(TM) m7-6Y75 CPU @ 1.20GHz" */
+	const char *cpuid;        /* "GenuineIntel,6,78,3", "AuthenticAMD,25,17,0", arm64 MIDR */
+	uint32_t nr_cpus_avail;
+	uint32_t nr_cpus_online;
+	uint64_t total_mem_kb;
+	const char *const *cmdline; /* argv of the recording command (perf's path first) */
+	size_t nr_cmdline;
+	const struct perfdata_build_id *build_ids;
+	size_t nr_build_ids;
+	const struct perfdata_pmu_mapping *pmu_mappings;
+	size_t nr_pmu_mappings;
+	bool branch_stack;        /* the BRANCH_STACK flag feature */
+};
+
+/** True when feature feat was present. */
+static inline bool perfdata_has_feature(const struct perfdata_features *f, unsigned feat)
+{
+	return feat < PERFDATA_FEAT_BITS && (f->present[feat / 64] >> (feat % 64)) & 1;
+}
+
+/** A string inside the image (not NUL-terminated; print with "%.*s"). */
+struct perfdata_str {
+	const char *s;
+	size_t len;
+};
+
+/**
+ * The sample_id trailer of a non-sample record (attr.sample_id_all), or the same
+ * fields of a sample. `fields` holds the PERFDATA_SAMPLE_* bits that are valid.
+ */
+struct perfdata_sample_id {
+	uint64_t fields;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t id;
+	uint64_t stream_id;
+	uint32_t cpu;
+};
+
+/**
+ * A decoded PERF_RECORD_SAMPLE. `fields` is its attr's sample_type: only the
+ * members of the bits set there are meaningful. Pointers point into the image or
+ * into buffers the reader reuses for the next sample: copy what must outlive the
+ * next perfdata_next() call.
+ */
+struct perfdata_sample {
+	uint64_t fields;
+	uint64_t id;                 /* IDENTIFIER or ID */
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t stream_id;
+	uint32_t cpu;
+	uint64_t period;
+	const uint8_t *read;         /* READ: the raw values (layout from attr.read_format) */
+	size_t read_len;
+	const uint64_t *callchain;   /* CALLCHAIN: nr_callchain ips (PERF_CONTEXT_* markers kept) */
+	size_t nr_callchain;
+	const uint8_t *raw;          /* RAW: raw_size bytes */
+	uint32_t raw_size;
+	const struct branch_entry *branches; /* BRANCH_STACK: nr_branches entries, newest first */
+	size_t nr_branches;
+	bool has_hw_idx;             /* branch_sample_type had HW_INDEX */
+	uint64_t hw_idx;             /* the raw LBR top-of-stack index (-1: unknown) */
+	const uint64_t *branch_counters; /* BRANCH_COUNTERS: nr_branches values, or NULL */
+	uint64_t regs_user_abi;      /* REGS_USER: 0 = none */
+	const uint8_t *regs_user;    /* 8 * nr_regs_user bytes */
+	size_t nr_regs_user;
+	const uint8_t *stack_user;   /* STACK_USER: stack_user_size bytes */
+	uint64_t stack_user_size;
+	uint64_t stack_user_dyn_size;
+	uint64_t weight;             /* WEIGHT (or the whole WEIGHT_STRUCT word) */
+	uint32_t weight_var1;        /* WEIGHT_STRUCT parts */
+	uint16_t weight_var2, weight_var3;
+	uint64_t data_src;
+	uint64_t transaction;
+	uint64_t regs_intr_abi;
+	const uint8_t *regs_intr;
+	size_t nr_regs_intr;
+	uint64_t phys_addr;
+	uint64_t cgroup;
+	uint64_t data_page_size;
+	uint64_t code_page_size;
+	const uint8_t *aux;          /* AUX: aux_size bytes */
+	uint64_t aux_size;
+};
+
+/** MMAP and MMAP2. */
+struct perfdata_mmap {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	/* MMAP2 only: */
+	bool has_build_id;           /* misc & PERFDATA_MISC_MMAP_BUILD_ID */
+	uint8_t build_id_size;
+	uint8_t build_id[20];
+	uint32_t maj, min;           /* when !has_build_id */
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	struct perfdata_str filename;
+};
+
+/** COMM. */
+struct perfdata_comm {
+	uint32_t pid, tid;
+	struct perfdata_str comm;
+};
+
+/** FORK and EXIT. */
+struct perfdata_fork {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+/** LOST (id, lost) and LOST_SAMPLES (lost). */
+struct perfdata_lost {
+	uint64_t id;
+	uint64_t lost;
+};
+
+/** THROTTLE and UNTHROTTLE. */
+struct perfdata_throttle {
+	uint64_t time, id, stream_id;
+};
+
+/** AUX. */
+struct perfdata_aux {
+	uint64_t aux_offset, aux_size, flags;
+};
+
+/** AUXTRACE: the trace bytes follow the record in the image (not in header.size). */
+struct perfdata_auxtrace {
+	uint64_t size, offset, reference;
+	uint32_t idx, tid, cpu;
+	const uint8_t *data;         /* size bytes */
+};
+
+/** SWITCH and SWITCH_CPU_WIDE (next_prev_* for the latter only). */
+struct perfdata_switch {
+	bool out;                    /* misc & PERFDATA_MISC_SWITCH_OUT */
+	uint32_t next_prev_pid, next_prev_tid;
+};
+
+/** ITRACE_START. */
+struct perfdata_itrace_start {
+	uint32_t pid, tid;
+};
+
+/** KSYMBOL. */
+struct perfdata_ksymbol {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t ksym_type, flags;
+	struct perfdata_str name;
+};
+
+/** HEADER_BUILD_ID record. */
+struct perfdata_build_id_record {
+	int32_t pid;
+	uint8_t size;
+	uint8_t id[20];
+	struct perfdata_str filename;
+};
+
+/** ID_INDEX: nr entries of {id, idx, cpu, tid} u64s at entries (in the image). */
+struct perfdata_id_index {
+	uint64_t nr;
+	const uint8_t *entries;
+};
+
+/**
+ * One record. Which union member is valid depends on type:
+ *   SAMPLE: sample (when attr != NULL; a sample whose id matches no attr is
+ *     yielded undecoded, with attr NULL, and counted in stats.unknown_id);
+ *   MMAP, MMAP2: mmap;  COMM: comm;  FORK, EXIT: fork;  LOST, LOST_SAMPLES: lost;
+ *   THROTTLE, UNTHROTTLE: throttle;  AUX: aux;  AUXTRACE: auxtrace;
+ *   SWITCH, SWITCH_CPU_WIDE: sw;  ITRACE_START: itrace_start;  KSYMBOL: ksymbol;
+ *   HEADER_BUILD_ID: build_id;  ID_INDEX: id_index;  HEADER_FEATURE: feature;
+ *   anything else: none (use raw).
+ */
+struct perfdata_record {
+	uint32_t type;               /* PERFDATA_RECORD_* (unknown types are yielded too) */
+	uint16_t misc;
+	uint16_t size;               /* header.size */
+	uint64_t offset;             /* byte offset of the record in the image */
+	const uint8_t *raw;          /* the record in the image, header included */
+	size_t raw_len;              /* bytes it occupies: size, plus the AUXTRACE or
+	                                TRACING_DATA payload that follows it */
+	const struct perfdata_attr *attr; /* the event it belongs to, or NULL */
+	struct perfdata_sample_id sid;    /* trailer of a non-sample record (sid.fields 0 if none) */
+	union {
+		struct perfdata_sample sample;
+		struct perfdata_mmap mmap;
+		struct perfdata_comm comm;
+		struct perfdata_fork fork;
+		struct perfdata_lost lost;
+		struct perfdata_throttle throttle;
+		struct perfdata_aux aux;
+		struct perfdata_auxtrace auxtrace;
+		struct perfdata_switch sw;
+		struct perfdata_itrace_start itrace_start;
+		struct perfdata_ksymbol ksymbol;
+		struct perfdata_build_id_record build_id;
+		struct perfdata_id_index id_index;
+		uint64_t feature;          /* HEADER_FEATURE: its feature id */
+	} u;
+};
+
+/** Counts kept while iterating (perfdata_stats()). */
+struct perfdata_stats {
+	uint64_t records;            /* records yielded */
+	uint64_t samples;            /* SAMPLE records yielded */
+	uint64_t unknown_id;         /* samples (and trailers) whose id matched no attr */
+	uint64_t unknown_type;       /* records of a type this reader does not know */
+	uint64_t lost;               /* sum of LOST.lost */
+	uint64_t lost_samples;       /* sum of LOST_SAMPLES.lost */
+	uint64_t unfinished_tail;    /* PERFDATA_OPEN_UNFINISHED: offset where the data
+	                                stopped early (0: it did not) */
+};
+
+/* ---------------------------------------------------------------------------
+ * The reader
+ * ------------------------------------------------------------------------- */
+
+struct perfdata;
+
+/** perfdata_open() flags. */
+enum perfdata_open_flags {
+	/* read a recording whose header was never finished (data size 0) up to the
+	 * end of the file instead of refusing it */
+	PERFDATA_OPEN_UNFINISHED = 1u << 0,
+};
+
+/**
+ * Start reading the perf.data image buf[0..len).
+ *   out:   set to a new reader on success (free with perfdata_free()); untouched
+ *          on failure.
+ *   buf:   borrowed; must stay valid and unchanged until perfdata_free().
+ *   name:  the file name for messages (copied); NULL reads as "perf.data".
+ *   flags: enum perfdata_open_flags.
+ * Returns 0; TDP_EFORMAT (not a perf.data, malformed header, attrs or features,
+ * unfinished recording without PERFDATA_OPEN_UNFINISHED, other byte order, v1
+ * format); TDP_ELIMIT (beyond a named limit); TDP_ENOMEM. err names the file and
+ * the offset. Allocates the attr table, the id map and the parsed features.
+ */
+int perfdata_open(struct perfdata **out, const uint8_t *buf, size_t len, const char *name,
+		  unsigned flags, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/** Free the reader and everything it owns. p may be NULL. */
+void perfdata_free(struct perfdata *p);
+
+/**
+ * Decode the next record into *out (overwritten; its pointers are valid until the
+ * next call or perfdata_free()).
+ * Returns 1: a record is in *out; 0: the end of the data; TDP_EFORMAT/TDP_ELIMIT:
+ * the data is malformed at the offset named in err; TDP_ENOMEM (growing a reused
+ * buffer, or a pipe-mode attr). After an error every later call returns the same
+ * code without reading further. Allocates only when a reused buffer must grow
+ * (bounded by BRSTACK_MAX_NR and PERFDATA_MAX_CALLCHAIN) or for pipe-mode
+ * HEADER_ATTR/HEADER_FEATURE/EVENT_UPDATE records.
+ */
+int perfdata_next(struct perfdata *p, struct perfdata_record *out, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/** Number of attrs (events); in pipe mode, those seen so far. */
+size_t perfdata_nr_attrs(const struct perfdata *p);
+
+/** Attr i (i < perfdata_nr_attrs()), or NULL. Owned by the reader. */
+const struct perfdata_attr *perfdata_attr(const struct perfdata *p, size_t i);
+
+/**
+ * The attr a sample id belongs to, or NULL. As in perf: with one attr, that attr
+ * for any id; id 0 (records perf synthesized) belongs to the first attr.
+ */
+const struct perfdata_attr *perfdata_attr_by_id(const struct perfdata *p, uint64_t id);
+
+/** The parsed features (in pipe mode, those seen so far). Never NULL. */
+const struct perfdata_features *perfdata_features(const struct perfdata *p);
+
+/**
+ * The raw bytes of feature section feat (file mode: the section; pipe mode: the
+ * payload of its HEADER_FEATURE record). Returns true and sets *data and *len when
+ * present; false otherwise.
+ */
+bool perfdata_feature_raw(const struct perfdata *p, unsigned feat, const uint8_t **data, size_t *len);
+
+/** True for a pipe-mode stream (perf record -o -). */
+bool perfdata_is_pipe(const struct perfdata *p);
+
+/** File mode: offset and size of the data section (size as read, or as inferred for an
+ * unfinished recording). Pipe mode: 16 and the rest of the image. */
+uint64_t perfdata_data_offset(const struct perfdata *p);
+uint64_t perfdata_data_size(const struct perfdata *p);
+
+/** True when the header said the recording was not finished (data size 0). */
+bool perfdata_is_unfinished(const struct perfdata *p);
+
+/** Counts since perfdata_open(). Never NULL. */
+const struct perfdata_stats *perfdata_stats(const struct perfdata *p);
+
+/** perf's name of a record type ("SAMPLE", "MMAP2", ...); "UNKNOWN" otherwise. */
+const char *perfdata_record_type_name(uint32_t type);
+
+/** perf's name of a feature ("BUILD_ID", "CMDLINE", ...); "UNKNOWN" otherwise. */
+const char *perfdata_feature_name(unsigned feat);
+
+#endif
