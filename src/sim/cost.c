@@ -1,0 +1,128 @@
+/* cost.c: estimated cycles, level-1 top-down and perf-named counts from valgrind's counts (see cost.h). */
+#include "sim/cost.h"
+
+#include <math.h>
+
+#include "base/countset.h"
+#include "base/err.h"
+
+static const char *const bucket_names[SIM_NR_BUCKETS] = {
+	[SIM_RETIRING] = "retiring",
+	[SIM_BAD_SPECULATION] = "bad_speculation",
+	[SIM_FRONTEND_BOUND] = "frontend_bound",
+	[SIM_BACKEND_BOUND] = "backend_bound",
+};
+
+const char *sim_bucket_name(enum sim_bucket b)
+{
+	return (unsigned)b < SIM_NR_BUCKETS ? bucket_names[b] : "unknown";
+}
+
+static int missing_events(const struct sim_profile *p, struct tdp_err *err)
+{
+	for (int e = 0; e < SIM_NR_EVENTS; e++) {
+		if (!(SIM_NEEDED_EVENTS & (1u << e)) || (p->have & (1u << e)))
+			continue;
+		tdp_err_set(err, TDP_EANALYSIS, "cannot estimate: the profile has no '%s' counts",
+			    sim_event_name((enum sim_event)e));
+		tdp_err_hint(err, "record it with valgrind's --cache-sim=yes --branch-sim=yes");
+		break;
+	}
+	return TDP_EANALYSIS;
+}
+
+int sim_estimate(const struct sim_profile *p, const struct sim_machine *m, struct sim_estimate *out,
+		 struct tdp_err *err)
+{
+	struct sim_estimate est = { 0 };
+	struct sim_site *sites = NULL;
+	size_t nr = 0;
+	int ret;
+
+	if (!sim_profile_has(p, SIM_NEEDED_EVENTS))
+		return missing_events(p, err);
+	if (p->totals.v[SIM_IR] == 0)
+		return tdp_err_set(err, TDP_EANALYSIS, "cannot estimate: the profile counted no instruction");
+	if ((ret = sim_sites_build(p, m, &sites, &nr, err)))
+		return ret;
+	/* The terms are sums over lines: backend's overlap is decided line by line. */
+	for (size_t i = 0; i < nr; i++)
+		for (int b = 0; b < SIM_NR_BUCKETS; b++)
+			est.cycles_by.v[b] += sites[i].cycles.v[b];
+	sim_sites_free(sites);
+
+	est.counts = p->totals;
+	est.uops = (double)p->totals.v[SIM_IR] * m->uops_per_insn;
+	for (int b = 0; b < SIM_NR_BUCKETS; b++)
+		est.cycles += est.cycles_by.v[b];
+	est.slots = est.cycles * m->width;
+	est.topdown.retiring = 100.0 * est.cycles_by.v[SIM_RETIRING] / est.cycles;
+	est.topdown.bad_speculation = 100.0 * est.cycles_by.v[SIM_BAD_SPECULATION] / est.cycles;
+	est.topdown.frontend_bound = 100.0 * est.cycles_by.v[SIM_FRONTEND_BOUND] / est.cycles;
+	/* The remainder rule: Backend takes what the other three leave, so the four add
+	 * up to 100 exactly (it equals backend cycles / cycles up to rounding). */
+	est.topdown.backend_bound =
+		fmax(0.0, 100.0 - est.topdown.retiring - est.topdown.bad_speculation - est.topdown.frontend_bound);
+	est.dominant = SIM_RETIRING;
+	for (int b = 1; b < SIM_NR_BUCKETS; b++)
+		if (est.cycles_by.v[b] > est.cycles_by.v[est.dominant])
+			est.dominant = (enum sim_bucket)b;
+	*out = est;
+	return 0;
+}
+
+struct perf_count {
+	const char *name;
+	uint32_t events; /* the profile must have these */
+	enum sim_event a, b; /* value = a (+ b when b != a) */
+};
+
+static const struct perf_count perf_counts[] = {
+	{ "instructions", 1u << SIM_IR, SIM_IR, SIM_IR },
+	{ "branches", (1u << SIM_BC) | (1u << SIM_BI), SIM_BC, SIM_BI },
+	{ "branch-misses", (1u << SIM_BCM) | (1u << SIM_BIM), SIM_BCM, SIM_BIM },
+	{ "L1-icache-load-misses", 1u << SIM_I1MR, SIM_I1MR, SIM_I1MR },
+	{ "L1-dcache-loads", 1u << SIM_DR, SIM_DR, SIM_DR },
+	{ "L1-dcache-load-misses", 1u << SIM_D1MR, SIM_D1MR, SIM_D1MR },
+	{ "L1-dcache-stores", 1u << SIM_DW, SIM_DW, SIM_DW },
+	{ "L1-dcache-store-misses", 1u << SIM_D1MW, SIM_D1MW, SIM_D1MW },
+	{ "LLC-loads", 1u << SIM_D1MR, SIM_D1MR, SIM_D1MR },
+	{ "LLC-load-misses", 1u << SIM_DLMR, SIM_DLMR, SIM_DLMR },
+	{ "LLC-stores", 1u << SIM_D1MW, SIM_D1MW, SIM_D1MW },
+	{ "LLC-store-misses", 1u << SIM_DLMW, SIM_DLMW, SIM_DLMW },
+};
+
+static int add(struct countset *cs, const char *name, bool ok, double value, struct tdp_err *err)
+{
+	struct count *c = countset_add(cs, name, NULL, ok ? value : 0, -1);
+
+	if (!c)
+		return tdp_err_oom(err);
+	c->estimate = true;
+	if (!ok) {
+		c->status = COUNT_NOT_SUPPORTED;
+		c->raw = 0;
+	}
+	return 0;
+}
+
+int sim_estimate_countset(const struct sim_profile *p, const struct sim_estimate *est, struct countset *cs,
+			  struct tdp_err *err)
+{
+	int ret;
+
+	cs->backend = BACKEND_SIM;
+	if ((ret = add(cs, "cycles", est != NULL, est ? round(est->cycles) : 0, err)))
+		return ret;
+	for (size_t i = 0; i < sizeof(perf_counts) / sizeof(perf_counts[0]); i++) {
+		const struct perf_count *pc = &perf_counts[i];
+		bool ok = sim_profile_has(p, pc->events);
+		double v = (double)p->totals.v[pc->a];
+
+		if (pc->b != pc->a)
+			v += (double)p->totals.v[pc->b];
+		if ((ret = add(cs, pc->name, ok, v, err)))
+			return ret;
+	}
+	return 0;
+}

@@ -1,0 +1,149 @@
+/*
+ * cost.h: the cost model: valgrind's simulated counts (a sim_profile) and a machine
+ * (sim_machine) in, estimated cycles, an estimated level-1 top-down and
+ * per-source-line sites out. Every figure it makes is an estimate (simulated), and
+ * the model's limits are stated in docs/sim-machine.md.
+ *
+ * The model charges every event a number of cycles and adds them (no overlap
+ * between kinds of stall):
+ *
+ *   retire   = Ir * uops_per_insn / width            (the µops, issued at full width)
+ *   bad_spec = (Bcm + Bim) * branch_penalty
+ *   frontend = (I1mr - ILmr) * i1_latency + ILmr * mem_latency
+ *   backend  = sum over sites of ((D1mr - DLmr) * ll_latency + DLmr * mem_latency) / overlap,
+ *              overlap = stream_mlp at a site whose D1mr <= stream_ratio * Dr (a sequential
+ *              stream a prefetcher covers), mlp elsewhere
+ *   cycles   = retire + bad_spec + frontend + backend;  slots = width * cycles
+ *
+ * and level 1 in percent of slots: Retiring = 100 * retire / cycles, Bad Speculation
+ * = 100 * bad_spec / cycles, Frontend Bound = 100 * frontend / cycles, Backend Bound
+ * = the remainder, 100 - the other three (which equals 100 * backend / cycles). Writes
+ * (D1mw, DLmw) cost nothing: the store buffer absorbs them.
+ *
+ * Lifecycle: sim_estimate() (pure), sim_estimate_countset() (adds counts),
+ * sim_sites_build() + sim_sites_sort(), sim_sites_free().
+ */
+#ifndef TDPROF_SIM_COST_H
+#define TDPROF_SIM_COST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/machine.h"
+#include "sim/profile.h"
+
+struct countset;
+struct tdp_err;
+
+/* The events the cost model needs: a profile without them cannot be estimated. */
+#define SIM_NEEDED_EVENTS                                                                                   \
+	((1u << SIM_IR) | (1u << SIM_I1MR) | (1u << SIM_ILMR) | (1u << SIM_DR) | (1u << SIM_D1MR) |         \
+	 (1u << SIM_DLMR) | (1u << SIM_BC) | (1u << SIM_BCM) | (1u << SIM_BI) | (1u << SIM_BIM))
+
+/* The four level-1 buckets, in percent of slots (they add up to 100). */
+struct sim_topdown {
+	double retiring;
+	double bad_speculation;
+	double frontend_bound;
+	double backend_bound;
+};
+
+enum sim_bucket {
+	SIM_RETIRING = 0,
+	SIM_BAD_SPECULATION,
+	SIM_FRONTEND_BOUND,
+	SIM_BACKEND_BOUND,
+	SIM_NR_BUCKETS
+};
+
+/** The JSON name of a bucket: "retiring", "bad_speculation", ...; never NULL. */
+const char *sim_bucket_name(enum sim_bucket b);
+
+/* Cycles per bucket (the terms of the sum above). */
+struct sim_cycles {
+	double v[SIM_NR_BUCKETS];
+};
+
+struct sim_estimate {
+	struct sim_cost counts;      /* valgrind's totals (the sum of the profile's entries) */
+	double uops;                 /* Ir * uops_per_insn */
+	struct sim_cycles cycles_by; /* cycles charged to each bucket */
+	double cycles;               /* their sum */
+	double slots;                /* width * cycles */
+	struct sim_topdown topdown;  /* percent of slots */
+	enum sim_bucket dominant;    /* the largest bucket (ties: the earlier one) */
+};
+
+/**
+ * Estimate cycles and level 1 for profile p on machine m (m valid, see
+ * sim_machine_validate()). Returns 0; TDP_EANALYSIS when p lacks an event of
+ * SIM_NEEDED_EVENTS (the message names it; the hint gives valgrind's options) or
+ * executed no instruction; TDP_ENOMEM (it groups p into sites, freed before it
+ * returns). out is written only on success.
+ */
+int sim_estimate(const struct sim_profile *p, const struct sim_machine *m, struct sim_estimate *out,
+		 struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * Add the estimate to cs with perf's event names, every count `estimate = true`:
+ * instructions, cycles, branches (Bc + Bi), branch-misses (Bcm + Bim),
+ * L1-icache-load-misses (I1mr), L1-dcache-loads (Dr), L1-dcache-load-misses (D1mr),
+ * L1-dcache-stores (Dw), L1-dcache-store-misses (D1mw), LLC-loads (D1mr),
+ * LLC-load-misses (DLmr), LLC-stores (D1mw), LLC-store-misses (DLmw). A count whose
+ * events p lacks is added with status COUNT_NOT_SUPPORTED. Sets cs->backend to
+ * BACKEND_SIM. est may be NULL when p cannot be estimated (cycles is then not
+ * supported). Returns 0 or TDP_ENOMEM (cs keeps the counts added before).
+ */
+int sim_estimate_countset(const struct sim_profile *p, const struct sim_estimate *est, struct countset *cs,
+			  struct tdp_err *err) __attribute__((warn_unused_result));
+
+/* One source line: its counts and the cycles the model charges to it. */
+struct sim_site {
+	uint32_t file;        /* name indices into the profile (SIM_NO_NAME: unknown) */
+	uint32_t fn;
+	uint32_t obj;         /* ELF object (callgrind); SIM_NO_NAME with cachegrind */
+	uint64_t line;        /* 0 when valgrind had no line information */
+	struct sim_cost cost; /* the line's self counts (all its instructions) */
+	uint64_t execs;       /* times the line ran: its most executed instruction's Ir
+			       * (callgrind --dump-instr); 0 when unknown (cachegrind) */
+	uint64_t branch_addr; /* the line's branch with the most mispredicts (else most
+			       * executed), as an address in obj; 0 when unknown */
+	uint64_t miss_addr;   /* the line's instruction with the most D1 read misses; 0: unknown */
+	bool stream;          /* its data misses were costed as a sequential stream */
+	struct sim_cycles cycles; /* cycles charged to each bucket at this line */
+};
+
+/** Branches executed at a site (Bc + Bi). */
+static inline uint64_t sim_site_branches(const struct sim_site *s)
+{
+	return s->cost.v[SIM_BC] + s->cost.v[SIM_BI];
+}
+
+/** Mispredicted branches at a site (Bcm + Bim). */
+static inline uint64_t sim_site_mispredicts(const struct sim_site *s)
+{
+	return s->cost.v[SIM_BCM] + s->cost.v[SIM_BIM];
+}
+
+/**
+ * Group p's entries by (file, line, function) into sites with the model's cycles
+ * for machine m (p must hold SIM_NEEDED_EVENTS). On success *out is a new array of
+ * *nr sites in no particular order, the caller's (sim_sites_free); its name indices
+ * refer to p, which must outlive it. Returns 0, TDP_EANALYSIS (missing events, as
+ * sim_estimate) or TDP_ENOMEM (*out untouched).
+ */
+int sim_sites_build(const struct sim_profile *p, const struct sim_machine *m, struct sim_site **out,
+		    size_t *nr, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * Sort sites by what matters for `bucket`, most guilty first: Bad Speculation by
+ * mispredict cycles, Frontend by i-cache miss cycles, Backend by data miss cycles,
+ * Retiring by instructions; ties by instructions, then file, line, function index.
+ */
+void sim_sites_sort(struct sim_site *sites, size_t nr, enum sim_bucket bucket);
+
+/** Free a site array (NULL does nothing). */
+void sim_sites_free(struct sim_site *sites);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * machine-presets.c: the named machines of --sim-machine (data only).
+ *
+ * Each preset cites where its numbers come from. Latencies are in core cycles,
+ * rounded; where a source gives a range we take its common case or the middle.
+ * valgrind simulates two cache levels (L1 and a last level), so `ll_latency`
+ * stands for an L1 miss served by L2 or L3 together: we take the mean of the L2 and
+ * L3 load-to-use latencies (docs/sim-machine.md explains the error this makes).
+ * valgrind needs a power-of-two number of sets; a cache that has another (Alder
+ * Lake's 30 MiB 12-way L3) is rounded down to the nearest size that has one, and
+ * says so in its description.
+ *
+ * The costs of streaming and scattered misses (mlp, stream_mlp, stream_ratio) are
+ * assumptions of the cost model, the same on every preset.
+ */
+#include "sim/machine.h"
+
+#define KIB(x) ((uint64_t)(x) << 10)
+#define MIB(x) ((uint64_t)(x) << 20)
+
+/* The cost model's assumptions, shared by every preset (docs/sim-machine.md). */
+#define MODEL_ASSUMPTIONS .uops_per_insn = 1.0, .mlp = 1.0, .stream_mlp = 8.0, .stream_ratio = 0.125
+
+static const struct sim_machine_preset presets[] = {
+	{
+		.name = "generic",
+		.description = "a modern desktop core: Golden Cove's L1 caches, Zen 4's L3, 6-wide",
+		.sources = "composite of the zen4 and alderlake presets below (their sources); "
+			   "costs between the two",
+		.m = {
+			.name = "generic",
+			.i1 = { KIB(32), 8, 64 },
+			.d1 = { KIB(48), 12, 64 },
+			.ll = { MIB(32), 16, 64 },
+			.width = 6,
+			.branch_penalty = 15,
+			.i1_latency = 14,
+			.ll_latency = 35,
+			.mem_latency = 400,
+			MODEL_ASSUMPTIONS,
+		},
+	},
+	{
+		.name = "zen4",
+		.description = "AMD Zen 4 (Ryzen 7000, EPYC 9004): 32 MiB L3 per CCX, 6-wide",
+		.sources = "AMD, Software Optimization Guide for the AMD Zen4 Microarchitecture (pub. 57647): "
+			   "L1I/L1D 32 KiB 8-way, L2 1 MiB 14 cycles, L3 32 MiB 16-way ~50 cycles, "
+			   "6 macro-ops dispatched per cycle, mispredict 11-18 cycles (13 common); "
+			   "DRAM ~80 ns at ~5 GHz (Chips and Cheese, \"AMD's Zen 4 Part 2: Memory "
+			   "Subsystem\", 2022)",
+		.m = {
+			.name = "zen4",
+			.i1 = { KIB(32), 8, 64 },
+			.d1 = { KIB(32), 8, 64 },
+			.ll = { MIB(32), 16, 64 },
+			.width = 6,
+			.branch_penalty = 13,
+			.i1_latency = 14,
+			.ll_latency = 32,
+			.mem_latency = 400,
+			MODEL_ASSUMPTIONS,
+		},
+	},
+	{
+		.name = "alderlake",
+		.description = "Intel Golden Cove P-core (Alder Lake): L3 30 MiB 12-way simulated as 24 MiB",
+		.sources = "Intel 64 and IA-32 Architectures Optimization Reference Manual (248966), "
+			   "Golden Cove: L1I 32 KiB 8-way, L1D 48 KiB 12-way, L2 1.25 MiB 15 cycles, "
+			   "6-wide allocation; L3 ~65 cycles, mispredict ~17 cycles, DRAM ~90 ns at ~5 GHz "
+			   "(Chips and Cheese, \"Popping the Hood on Golden Cove\", 2021)",
+		.m = {
+			.name = "alderlake",
+			.i1 = { KIB(32), 8, 64 },
+			.d1 = { KIB(48), 12, 64 },
+			.ll = { MIB(24), 12, 64 },
+			.width = 6,
+			.branch_penalty = 17,
+			.i1_latency = 15,
+			.ll_latency = 40,
+			.mem_latency = 450,
+			MODEL_ASSUMPTIONS,
+		},
+	},
+	{
+		.name = "skylake",
+		.description = "Intel Skylake client (Core i7-6700K): 8 MiB L3, 4-wide",
+		.sources = "Intel 64 and IA-32 Architectures Optimization Reference Manual (248966), "
+			   "Skylake: L1I/L1D 32 KiB 8-way, L2 256 KiB 12 cycles, 4-wide allocation "
+			   "(top-down's 4 slots), mispredict ~16 cycles; L3 8 MiB 16-way ~42 cycles, "
+			   "DRAM ~42 cycles + 51 ns at 4 GHz (7-cpu.com, Skylake)",
+		.m = {
+			.name = "skylake",
+			.i1 = { KIB(32), 8, 64 },
+			.d1 = { KIB(32), 8, 64 },
+			.ll = { MIB(8), 16, 64 },
+			.width = 4,
+			.branch_penalty = 16,
+			.i1_latency = 12,
+			.ll_latency = 27,
+			.mem_latency = 250,
+			MODEL_ASSUMPTIONS,
+		},
+	},
+	{
+		.name = "neoverse-n1",
+		.description = "Arm Neoverse N1 (Ampere Altra, Graviton2): 64 KiB L1s, 32 MiB SLC, 4-wide",
+		.sources = "Arm Neoverse N1 Technical Reference Manual (100616): L1I/L1D 64 KiB 4-way, "
+			   "L2 1 MiB 8-way; Arm Neoverse N1 Software Optimization Guide: 4-wide decode, "
+			   "mispredict 11 cycles, L2 ~11 cycles; Ampere Altra: 32 MiB system level "
+			   "cache ~90 cycles, DRAM ~120 ns at 3 GHz",
+		.m = {
+			.name = "neoverse-n1",
+			.i1 = { KIB(64), 4, 64 },
+			.d1 = { KIB(64), 4, 64 },
+			.ll = { MIB(32), 16, 64 },
+			.width = 4,
+			.branch_penalty = 11,
+			.i1_latency = 11,
+			.ll_latency = 50,
+			.mem_latency = 360,
+			MODEL_ASSUMPTIONS,
+		},
+	},
+};
+
+const struct sim_machine_preset *sim_machine_presets(size_t *nr)
+{
+	*nr = sizeof(presets) / sizeof(presets[0]);
+	return presets;
+}

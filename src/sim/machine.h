@@ -1,0 +1,133 @@
+/*
+ * machine.h: the simulated machine (--sim-machine): the cache geometry valgrind
+ * simulates and the costs the cost model (cost.h) charges per event. Everything the
+ * estimate depends on is here, explicit and documented in docs/sim-machine.md.
+ *
+ * A machine comes from a named preset (`generic`, the default; `zen4`, `alderlake`,
+ * `skylake`, `neoverse-n1`), optionally changed by KEY=VAL pairs, or from a file of
+ * KEY=VAL lines. The cache geometry is always ours, never the host's: valgrind
+ * otherwise takes the host's last level (this VM reports a 512 MiB LLC).
+ *
+ * Lifecycle:
+ *   1. struct sim_machine m; sim_machine_preset(&m, "generic") (or sim_machine_parse());
+ *   2. sim_machine_set() for each override, then sim_machine_validate();
+ *   3. sim_machine_valgrind_args() for the runner, cost.h for the estimate.
+ * A sim_machine owns no memory (no release).
+ */
+#ifndef TDPROF_SIM_MACHINE_H
+#define TDPROF_SIM_MACHINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tdp_err;
+
+/* Limits of a machine (valgrind's cache simulator's, and sanity). */
+#define SIM_CACHE_MIN_LINE 16u            /* valgrind: smaller lines break its simulator */
+#define SIM_CACHE_MAX_LINE 4096u
+#define SIM_CACHE_MAX_ASSOC 1024u
+#define SIM_CACHE_MAX_SIZE (1ull << 30)   /* valgrind keeps sizes in an int */
+#define SIM_MACHINE_MAX_FILE 65536u       /* bytes in a machine file */
+#define SIM_MACHINE_NAME_MAX 32u
+
+struct sim_cache {
+	uint64_t size;  /* bytes */
+	uint32_t assoc; /* ways */
+	uint32_t line;  /* bytes per line */
+};
+
+struct sim_machine {
+	char name[SIM_MACHINE_NAME_MAX]; /* the preset it started from ("generic") */
+	bool modified;                   /* a KEY=VAL changed the preset */
+	struct sim_cache i1, d1, ll;     /* simulated by valgrind (--I1 --D1 --LL) */
+	double width;          /* dispatch slots per cycle (top-down's slot width) */
+	double uops_per_insn;  /* µops per instruction executed */
+	double branch_penalty; /* cycles lost per mispredicted branch (conditional or indirect) */
+	double i1_latency;     /* cycles per I1 miss that hits in LL */
+	double ll_latency;     /* cycles per D1 read miss that hits in LL (L2 and L3 together) */
+	double mem_latency;    /* cycles per LL miss (DRAM) */
+	double mlp;            /* data misses in flight together on scattered accesses (>= 1) */
+	double stream_mlp;     /* misses in flight together on a sequential stream (prefetch) */
+	double stream_ratio;   /* a site with D1 read misses <= ratio * reads is a stream; 0: none */
+};
+
+/* A preset: the machine and where its numbers come from. */
+struct sim_machine_preset {
+	const char *name;
+	const char *description; /* one line for `tdprof list` */
+	const char *sources;     /* documents the numbers come from */
+	struct sim_machine m;
+};
+
+/** The presets, in the order `tdprof list` prints them; *nr receives the count. */
+const struct sim_machine_preset *sim_machine_presets(size_t *nr);
+
+/**
+ * Load the preset `name` into m. Returns 0, or TDP_EUSAGE for an unknown name with
+ * a message suggesting the closest names and a hint listing them (m unchanged).
+ */
+int sim_machine_preset(struct sim_machine *m, const char *name, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
+ * Set one parameter: `key` as in docs/sim-machine.md (i1-size, d1-assoc, ll-line,
+ * i1=SIZE:ASSOC:LINE, width, branch-penalty, mem-latency, mlp, ...), value as text
+ * (sizes take K/KiB/M/MiB/G/GiB). Does not validate the machine as a whole.
+ * Returns 0, or TDP_EUSAGE (unknown key, with a suggestion; bad value) leaving m
+ * unchanged.
+ */
+int sim_machine_set(struct sim_machine *m, const char *key, const char *value, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
+ * Check m as a whole: every cache valid for valgrind (line a power of two >= 16,
+ * size a multiple of assoc * line, a power-of-two number of sets), every cost
+ * positive and within its range. Returns 0 or TDP_EUSAGE naming the key, with a hint
+ * giving the nearest valid values.
+ */
+int sim_machine_validate(const struct sim_machine *m, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
+ * Parse a --sim-machine argument: "PRESET", "KEY=VAL,KEY=VAL,..." (starting from
+ * `generic`) or "PRESET,KEY=VAL,...", then validate. Returns 0 or TDP_EUSAGE; on
+ * failure m is unspecified.
+ */
+int sim_machine_parse(struct sim_machine *m, const char *spec, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
+ * Parse a machine file buf[0..len): one KEY=VAL (or KEY = VAL) per line, `#`
+ * comments, blank lines; an optional `preset = NAME` line first chooses the base
+ * (default `generic`). `name` (borrowed) names the file in messages, with the line.
+ * Validates. Returns 0, TDP_EUSAGE or TDP_ELIMIT (longer than SIM_MACHINE_MAX_FILE).
+ */
+int sim_machine_parse_file(struct sim_machine *m, const uint8_t *buf, size_t len, const char *name,
+			   struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * Resolve a --sim-machine argument that may also be a file: a preset name or a
+ * KEY=VAL list is parsed with sim_machine_parse(); anything else is read as a file
+ * path (blocks on I/O). Returns 0, TDP_EUSAGE, or the file's TDP_ENOENT/TDP_EPERM/
+ * TDP_EIO (an unknown word that is no file says so and lists the presets).
+ */
+int sim_machine_load(struct sim_machine *m, const char *spec, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+#define SIM_VG_ARG_MAX 64
+
+/**
+ * The valgrind options that make it simulate m's caches: "--I1=32768,8,64" etc.
+ * written into i1, d1, ll (SIM_VG_ARG_MAX bytes each). m must be valid.
+ */
+void sim_machine_valgrind_args(const struct sim_machine *m, char i1[SIM_VG_ARG_MAX], char d1[SIM_VG_ARG_MAX],
+			       char ll[SIM_VG_ARG_MAX]);
+
+/**
+ * Describe m in one line for reports: "generic: I1 32 KiB 8-way, D1 48 KiB 12-way,
+ * LL 32 MiB 16-way, 64 B lines; 6-wide; mispredict 15 cycles; ..." into buf.
+ */
+void sim_machine_describe(const struct sim_machine *m, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,433 @@
+/* runner.c: one run of a workload under valgrind, its cost files parsed (see runner.h). */
+#include "sim/runner.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/file.h"
+#include "base/str.h"
+#include "base/strbuf.h"
+#include "sim/sim-internal.h"
+
+extern char **environ;
+
+#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+#define COST_PREFIX "cost."
+#define LOG_PREFIX "valgrind."
+
+/* 0 when `path` is a regular executable file, else TDP_ENOCMD / TDP_ENOEXEC. */
+static int check_exec(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return errno == EACCES ? TDP_ENOEXEC : TDP_ENOCMD;
+	if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
+		return TDP_ENOEXEC;
+	return 0;
+}
+
+int sim_find_program(const char *name, const char *path, char **out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret = TDP_ENOCMD, seen = 0;
+	const char *dir;
+
+	if (!*name)
+		return TDP_ENOCMD;
+	if (strchr(name, '/')) {
+		if ((ret = check_exec(name)))
+			return ret;
+		*out = tdp_strdup(name);
+		return *out ? 0 : TDP_ENOMEM;
+	}
+	for (dir = path ? path : DEFAULT_PATH;; ) {
+		const char *colon = strchr(dir, ':');
+		size_t n = colon ? (size_t)(colon - dir) : strlen(dir);
+		int r;
+
+		strbuf_reset(&sb);
+		/* An empty entry means the current directory, as in execvp. */
+		if (n)
+			strbuf_add(&sb, dir, n);
+		else
+			strbuf_addch(&sb, '.');
+		strbuf_addch(&sb, '/');
+		strbuf_adds(&sb, name);
+		if (strbuf_failed(&sb)) {
+			ret = TDP_ENOMEM;
+			break;
+		}
+		r = check_exec(sb.buf);
+		if (r == 0) {
+			*out = strbuf_detach(&sb);
+			ret = *out ? 0 : TDP_ENOMEM;
+			break;
+		}
+		if (r == TDP_ENOEXEC)
+			seen = 1; /* execvp reports EACCES when only unusable files were found */
+		if (!colon)
+			break;
+		dir = colon + 1;
+	}
+	strbuf_release(&sb);
+	if (ret == TDP_ENOCMD && seen)
+		ret = TDP_ENOEXEC;
+	return ret;
+}
+
+/* Remove the private directory and what valgrind left in it (never recursive beyond one level). */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (d) {
+		while ((de = readdir(d))) {
+			char path[4096];
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) < (int)sizeof(path))
+				unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The line of valgrind's log that says what went wrong, without its "==PID== " prefix. */
+static void log_reason(const char *dir, pid_t pid, char *out, size_t size)
+{
+	char path[4096];
+	const char *buf;
+	const char *best = NULL, *last = NULL;
+	size_t len = 0, best_n = 0, last_n = 0;
+	struct tdp_file f = TDP_FILE_INIT;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s%ld", dir, LOG_PREFIX, (long)pid);
+	if (tdp_file_open(&f, path, SIM_MAX_LOG, NULL))
+		return;
+	buf = (const char *)f.data;
+	len = f.size;
+	for (size_t off = 0; off < len;) {
+		const char *s = buf + off;
+		const char *nl = memchr(s, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - s) : len - off;
+		const char *t = s;
+		size_t tn = n;
+
+		off += n + 1;
+		/* Drop "==123== " and "--123-- " prefixes. */
+		if (tn > 2 && (t[0] == '=' || t[0] == '-') && t[1] == t[0]) {
+			const char *e = memchr(t + 2, t[0], tn - 2);
+
+			if (e && (size_t)(e - t) + 3 <= tn) {
+				tn -= (size_t)(e + 3 - t);
+				t = e + 3;
+			}
+		}
+		if (!tn)
+			continue;
+		if (!best && (memmem(t, tn, "rror", 4) || memmem(t, tn, "Fatal", 5) || memmem(t, tn, "valgrind:", 9) ||
+			      memmem(t, tn, "cannot", 6))) {
+			best = t;
+			best_n = tn;
+		}
+		last = t;
+		last_n = tn;
+	}
+	if (!best) {
+		best = last;
+		best_n = last_n;
+	}
+	if (best) {
+		size_t n = best_n < size - 1 ? best_n : size - 1;
+
+		for (size_t i = 0; i < n; i++)
+			out[i] = (best[i] >= 0x20 && best[i] < 0x7f) ? best[i] : '?';
+		out[n] = '\0';
+	}
+	tdp_file_close(&f);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Parse every cost file in dir: the workload's (main_pid) first, then its children's. */
+static int read_costs(const char *dir, pid_t main_pid, enum sim_tool tool, struct sim_profile *p, size_t *nr_files,
+		      struct tdp_err *err)
+{
+	long pids[SIM_MAX_COST_FILES];
+	size_t nr = 0;
+	bool have_main = false;
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	d = opendir(dir);
+	if (!d)
+		return tdp_err_set(err, TDP_EIO, "cannot read '%s': %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		uint64_t pid;
+
+		if (!str_starts_with(de->d_name, COST_PREFIX) ||
+		    !str_to_u64(de->d_name + strlen(COST_PREFIX), &pid) || pid > 0x7fffffff)
+			continue;
+		if (nr >= SIM_MAX_COST_FILES) {
+			closedir(d);
+			return tdp_err_set(err, TDP_ELIMIT, "the workload started more than %d simulated processes",
+					   SIM_MAX_COST_FILES);
+		}
+		if ((pid_t)pid == main_pid)
+			have_main = true;
+		pids[nr++] = (long)pid;
+	}
+	closedir(d);
+	if (!have_main)
+		return TDP_ECHILD; /* the caller explains */
+	qsort(pids, nr, sizeof(pids[0]), cmp_pid);
+	for (size_t pass = 0; pass < 2 && !ret; pass++) {
+		for (size_t i = 0; i < nr && !ret; i++) {
+			struct tdp_file f = TDP_FILE_INIT;
+			char path[4096];
+
+			if ((pids[i] == (long)main_pid) != (pass == 0))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s%ld", dir, COST_PREFIX, pids[i]);
+			ret = tdp_file_open(&f, path, SIM_MAX_FILE_SIZE, err);
+			if (ret)
+				break;
+			ret = tool == SIM_TOOL_CALLGRIND ? sim_callgrind_parse(p, f.data, f.size, path, err)
+							 : sim_cachegrind_parse(p, f.data, f.size, path, err);
+			tdp_file_close(&f);
+			if (!ret)
+				(*nr_files)++;
+		}
+	}
+	return ret;
+}
+
+struct argv_buf {
+	char *v[32];
+	size_t nr;
+	char i1[SIM_VG_ARG_MAX], d1[SIM_VG_ARG_MAX], ll[SIM_VG_ARG_MAX];
+	struct strbuf out, log;
+};
+
+/* valgrind's argv followed by the workload's. */
+static char **make_argv(const struct sim_run_opts *o, const char *vg, const char *dir, const char *prog,
+			struct argv_buf *ab)
+{
+	size_t nargs = 0;
+	char **argv;
+	bool cg = o->tool != SIM_TOOL_CALLGRIND;
+
+	sim_machine_valgrind_args(o->machine, ab->i1, ab->d1, ab->ll);
+	strbuf_addf(&ab->out, "--%s-out-file=%s/%s%%p", cg ? "cachegrind" : "callgrind", dir, COST_PREFIX);
+	strbuf_addf(&ab->log, "--log-file=%s/%s%%p", dir, LOG_PREFIX);
+	if (strbuf_failed(&ab->out) || strbuf_failed(&ab->log))
+		return NULL;
+	ab->v[ab->nr++] = (char *)vg;
+	ab->v[ab->nr++] = cg ? "--tool=cachegrind" : "--tool=callgrind";
+	ab->v[ab->nr++] = "--cache-sim=yes";
+	ab->v[ab->nr++] = "--branch-sim=yes";
+	if (!cg)
+		ab->v[ab->nr++] = "--dump-instr=yes";
+	ab->v[ab->nr++] = ab->i1;
+	ab->v[ab->nr++] = ab->d1;
+	ab->v[ab->nr++] = ab->ll;
+	ab->v[ab->nr++] = o->no_children ? "--trace-children=no" : "--trace-children=yes";
+	ab->v[ab->nr++] = ab->out.buf;
+	ab->v[ab->nr++] = ab->log.buf;
+	/* --error-exitcode is left unset (0): cachegrind's exit status is the workload's. */
+	while (o->argv[nargs])
+		nargs++;
+	argv = tdp_calloc(ab->nr + nargs + 1, sizeof(*argv));
+	if (!argv)
+		return NULL;
+	memcpy(argv, ab->v, ab->nr * sizeof(*argv));
+	argv[ab->nr] = (char *)prog;
+	for (size_t i = 1; i < nargs; i++)
+		argv[ab->nr + i] = o->argv[i];
+	argv[ab->nr + nargs] = NULL;
+	return argv;
+}
+
+static int spawn_and_wait(char **argv, char *const *envp, pid_t *pid_out, int *wstatus, struct tdp_err *err)
+{
+	struct sigaction ign, old_int, old_quit;
+	posix_spawnattr_t attr;
+	sigset_t def, none;
+	pid_t pid;
+	int rc, ret = 0;
+
+	if ((rc = posix_spawnattr_init(&attr)))
+		return tdp_err_set(err, TDP_ENOMEM, "cannot start valgrind: %s", strerror(rc));
+	sigemptyset(&def);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGQUIT);
+	sigaddset(&def, SIGPIPE);
+	sigemptyset(&none);
+	posix_spawnattr_setsigdefault(&attr, &def);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	rc = posix_spawn(&pid, argv[0], NULL, &attr, argv, envp ? envp : environ);
+	posix_spawnattr_destroy(&attr);
+	if (rc) {
+		ret = tdp_err_set(err, rc == ENOENT ? TDP_ENOTSUP : TDP_ECHILD, "cannot start '%s': %s", argv[0],
+				  strerror(rc));
+		goto out;
+	}
+	*pid_out = pid;
+	while (waitpid(pid, wstatus, 0) < 0) {
+		if (errno != EINTR) {
+			ret = tdp_err_set(err, TDP_ECHILD, "cannot wait for valgrind: %s", strerror(errno));
+			goto out;
+		}
+	}
+out:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	return ret;
+}
+
+int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_result *r, struct tdp_err *err)
+{
+	struct argv_buf ab = { .out = STRBUF_INIT, .log = STRBUF_INIT };
+	struct strbuf dirbuf = STRBUF_INIT;
+	char *vg = NULL, *prog = NULL, **argv = NULL;
+	char reason[256];
+	bool made_dir = false;
+	pid_t pid = 0;
+	double t0;
+	int ret, wstatus = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (!o->argv || !o->argv[0] || !o->machine)
+		return tdp_err_set(err, TDP_EINVAL, "sim_run: no workload or no machine");
+
+	ret = sim_find_program(o->valgrind ? o->valgrind : "valgrind", o->path, &vg);
+	if (ret == TDP_ENOMEM) {
+		ret = tdp_err_oom(err);
+		goto out;
+	}
+	if (ret) {
+		tdp_err_set(err, TDP_ENOTSUP, "cannot run the simulation: '%s' is not installed",
+			    o->valgrind ? o->valgrind : "valgrind");
+		tdp_err_hint(err, "install it with 'sudo apt-get install valgrind', or use a machine with a PMU");
+		ret = TDP_ENOTSUP;
+		goto out;
+	}
+	ret = sim_find_program(o->argv[0], o->path, &prog);
+	if (ret) {
+		if (ret == TDP_ENOMEM)
+			tdp_err_oom(err);
+		else if (ret == TDP_ENOCMD)
+			tdp_err_set(err, ret, "cannot run '%s': command not found", o->argv[0]);
+		else
+			tdp_err_set(err, ret, "cannot run '%s': not an executable file (permission denied)",
+				    o->argv[0]);
+		goto out;
+	}
+	if (prog[0] == '-') {
+		/* valgrind would read it as an option: "-x" is the same file as "./-x". */
+		char *dotted = tdp_malloc(strlen(prog) + 3);
+
+		if (!dotted) {
+			ret = tdp_err_oom(err);
+			goto out;
+		}
+		memcpy(dotted, "./", 2);
+		memcpy(dotted + 2, prog, strlen(prog) + 1);
+		tdp_free(prog);
+		prog = dotted;
+	}
+
+	strbuf_addf(&dirbuf, "%s/tdprof-sim-XXXXXX", o->tmpdir ? o->tmpdir : "/tmp");
+	if (strbuf_failed(&dirbuf)) {
+		ret = tdp_err_oom(err);
+		goto out;
+	}
+	if (!mkdtemp(dirbuf.buf)) {
+		ret = tdp_err_set(err, TDP_EIO, "cannot make a temporary directory in '%s': %s",
+				  o->tmpdir ? o->tmpdir : "/tmp", strerror(errno));
+		tdp_err_hint(err, "point TMPDIR at a writable directory");
+		goto out;
+	}
+	made_dir = true;
+	argv = make_argv(o, vg, dirbuf.buf, prog, &ab);
+	if (!argv) {
+		ret = tdp_err_oom(err);
+		goto out;
+	}
+
+	t0 = now_ns();
+	ret = spawn_and_wait(argv, o->envp, &pid, &wstatus, err);
+	if (ret)
+		goto out;
+	r->ran = true;
+	r->wall_ns = now_ns() - t0;
+	if (WIFSIGNALED(wstatus)) {
+		/* valgrind re-raises the signal that ended the workload. */
+		r->signaled = true;
+		r->signo = WTERMSIG(wstatus);
+		r->status = 128 + r->signo;
+	} else {
+		r->status = WEXITSTATUS(wstatus);
+	}
+
+	ret = read_costs(dirbuf.buf, pid, o->tool, p, &r->nr_files, err);
+	if (ret == TDP_ECHILD) {
+		log_reason(dirbuf.buf, pid, reason, sizeof(reason));
+		if (r->signaled)
+			tdp_err_set(err, ret, "valgrind was killed by signal %d before it wrote its results%s%s",
+				    r->signo, reason[0] ? ": " : "", reason);
+		else
+			tdp_err_set(err, ret, "valgrind failed (exit status %d) and wrote no results%s%s", r->status,
+				    reason[0] ? ": " : "", reason);
+		tdp_err_hint(err, "run the same command under 'valgrind --tool=%s' to see its messages",
+			     o->tool == SIM_TOOL_CALLGRIND ? "callgrind" : "cachegrind");
+	}
+out:
+	if (made_dir)
+		remove_dir(dirbuf.buf);
+	strbuf_release(&dirbuf);
+	strbuf_release(&ab.out);
+	strbuf_release(&ab.log);
+	tdp_free(argv);
+	tdp_free(vg);
+	tdp_free(prog);
+	return ret;
+}

@@ -1,0 +1,64 @@
+/*
+ * sim-internal.h: helpers shared by the files of src/sim/ (included only there).
+ */
+#ifndef TDPROF_SIM_SIM_INTERNAL_H
+#define TDPROF_SIM_SIM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/profile.h"
+
+/*
+ * An open-addressing table of uint32_t values (0 marks an empty slot, so values are
+ * stored +1). The caller hashes and compares; the table only finds slots.
+ */
+struct sim_hashtab {
+	uint32_t *slot;
+	size_t cap; /* a power of two, or 0 */
+	size_t nr;
+};
+
+/**
+ * Make room for one more value (grows at half load; `rehash(ctx, value)` gives the
+ * hash of a stored value). Returns 0 or TDP_ENOMEM (table unchanged).
+ */
+int sim_hashtab_reserve(struct sim_hashtab *t, uint64_t (*rehash)(const void *ctx, uint32_t value),
+			const void *ctx) __attribute__((warn_unused_result));
+
+/** Free the table. */
+void sim_hashtab_release(struct sim_hashtab *t);
+
+/** 64-bit FNV-1a over bytes, chained from `h` (start with SIM_HASH_SEED). */
+#define SIM_HASH_SEED 0xcbf29ce484222325ull
+uint64_t sim_hash_bytes(uint64_t h, const void *data, size_t len);
+
+/** Mix a 64-bit value into a hash. */
+uint64_t sim_hash_u64(uint64_t h, uint64_t v);
+
+/*
+ * Intern the name s[0..len) in p (a copy is made once per distinct name).
+ * Returns 0 and *out, TDP_ENOMEM, or TDP_ELIMIT past SIM_MAX_NAMES (no message:
+ * the parser adds the file and line).
+ */
+int sim_profile_intern(struct sim_profile *p, const char *s, size_t len, uint32_t *out)
+	__attribute__((warn_unused_result));
+
+/*
+ * Add `cost` to the entry (obj, file, fn, line, addr), creating it on first use,
+ * and to p->totals. Returns 0, TDP_ENOMEM, TDP_ELIMIT past SIM_MAX_ENTRIES, or
+ * TDP_EFORMAT when a sum would overflow 64 bits (nothing is added then).
+ */
+int sim_profile_add(struct sim_profile *p, uint32_t obj, uint32_t file, uint32_t fn, uint64_t line,
+		    uint64_t addr, const struct sim_cost *cost) __attribute__((warn_unused_result));
+
+/* The format a parse runs in (parse.c). */
+enum sim_format {
+	SIM_FORMAT_CACHEGRIND,
+	SIM_FORMAT_CALLGRIND,
+};
+
+int sim_parse(struct sim_profile *p, const uint8_t *buf, size_t len, const char *name, enum sim_format fmt,
+	      struct tdp_err *err) __attribute__((warn_unused_result));
+
+#endif

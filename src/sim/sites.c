@@ -1,0 +1,201 @@
+/* sites.c: valgrind's entries grouped by source line, with the model's cycles (see cost.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "sim/cost.h"
+#include "sim/sim-internal.h"
+
+/* The part of the model that is charged per line (cost.h gives the formulas). */
+static void site_cycles(struct sim_site *s, const struct sim_machine *m)
+{
+	const uint64_t *v = s->cost.v;
+	double i1_hit = v[SIM_I1MR] > v[SIM_ILMR] ? (double)(v[SIM_I1MR] - v[SIM_ILMR]) : 0;
+	double d1_hit = v[SIM_D1MR] > v[SIM_DLMR] ? (double)(v[SIM_D1MR] - v[SIM_DLMR]) : 0;
+	double overlap;
+
+	/* A line that misses on at most one read in 1/stream_ratio is walking memory in
+	 * order (a 4-byte array misses once per 16 reads with 64-byte lines): hardware
+	 * prefetchers and out-of-order execution overlap those misses. */
+	s->stream = m->stream_ratio > 0 && v[SIM_D1MR] > 0 &&
+		    (double)v[SIM_D1MR] <= m->stream_ratio * (double)v[SIM_DR];
+	overlap = s->stream ? m->stream_mlp : m->mlp;
+	s->cycles.v[SIM_RETIRING] = (double)v[SIM_IR] * m->uops_per_insn / m->width;
+	s->cycles.v[SIM_BAD_SPECULATION] = (double)(v[SIM_BCM] + v[SIM_BIM]) * m->branch_penalty;
+	s->cycles.v[SIM_FRONTEND_BOUND] = i1_hit * m->i1_latency + (double)v[SIM_ILMR] * m->mem_latency;
+	s->cycles.v[SIM_BACKEND_BOUND] = (d1_hit * m->ll_latency + (double)v[SIM_DLMR] * m->mem_latency) / overlap;
+}
+
+struct group {
+	struct sim_hashtab t;
+	struct sim_site *v;
+	size_t nr;
+	size_t alloc;
+};
+
+static uint64_t site_key(uint32_t file, uint32_t fn, uint64_t line)
+{
+	return sim_hash_u64(sim_hash_u64(SIM_HASH_SEED, ((uint64_t)file << 32) | fn), line);
+}
+
+static uint64_t site_hash(const void *ctx, uint32_t value)
+{
+	const struct sim_site *s = &((const struct group *)ctx)->v[value];
+
+	return site_key(s->file, s->fn, s->line);
+}
+
+static struct sim_site *group_get(struct group *g, const struct sim_entry *e, bool *created)
+{
+	uint64_t h = site_key(e->file, e->fn, e->line);
+	struct sim_site *s;
+	size_t j;
+
+	if (g->t.cap) {
+		for (j = (size_t)h & (g->t.cap - 1); g->t.slot[j]; j = (j + 1) & (g->t.cap - 1)) {
+			s = &g->v[g->t.slot[j] - 1];
+			if (s->file == e->file && s->fn == e->fn && s->line == e->line) {
+				*created = false;
+				return s;
+			}
+		}
+	}
+	if (sim_hashtab_reserve(&g->t, site_hash, g) || TDP_GROW(g->v, g->alloc, g->nr + 1))
+		return NULL;
+	s = &g->v[g->nr];
+	memset(s, 0, sizeof(*s));
+	s->file = e->file;
+	s->fn = e->fn;
+	s->obj = e->obj;
+	s->line = e->line;
+	for (j = (size_t)h & (g->t.cap - 1); g->t.slot[j]; j = (j + 1) & (g->t.cap - 1))
+		;
+	g->t.slot[j] = (uint32_t)g->nr + 1;
+	g->t.nr++;
+	g->nr++;
+	*created = true;
+	return s;
+}
+
+/* The entry (instruction) that best stands for the line's branch: most mispredicts, then most executed. */
+static bool better_branch(const struct sim_cost *c, const struct sim_cost *best)
+{
+	uint64_t cm = c->v[SIM_BCM] + c->v[SIM_BIM], bm = best->v[SIM_BCM] + best->v[SIM_BIM];
+
+	if (cm != bm)
+		return cm > bm;
+	return c->v[SIM_BC] + c->v[SIM_BI] > best->v[SIM_BC] + best->v[SIM_BI];
+}
+
+int sim_sites_build(const struct sim_profile *p, const struct sim_machine *m, struct sim_site **out,
+		    size_t *nr, struct tdp_err *err)
+{
+	struct group g;
+	/* Per site, the cost of the instruction chosen for branch_addr / miss_addr. */
+	struct sim_cost *best_br = NULL;
+	uint64_t *best_miss = NULL;
+	size_t best_alloc = 0, miss_alloc = 0;
+	int ret = 0;
+
+	if (!sim_profile_has(p, SIM_NEEDED_EVENTS))
+		return tdp_err_set(err, TDP_EANALYSIS, "the profile lacks cache or branch counts");
+	memset(&g, 0, sizeof(g));
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct sim_entry *e = &p->v[i];
+		bool created = false;
+		struct sim_site *s = group_get(&g, e, &created);
+		size_t k;
+
+		if (!s || TDP_GROW(best_br, best_alloc, g.nr) || TDP_GROW(best_miss, miss_alloc, g.nr)) {
+			ret = tdp_err_oom(err);
+			goto out;
+		}
+		k = (size_t)(s - g.v);
+		if (created) {
+			memset(&best_br[k], 0, sizeof(best_br[k]));
+			best_miss[k] = 0;
+		}
+		/* Sums cannot overflow: the profile's totals did not. */
+		for (size_t ev = 0; ev < SIM_NR_EVENTS; ev++)
+			s->cost.v[ev] += e->cost.v[ev];
+		if (!p->has_addr)
+			continue;
+		/* Per-instruction entries: Ir of one instruction is how often it ran. */
+		if (e->cost.v[SIM_IR] > s->execs)
+			s->execs = e->cost.v[SIM_IR];
+		if (e->cost.v[SIM_BC] + e->cost.v[SIM_BI] && e->addr &&
+		    (!s->branch_addr || better_branch(&e->cost, &best_br[k]))) {
+			s->branch_addr = e->addr;
+			best_br[k] = e->cost;
+		}
+		if (e->cost.v[SIM_D1MR] > best_miss[k] && e->addr) {
+			s->miss_addr = e->addr;
+			best_miss[k] = e->cost.v[SIM_D1MR];
+		}
+	}
+	for (size_t i = 0; i < g.nr; i++)
+		site_cycles(&g.v[i], m);
+	*out = g.v;
+	*nr = g.nr;
+	g.v = NULL;
+out:
+	sim_hashtab_release(&g.t);
+	tdp_free(g.v);
+	tdp_free(best_br);
+	tdp_free(best_miss);
+	return ret;
+}
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int site_cmp(const struct sim_site *x, const struct sim_site *y, enum sim_bucket bucket)
+{
+	int c;
+
+	if (bucket != SIM_RETIRING) {
+		double cx = x->cycles.v[bucket], cy = y->cycles.v[bucket];
+
+		if (cx != cy)
+			return cx < cy ? 1 : -1;
+	}
+	if ((c = cmp_u64_desc(x->cost.v[SIM_IR], y->cost.v[SIM_IR])))
+		return c;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->fn < y->fn ? -1 : x->fn > y->fn;
+}
+
+/* qsort has no context argument in C17: one comparator per bucket. */
+#define SITE_CMP(b)                                                       \
+	static int site_cmp_##b(const void *x, const void *y)             \
+	{                                                                 \
+		return site_cmp(x, y, b);                                 \
+	}
+SITE_CMP(SIM_RETIRING)
+SITE_CMP(SIM_BAD_SPECULATION)
+SITE_CMP(SIM_FRONTEND_BOUND)
+SITE_CMP(SIM_BACKEND_BOUND)
+
+void sim_sites_sort(struct sim_site *sites, size_t nr, enum sim_bucket bucket)
+{
+	static int (*const cmp[SIM_NR_BUCKETS])(const void *, const void *) = {
+		[SIM_RETIRING] = site_cmp_SIM_RETIRING,
+		[SIM_BAD_SPECULATION] = site_cmp_SIM_BAD_SPECULATION,
+		[SIM_FRONTEND_BOUND] = site_cmp_SIM_FRONTEND_BOUND,
+		[SIM_BACKEND_BOUND] = site_cmp_SIM_BACKEND_BOUND,
+	};
+
+	if (nr > 1)
+		qsort(sites, nr, sizeof(*sites), cmp[(unsigned)bucket < SIM_NR_BUCKETS ? bucket : SIM_RETIRING]);
+}
+
+void sim_sites_free(struct sim_site *sites)
+{
+	tdp_free(sites);
+}
