@@ -1,0 +1,391 @@
+/*
+ * Unit tests of a whole harness run: the statistics and the N/2N fixed-cost
+ * removal on a synthetic clock, pinning as seen from inside the kernel, the
+ * empty kernel, the no-PMU path, and the errors of open and run.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
+#include "harness-internal.h"
+
+/*
+ * The synthetic machine: every clock read costs read_cost ns, every call into
+ * the kernel costs fixed ns, and iteration i of repetition r costs per_iter[r]
+ * ns. The harness must report the per_iter values exactly, whatever read_cost
+ * and fixed are.
+ */
+struct fake {
+	uint64_t now;
+	uint64_t read_cost;
+	uint64_t fixed;
+	const double *per_iter;
+	size_t nr;
+	unsigned runs; /* calls with n > 0 */
+	bool constant; /* per_iter[0] always (for the choice of N) */
+};
+
+static uint64_t fake_now(void *arg)
+{
+	struct fake *f = arg;
+
+	f->now += f->read_cost;
+	return f->now;
+}
+
+static void fake_run(void *arg, uint64_t n)
+{
+	struct fake *f = arg;
+	size_t rep;
+
+	f->now += f->fixed;
+	if (n == 0)
+		return;
+	rep = f->constant ? 0 : f->runs / 2; /* repetition r runs N and 2N */
+	f->runs++;
+	assert_true(rep < f->nr);
+	f->now += (uint64_t)llround((double)n * f->per_iter[rep]);
+}
+
+static struct tdp_harness *open_fake(struct tdp_harness_config *cfg, struct fake *f)
+{
+	struct tdp_harness *h = NULL;
+	char err[256];
+
+	cfg->flags |= TDP_HARNESS_NO_COUNTERS | TDP_HARNESS_NO_PIN | TDP_HARNESS_NO_TSC;
+	assert_int_equal(tdp_harness_open(&h, cfg, err, sizeof(err)), 0);
+	harness_set_fake_clock(h, fake_now, f);
+	return h;
+}
+
+static void test_synthetic_clock(void **state)
+{
+	/* sorted: 10 11 11.5 12 12.5 13 50 -> median 12, MAD 1 (see test-stats.c), min 10, max 50 */
+	static const double per_iter[] = { 12, 10, 50, 11.5, 13, 12.5, 11 };
+	struct fake f = { 0, 7, 1000, per_iter, 7, 0, false };
+	struct tdp_harness_config cfg;
+	struct tdp_harness_kernel k = { "fake", fake_run, NULL, NULL, NULL, &f };
+	struct tdp_harness_result r;
+	struct tdp_harness *h;
+
+	(void)state;
+	tdp_harness_config_init(&cfg);
+	cfg.repetitions = 7;
+	cfg.iterations = 1000;
+	cfg.warmup_seconds = 0;
+	h = open_fake(&cfg, &f);
+	assert_int_equal(tdp_harness_run(h, &k, &r), 0);
+	assert_int_equal(f.runs, 14);
+	assert_true(r.iterations == 1000);
+	assert_int_equal(r.repetitions, 7);
+	/* t(2N) - t(N) = N * per_iter: the 1000 ns per call and the 7 ns reads cancel */
+	assert_true(r.ns.median == 12);
+	assert_true(r.ns.mad == 1);
+	assert_true(r.ns.min == 10);
+	assert_true(r.ns.max == 50);
+	assert_true(fabs(r.ns.spread - 1.0 / 12) < 1e-12);
+	/* An empty measurement: one clock read (7 ns) and one call (1000 ns) */
+	assert_true(r.fixed_cost_ns == 1007);
+	assert_int_equal(r.method, TDP_HARNESS_METHOD_CLOCK);
+	assert_false(r.has_counter[TDP_HARNESS_CYCLES]);
+	assert_true(isnan(r.ipc));
+	/* 8.3 % > 1 %: warned, with a cause */
+	assert_true(r.warnings & TDP_HARNESS_WARN_SPREAD);
+	assert_non_null(strstr(r.warning, "spread 8.33 %"));
+	assert_non_null(strstr(r.warning, "likely cause"));
+	tdp_harness_close(h);
+}
+
+static void test_choose_iterations(void **state)
+{
+	/* 100 ns per iteration, 10 ms target: N = 10 ms / 100 ns = 100000, less the fixed part */
+	static const double per_iter[] = { 100 };
+	struct fake f = { 0, 5, 50, per_iter, 1, 0, true };
+	struct tdp_harness_config cfg;
+	struct tdp_harness_kernel k = { "fake", fake_run, NULL, NULL, NULL, &f };
+	struct tdp_harness_result r;
+	struct tdp_harness *h;
+
+	(void)state;
+	tdp_harness_config_init(&cfg);
+	cfg.repetitions = 5;
+	h = open_fake(&cfg, &f);
+	assert_int_equal(tdp_harness_run(h, &k, &r), 0);
+	/* the warm batch is n = 8192 (819.2 us >= 10 ms / 16): N = 8192 * 1e7 / 819255 = 99993 */
+	assert_true(r.iterations == 99993);
+	assert_true(r.ns.median == 100);
+	assert_true(r.ns.mad == 0);
+	assert_int_equal(r.warnings & TDP_HARNESS_WARN_SPREAD, 0);
+	assert_string_equal(r.warning, "");
+	/* warm-up ran at least warmup_seconds of fake time */
+	assert_true(f.now > 100000000);
+	tdp_harness_close(h);
+}
+
+struct pin_probe {
+	int cpu_seen;
+	int nr_allowed;
+	bool allowed_cpu;
+	int want;
+};
+
+static void pin_run(void *arg, uint64_t n)
+{
+	struct pin_probe *p = arg;
+	cpu_set_t set;
+
+	(void)n;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		p->nr_allowed = CPU_COUNT(&set);
+		p->allowed_cpu = CPU_ISSET(p->want, &set);
+	}
+	p->cpu_seen = sched_getcpu();
+}
+
+static void test_pinning_inside_kernel(void **state)
+{
+	cpu_set_t before, after;
+	int last = -1;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(before), &before), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &before))
+			last = c;
+	assert_true(last >= 0);
+	/* Pin to each allowed CPU in turn, the last one first (rarely the current one). */
+	for (int c = last; c >= 0; c--) {
+		struct pin_probe p = { -1, 0, false, c };
+		struct tdp_harness_config cfg;
+		struct tdp_harness_kernel k = { "pin", pin_run, NULL, NULL, NULL, &p };
+		struct tdp_harness_result r;
+		struct tdp_harness *h;
+		char err[256];
+
+		if (!CPU_ISSET(c, &before))
+			continue;
+		tdp_harness_config_init(&cfg);
+		cfg.cpu = c;
+		cfg.repetitions = 3;
+		cfg.iterations = 1;
+		cfg.warmup_seconds = 0;
+		cfg.flags = TDP_HARNESS_NO_COUNTERS;
+		assert_int_equal(tdp_harness_open(&h, &cfg, err, sizeof(err)), 0);
+		assert_int_equal(tdp_harness_run(h, &k, &r), 0);
+		assert_int_equal(p.nr_allowed, 1);
+		assert_true(p.allowed_cpu);
+		assert_int_equal(p.cpu_seen, c);
+		assert_int_equal(r.cpu, c);
+		assert_non_null(strstr(r.note, "pinned to CPU"));
+		tdp_harness_close(h);
+		/* closing restores the affinity */
+		assert_int_equal(sched_getaffinity(0, sizeof(after), &after), 0);
+		assert_true(CPU_EQUAL(&before, &after));
+	}
+}
+
+static void test_pin_bad_cpu(void **state)
+{
+	struct tdp_harness_config cfg;
+	struct tdp_harness *h = NULL;
+	char err[256] = "";
+	cpu_set_t before, after;
+
+	(void)state;
+	sched_getaffinity(0, sizeof(before), &before);
+	tdp_harness_config_init(&cfg);
+	cfg.cpu = CPU_SETSIZE - 1; /* not a CPU of this machine */
+	assert_int_equal(tdp_harness_open(&h, &cfg, err, sizeof(err)), -EINVAL);
+	assert_null(h);
+	assert_non_null(strstr(err, "cannot pin to CPU 1023"));
+	sched_getaffinity(0, sizeof(after), &after);
+	assert_true(CPU_EQUAL(&before, &after));
+}
+
+static void test_bad_config(void **state)
+{
+	struct tdp_harness_config cfg;
+	struct tdp_harness *h = NULL;
+	char err[256] = "";
+
+	(void)state;
+	tdp_harness_config_init(&cfg);
+	cfg.repetitions = 2;
+	assert_int_equal(tdp_harness_open(&h, &cfg, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "2 repetitions is out of range (3 to 100001)");
+	tdp_harness_config_init(&cfg);
+	cfg.target_seconds = 0;
+	assert_int_equal(tdp_harness_open(&h, &cfg, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "target time 0 s"));
+	tdp_harness_config_init(&cfg);
+	cfg.warmup_seconds = NAN;
+	assert_int_equal(tdp_harness_open(&h, &cfg, err, sizeof(err)), -EINVAL);
+	assert_null(h);
+}
+
+static int setup_fails(void *arg)
+{
+	(void)arg;
+	return 42;
+}
+
+static void count_teardown(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+static void nop_run(void *arg, uint64_t n)
+{
+	(void)arg;
+	(void)n;
+}
+
+static void test_run_errors(void **state)
+{
+	struct tdp_harness_config cfg;
+	struct tdp_harness *h;
+	struct tdp_harness_result r;
+	int teardowns = 0;
+	struct tdp_harness_kernel none = { "none", NULL, NULL, NULL, NULL, NULL };
+	struct tdp_harness_kernel bad = { "bad", nop_run, NULL, setup_fails, count_teardown, &teardowns };
+
+	(void)state;
+	tdp_harness_config_init(&cfg);
+	cfg.flags = TDP_HARNESS_NO_COUNTERS | TDP_HARNESS_NO_PIN;
+	assert_int_equal(tdp_harness_open(&h, &cfg, NULL, 0), 0);
+	assert_int_equal(tdp_harness_run(h, &none, &r), -EINVAL);
+	assert_string_equal(tdp_harness_error(h), "the kernel has neither a run nor a call function");
+	assert_int_equal(tdp_harness_run(h, &bad, &r), -ECANCELED);
+	assert_string_equal(tdp_harness_error(h), "the setup of kernel 'bad' failed (it returned 42)");
+	assert_int_equal(teardowns, 0); /* no teardown without a successful setup */
+	assert_true(isnan(r.ns.median));
+	tdp_harness_close(h);
+	tdp_harness_close(NULL);
+}
+
+static void empty_run(void *arg, uint64_t n)
+{
+	(void)arg;
+	for (uint64_t i = 0; i < n; i++)
+		__asm__ volatile("");
+}
+
+static void empty_call(void *arg)
+{
+	(void)arg;
+}
+
+static void test_empty_kernel(void **state)
+{
+	struct tdp_harness_kernel ks[2] = {
+		{ "empty-run", empty_run, NULL, NULL, NULL, NULL },
+		{ "empty-call", NULL, empty_call, NULL, NULL, NULL },
+	};
+	struct tdp_harness_config cfg;
+	struct tdp_harness_result r;
+	struct tdp_harness *h;
+
+	(void)state;
+	tdp_harness_config_init(&cfg);
+	assert_int_equal(tdp_harness_open(&h, &cfg, NULL, 0), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(tdp_harness_run(h, &ks[i], &r), 0);
+		printf("# %s: %.3f ns per iteration (min %.3f, spread %.2f %%), N %llu, fixed cost %.1f ns\n",
+		       ks[i].name, r.ns.median, r.ns.min, 100 * r.ns.spread, (unsigned long long)r.iterations,
+		       r.fixed_cost_ns);
+		assert_true(r.iterations > 1000);
+		assert_true(r.fixed_cost_ns > 0);
+		/* about 0: a loop iteration is one cycle, a call and return about three */
+		if (!RUNNING_ON_VALGRIND)
+			assert_true(r.ns.median < 2.0 && r.ns.median > -0.5);
+	}
+	tdp_harness_close(h);
+}
+
+/* Whether this machine can count cycles, asked without the harness. */
+static int cycles_open_errno(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static void test_method_matches_machine(void **state)
+{
+	struct tdp_harness_kernel k = { "empty", empty_run, NULL, NULL, NULL, NULL };
+	struct tdp_harness_config cfg;
+	struct tdp_harness_result r;
+	char err[256], json[4096];
+	int e = cycles_open_errno();
+
+	(void)state;
+	tdp_harness_config_init(&cfg);
+	cfg.repetitions = 5;
+	cfg.warmup_seconds = 0.01;
+	cfg.target_seconds = 0.002;
+	assert_int_equal(tdp_harness_measure(&k, &cfg, &r, err, sizeof(err)), 0);
+	tdp_harness_format_json(&r, json, sizeof(json));
+	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV) {
+		/* No hardware PMU (this project's VMs): the clock path, said plainly. */
+		assert_int_equal(r.method, TDP_HARNESS_METHOD_CLOCK);
+		assert_false(r.has_counter[TDP_HARNESS_CYCLES]);
+		assert_false(r.has_counter[TDP_HARNESS_INSTRUCTIONS]);
+		assert_false(r.has_topdown);
+		assert_non_null(strstr(r.note, "no hardware PMU"));
+		assert_non_null(strstr(json, "\"method\": \"clock\""));
+		assert_non_null(strstr(json, "\"counters\": null"));
+		assert_non_null(strstr(json, "\"level1\": null"));
+	} else if (e == 0) {
+		assert_int_not_equal(r.method, TDP_HARNESS_METHOD_CLOCK);
+		assert_true(r.has_counter[TDP_HARNESS_CYCLES]);
+		/* the empty loop retires at least its 2 instructions per iteration */
+		assert_true(r.counter[TDP_HARNESS_INSTRUCTIONS].median > 1.5);
+		assert_null(strstr(json, "\"counters\": null"));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_synthetic_clock),
+		cmocka_unit_test(test_choose_iterations),
+		cmocka_unit_test(test_pinning_inside_kernel),
+		cmocka_unit_test(test_pin_bad_cpu),
+		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_run_errors),
+		cmocka_unit_test(test_empty_kernel),
+		cmocka_unit_test(test_method_matches_machine),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
