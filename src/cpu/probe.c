@@ -15,6 +15,7 @@
 #include "cpu/cpu-internal.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,38 +37,57 @@ void cpu_open_context_read(struct cpu_open_context *out, const struct cpu_env *e
 	cpu_strlcpy(out->hv_vendor, virt.vendor, sizeof(out->hv_vendor));
 }
 
+/*
+ * Record a message and its remedy in err unless err already holds an error (the
+ * first failure wins, hint included). Returns code even when err is NULL.
+ */
+static int explain(struct tdp_err *err, int code, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int explain(struct tdp_err *err, int code, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || err->code)
+		return code;
+	va_start(ap, fmt);
+	tdp_err_vset(err, code, fmt, ap);
+	va_end(ap);
+	if (hint)
+		tdp_err_hint(err, "%s", hint);
+	return code;
+}
+
 static int explain_no_pmu(const struct cpu_open_context *ctx, struct tdp_err *err)
 {
-	if (ctx->hypervisor == 1) {
-		tdp_err_set(err, TDP_ENOTSUP,
-			    "no hardware PMU is exposed to this machine (virtual machine without PMU passthrough%s%s)",
-			    ctx->hv_vendor[0] ? ": " : "", ctx->hv_vendor);
-		return tdp_err_hint(err, "use --backend=sim for estimates, or enable the guest's virtual PMU "
-					 "(QEMU/KVM: '-cpu host,pmu=on'; VMware: 'vpmc.enable = TRUE')");
-	}
-	tdp_err_set(err, TDP_ENOTSUP, "no hardware PMU is exposed to this machine");
-	return tdp_err_hint(err, "use --backend=sim for estimates; 'tdprof info' lists the PMUs the kernel has");
+	if (ctx->hypervisor == 1)
+		return explain(err, TDP_ENOTSUP,
+			       "use --backend=sim for estimates, or enable the guest's virtual PMU "
+			       "(QEMU/KVM: '-cpu host,pmu=on'; VMware: 'vpmc.enable = TRUE')",
+			       "no hardware PMU is exposed to this machine (virtual machine without PMU passthrough%s%s)",
+			       ctx->hv_vendor[0] ? ": " : "", ctx->hv_vendor);
+	return explain(err, TDP_ENOTSUP, "use --backend=sim for estimates; 'tdprof info' lists the PMUs the kernel has",
+		       "no hardware PMU is exposed to this machine");
 }
 
 static int explain_perm(const struct cpu_open_context *ctx, struct tdp_err *err)
 {
-	if (ctx->paranoid != CPU_PARANOID_UNKNOWN && ctx->paranoid <= 2 && !ctx->privileged) {
+	static const char remedy[] = "run 'sudo sysctl -w kernel.perf_event_paranoid=1', or use --backend=sim";
+
+	if (ctx->paranoid == CPU_PARANOID_UNKNOWN)
+		return explain(err, TDP_EPERM, remedy, "hardware events are not permitted (perf_event_paranoid unknown)");
+	if (ctx->paranoid <= 2 && !ctx->privileged)
 		/*
 		 * Levels up to 2 allow user-space counting of our own processes, which is
 		 * all the probe asks for: something else refused (seccomp in a container,
 		 * an LSM), but lowering the level is still the remedy to try first.
 		 */
-		tdp_err_set(err, TDP_EPERM,
-			    "hardware events are not permitted: perf_event_paranoid is %d (%s), yet the "
-			    "kernel refused; a container's seccomp profile or an LSM may block perf_event_open",
-			    ctx->paranoid, cpu_paranoid_meaning(ctx->paranoid));
-	} else if (ctx->paranoid != CPU_PARANOID_UNKNOWN) {
-		tdp_err_set(err, TDP_EPERM, "hardware events are not permitted: perf_event_paranoid is %d (%s)",
-			    ctx->paranoid, cpu_paranoid_meaning(ctx->paranoid));
-	} else {
-		tdp_err_set(err, TDP_EPERM, "hardware events are not permitted (perf_event_paranoid unknown)");
-	}
-	return tdp_err_hint(err, "run 'sudo sysctl -w kernel.perf_event_paranoid=1', or use --backend=sim");
+		return explain(err, TDP_EPERM, remedy,
+			       "hardware events are not permitted: perf_event_paranoid is %d (%s), yet the kernel "
+			       "refused; a container's seccomp profile or an LSM may block perf_event_open",
+			       ctx->paranoid, cpu_paranoid_meaning(ctx->paranoid));
+	return explain(err, TDP_EPERM, remedy, "hardware events are not permitted: perf_event_paranoid is %d (%s)",
+		       ctx->paranoid, cpu_paranoid_meaning(ctx->paranoid));
 }
 
 int cpu_explain_open_error(int errnum, const struct cpu_open_context *ctx, struct tdp_err *err)
@@ -89,23 +109,21 @@ int cpu_explain_open_error(int errnum, const struct cpu_open_context *ctx, struc
 	case EPERM:
 		return explain_perm(ctx, err);
 	case EBUSY:
-		if (ctx->nmi_watchdog == 1) {
-			tdp_err_set(err, TDP_EBUSY, "a hardware counter is in use: the NMI watchdog holds one, "
-						    "and another profiler may hold the rest");
-			return tdp_err_hint(err, "run 'sudo sysctl -w kernel.nmi_watchdog=0' and stop other "
-						 "profilers, or use --backend=sim");
-		}
-		tdp_err_set(err, TDP_EBUSY, "a hardware counter is in use by another tool (a profiler, or the "
-					    "hypervisor)");
-		return tdp_err_hint(err, "stop the other profiler (perf, VTune, a monitoring agent), or use "
-					 "--backend=sim");
+		if (ctx->nmi_watchdog == 1)
+			return explain(err, TDP_EBUSY,
+				       "run 'sudo sysctl -w kernel.nmi_watchdog=0' and stop other profilers, or use "
+				       "--backend=sim",
+				       "a hardware counter is in use: the NMI watchdog holds one, and another profiler "
+				       "may hold the rest");
+		return explain(err, TDP_EBUSY,
+			       "stop the other profiler (perf, VTune, a monitoring agent), or use --backend=sim",
+			       "a hardware counter is in use by another tool (a profiler, or the hypervisor)");
 	case ENOSYS:
-		tdp_err_set(err, TDP_ENOTSUP, "this kernel has no perf events (built without CONFIG_PERF_EVENTS, "
-					      "or perf_event_open is filtered)");
-		return tdp_err_hint(err, "use --backend=sim");
+		return explain(err, TDP_ENOTSUP, "use --backend=sim",
+			       "this kernel has no perf events (built without CONFIG_PERF_EVENTS, or "
+			       "perf_event_open is filtered)");
 	default:
-		return tdp_err_set(err, TDP_EIO, "perf_event_open of a hardware event failed: %s",
-				   strerror(errnum));
+		return explain(err, TDP_EIO, NULL, "perf_event_open of a hardware event failed: %s", strerror(errnum));
 	}
 }
 
