@@ -216,7 +216,7 @@ bool cpu_list_contains(const unsigned *cpus, size_t nr, unsigned cpu);
  */
 
 struct cpu_core_type {
-	char type[32];       /* "core", "atom" (Intel); on Arm the uarch or "part 0x..." */
+	char type[32];       /* "core", "atom" (Intel); on Arm the MIDR "implementer/part" ("0x41/0xd0b") */
 	const char *uarch;   /* static name ("goldencove"), or NULL when unknown */
 	char *cpus;          /* heap: kernel list form ("0-15"); never NULL in a detected info */
 	char pmu[64];        /* the PMU whose cpus file covers them ("cpu_core"), "" when none */

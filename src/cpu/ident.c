@@ -388,10 +388,7 @@ static int arm_clusters(struct cpu_info *info, const struct cpu_env *env, const 
 								      keys[k])
 				members[n++] = online[i];
 		}
-		if (uarch)
-			cpu_strlcpy(type, uarch, sizeof(type));
-		else
-			snprintf(type, sizeof(type), "part 0x%03x", part);
+		snprintf(type, sizeof(type), "0x%02x/0x%03x", impl, part); /* MIDR implementer/part */
 		rc = add_core_type(info, type, uarch, members, n, n ? pmu_for_cpu(pmus, members[0]) : NULL, err);
 	}
 out:

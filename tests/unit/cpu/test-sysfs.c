@@ -277,9 +277,11 @@ static void test_arm_big_little(void **state)
 	assert_string_equal(s.cpu.uarch, "cortex-a55"); /* the first online CPU's */
 	assert_true(s.cpu.hybrid);
 	assert_int_equal(s.cpu.nr_core_types, 2);
+	assert_string_equal(s.cpu.core_types[0].type, "0x41/0xd05");
 	assert_string_equal(s.cpu.core_types[0].uarch, "cortex-a55");
 	assert_string_equal(s.cpu.core_types[0].cpus, "0-3");
 	assert_string_equal(s.cpu.core_types[0].pmu, "armv8_cortex_a55");
+	assert_string_equal(s.cpu.core_types[1].type, "0x41/0xd0b");
 	assert_string_equal(s.cpu.core_types[1].uarch, "cortex-a76");
 	assert_string_equal(s.cpu.core_types[1].cpus, "4-7");
 	assert_string_equal(s.cpu.core_types[1].pmu, "armv8_cortex_a76");

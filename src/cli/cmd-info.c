@@ -1,0 +1,186 @@
+/*
+ * cmd-info.c: `tdprof info`: what this machine is and what it lets us measure
+ * (CPU, PMUs, permissions, whether hardware events open, virtualization, the
+ * top-down model, branch recording, and the backend --backend=auto picks).
+ */
+#include "cli/cmd.h"
+#include "cli/exitcode.h"
+#include "cli/msg.h"
+#include "cli/opts.h"
+#include "base/file.h"
+#include "base/strbuf.h"
+#include "cpu/cpu.h"
+#include "report/info.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const char cmd_info_summary[] = "show the CPU, its PMUs and permissions, and what can be measured here";
+
+static const struct cmd_doc doc = {
+	.name = "info",
+	.summary = cmd_info_summary,
+	.usage = "info [--json] [-o FILE]\n"
+		 "info [--json] [-o FILE] --sysfs DIR [--procfs DIR]",
+	.description =
+		"Identifies the CPU (vendor, family/model/stepping or MIDR, micro-architecture, hybrid core "
+		"types, SMT, online CPUs, counters), lists every PMU the kernel registered with its type, caps, "
+		"event aliases and format fields, reports perf_event_paranoid and what it allows, your "
+		"privileges and the NMI watchdog, tries to open one hardware event and explains a failure, "
+		"detects a hypervisor, and says which top-down model and which branch-recording facility "
+		"(Intel LBR, AMD LbrExtV2 or BRS, Arm BRBE or SPE) apply here, or why none does.\n"
+		"\n"
+		"The last line names the backend that --backend=auto picks: 'pmu' when hardware events open, "
+		"else 'sim' (valgrind-based estimates).\n"
+		"\n"
+		"--sysfs DIR (and --procfs DIR) describe another machine from a copy of its /sys (and /proc) "
+		"tree: nothing is executed or opened then, and what the files do not say is reported as "
+		"unknown.",
+	.examples = "tdprof info\n"
+		    "show what this machine can measure\n"
+		    "tdprof info --json | jq .hardware_events_open\n"
+		    "ask whether hardware counters work here\n"
+		    "tdprof info --sysfs /tmp/server-sys --procfs /tmp/server-proc\n"
+		    "describe another machine from copies of its /sys and /proc",
+	.see_also = "tdprof-stat(1), tdprof-list(1), perf-list(1)",
+};
+
+/*
+ * Model names of design.md, used until the model module can be asked.
+ * NEEDSWORK: replace with model_for_uarch() from model/model.h once it lands,
+ * which also knows the hybrid core-type names (goldencove, gracemont, ...).
+ */
+static const char *const known_models[] = {
+	"skylake", "cascadelake", "icelake", "icelakex", "sapphirerapids", "alderlake",
+	"zen2", "zen3", "zen4", "zen5",
+	"neoverse-n1", "neoverse-v1", "neoverse-n2", "neoverse-v2", "neoverse-v3",
+};
+
+static const char *model_for(const char *uarch)
+{
+	if (!uarch)
+		return NULL;
+	for (size_t i = 0; i < sizeof(known_models) / sizeof(known_models[0]); i++)
+		if (!strcmp(known_models[i], uarch))
+			return known_models[i];
+	return NULL;
+}
+
+static void topdown_reason(const struct cpu_system *s, const char *model, struct strbuf *sb)
+{
+	const struct cpu_info *c = &s->cpu;
+
+	if (model) {
+		strbuf_addf(sb, "the CPU is %s, which has a top-down model", c->uarch);
+		if (!s->probe.opened)
+			strbuf_adds(sb, "; hardware events do not open here, so it applies to counts imported "
+					"from such a machine, and live runs fall back to the simulated backend");
+	} else if (c->uarch) {
+		strbuf_addf(sb, "no top-down model for '%s' yet; 'tdprof list models' shows the models, and "
+				"--cpu MODEL picks one", c->uarch);
+	} else if (c->is_x86) {
+		strbuf_addf(sb, "the CPU is not recognised (%s family %u model %u stepping %u); --cpu MODEL picks "
+				"a model", c->vendor_str, c->family, c->model, c->stepping);
+	} else if (c->is_arm) {
+		strbuf_addf(sb, "the CPU is not recognised (MIDR implementer 0x%02x part 0x%03x); --cpu MODEL "
+				"picks a model", c->midr_fields.implementer, c->midr_fields.part);
+	} else {
+		strbuf_adds(sb, "the CPU could not be identified; --cpu MODEL picks a model");
+	}
+}
+
+static int write_output(const char *path, const struct strbuf *sb)
+{
+	int fd, rc;
+
+	if (!path) {
+		if (fwrite(sb->buf, 1, sb->len, stdout) != sb->len || fflush(stdout)) {
+			msg_error("cannot write the report to standard output: %s", strerror(errno));
+			return EXIT_ANALYSIS;
+		}
+		return EXIT_OK;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		msg_error("cannot open '%s' for writing: %s", path, strerror(errno));
+		return EXIT_ANALYSIS;
+	}
+	rc = tdp_write_all(fd, sb->buf, sb->len);
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (rc) {
+		msg_error("cannot write '%s': %s", path, strerror(-rc));
+		return EXIT_ANALYSIS;
+	}
+	return EXIT_OK;
+}
+
+int cmd_info(int argc, char **argv, struct tdp_ctx *ctx)
+{
+	bool json = false;
+	const char *sysfs = NULL, *procfs = NULL, *output = NULL;
+	const struct opt opts[] = {
+		OPT_BOOL(0, "json", &json, "write one JSON document instead of text"),
+		OPT_STRING('o', "output", &output, "FILE", "write the report to FILE instead of stdout"),
+		OPT_GROUP("describing another machine"),
+		OPT_STRING(0, "sysfs", &sysfs, "DIR", "read a copy of another machine's /sys from DIR"),
+		OPT_STRING(0, "procfs", &procfs, "DIR", "read a copy of another machine's /proc from DIR"),
+		OPT_END(),
+	};
+	struct cpu_env env = CPU_ENV_INIT;
+	struct cpu_system sys;
+	struct tdp_err err = TDP_ERR_INIT;
+	struct strbuf out = STRBUF_INIT, reason = STRBUF_INIT;
+	struct info_report r;
+	int i, rc, status;
+
+	(void)ctx;
+	i = opts_parse(opts, &doc, argc, argv);
+	if (i < 0)
+		return opts_exit(i);
+	if (i < argc)
+		return msg_usage("info", "'info' takes no arguments ('%s')", argv[i]);
+	if (sysfs || procfs) {
+		/* a snapshot: only what its files say, nothing from this machine */
+		env.sysfs_root = sysfs;
+		env.procfs_root = procfs;
+		env.live = false;
+	}
+	rc = cpu_system_detect(&sys, &env, &err);
+	if (rc) {
+		msg_err(&err);
+		return exitcode_from_err(rc);
+	}
+	memset(&r, 0, sizeof(r));
+	r.sys = &sys;
+	r.sysfs_root = env.sysfs_root;
+	r.procfs_root = env.procfs_root;
+	r.topdown_model = model_for(sys.cpu.uarch);
+	topdown_reason(&sys, r.topdown_model, &reason);
+	r.topdown_reason = reason.buf;
+	r.backend = sys.probe.opened ? "pmu" : "sim";
+	r.backend_reason = sys.probe.opened ? "hardware events open here"
+			   : sys.live ? "hardware events do not open here; figures will be labelled estimates"
+				      : "a snapshot was described, so nothing could be opened";
+	if (json) {
+		rc = report_info_json(&out, &r, &err);
+	} else {
+		report_info_text(&out, &r);
+		rc = 0;
+	}
+	if (!rc && strbuf_failed(&out))
+		rc = tdp_err_oom(&err);
+	if (rc) {
+		msg_err(&err);
+		status = exitcode_from_err(rc);
+	} else {
+		status = write_output(output, &out);
+	}
+	strbuf_release(&out);
+	strbuf_release(&reason);
+	cpu_system_release(&sys);
+	return status;
+}
