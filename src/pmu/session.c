@@ -1,0 +1,660 @@
+/* session.c: one measurement end to end (see session.h). */
+#include "pmu/session.h"
+#include "pmu/counter.h"
+#include "pmu/workload.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/str.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* Without pidfd_open, check whether the workload or target is alive this often. */
+#define SESSION_POLL_FALLBACK_MS 10
+
+static const char online_path[] = "/sys/devices/system/cpu/online";
+
+/* ---- CPU lists ---------------------------------------------------------------- */
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool parse_uint(const char *s, size_t len, size_t *pos, uint64_t *out)
+{
+	size_t start = *pos;
+
+	while (*pos < len && s[*pos] >= '0' && s[*pos] <= '9')
+		(*pos)++;
+	if (*pos == start || *pos - start > 9)
+		return false;
+	return str_to_u64_n(s + start, *pos - start, out);
+}
+
+int pmu_cpu_list_parse(const char *s, size_t len, int **out, size_t *nr, struct tdp_err *err)
+{
+	int *v = NULL;
+	size_t n = 0, alloc = 0, pos = 0;
+	int ret = 0;
+
+	if (len > PMU_CPU_LIST_MAX)
+		return tdp_err_set(err, TDP_ELIMIT, "CPU list of %zu bytes, more than %d", len, PMU_CPU_LIST_MAX);
+	while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == ' '))
+		len--;
+	if (len == 0)
+		return tdp_err_set(err, TDP_EUSAGE, "empty CPU list");
+	while (pos < len) {
+		uint64_t lo, hi;
+		size_t at = pos;
+
+		if (!parse_uint(s, len, &pos, &lo)) {
+			ret = tdp_err_set(err, TDP_EUSAGE, "CPU list '%.*s': expected a CPU number at offset %zu",
+					  (int)len, s, at);
+			goto out;
+		}
+		hi = lo;
+		if (pos < len && s[pos] == '-') {
+			pos++;
+			at = pos;
+			if (!parse_uint(s, len, &pos, &hi) || hi < lo) {
+				ret = tdp_err_set(err, TDP_EUSAGE, "CPU list '%.*s': bad range end at offset %zu",
+						  (int)len, s, at);
+				goto out;
+			}
+		}
+		if (hi >= PMU_COUNTERS_MAX_SLOTS || n + (hi - lo + 1) > PMU_COUNTERS_MAX_SLOTS) {
+			ret = tdp_err_set(err, TDP_ELIMIT, "CPU list '%.*s': more than %d CPUs", (int)len, s,
+					  PMU_COUNTERS_MAX_SLOTS);
+			goto out;
+		}
+		for (uint64_t c = lo; c <= hi; c++) {
+			if (TDP_GROW(v, alloc, n + 1)) {
+				ret = tdp_err_oom(err);
+				goto out;
+			}
+			v[n++] = (int)c;
+		}
+		if (pos < len) {
+			if (s[pos] != ',' || pos + 1 == len) {
+				ret = tdp_err_set(err, TDP_EUSAGE, "CPU list '%.*s': unexpected '%c' at offset %zu",
+						  (int)len, s, s[pos], pos);
+				goto out;
+			}
+			pos++;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_int);
+	{
+		size_t w = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (w == 0 || v[w - 1] != v[i])
+				v[w++] = v[i];
+		n = w;
+	}
+	*out = v;
+	*nr = n;
+	v = NULL;
+out:
+	tdp_free(v);
+	return ret;
+}
+
+static int read_small_file(const char *path, char *buf, size_t size, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, size - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return 0;
+}
+
+static int online_cpus(int **out, size_t *nr, struct tdp_err *err)
+{
+	char buf[PMU_CPU_LIST_MAX + 1];
+	size_t len = 0;
+	int rc = read_small_file(online_path, buf, sizeof(buf), &len);
+
+	if (rc)
+		return tdp_err_set(err, TDP_EIO, "cannot read '%s': %s", online_path, strerror(-rc));
+	return pmu_cpu_list_parse(buf, len, out, nr, err);
+}
+
+/* Every CPU of want must be online. */
+static int check_cpus_online(const int *want, size_t nr, struct tdp_err *err)
+{
+	int *on = NULL;
+	size_t nr_on = 0;
+	int ret = online_cpus(&on, &nr_on, err);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < nr && !ret; i++)
+		if (!bsearch(&want[i], on, nr_on, sizeof(*on), cmp_int)) {
+			tdp_err_set(err, TDP_ENOENT, "CPU %d is not online", want[i]);
+			ret = tdp_err_hint(err, "the online CPUs are listed in '%s'", online_path);
+		}
+	tdp_free(on);
+	return ret;
+}
+
+/* ---- tasks ---------------------------------------------------------------------- */
+
+/* The threads of process pid, from /proc/pid/task. */
+static int process_threads(pid_t pid, pid_t **out, size_t *nr, struct tdp_err *err)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	pid_t *v = NULL;
+	size_t n = 0, alloc = 0;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return tdp_err_set(err, TDP_ENOENT, "no process with id %d", (int)pid);
+	while ((de = readdir(d))) {
+		uint64_t tid;
+
+		if (!str_to_u64(de->d_name, &tid) || tid == 0 || tid > INT32_MAX)
+			continue;
+		if (n >= PMU_COUNTERS_MAX_SLOTS) {
+			ret = tdp_err_set(err, TDP_ELIMIT, "process %d has more than %d threads", (int)pid,
+					  PMU_COUNTERS_MAX_SLOTS);
+			goto out;
+		}
+		if (TDP_GROW(v, alloc, n + 1)) {
+			ret = tdp_err_oom(err);
+			goto out;
+		}
+		v[n++] = (pid_t)tid;
+	}
+	if (n == 0) {
+		ret = tdp_err_set(err, TDP_ENOENT, "no process with id %d", (int)pid);
+		goto out;
+	}
+	*out = v;
+	*nr = n;
+	v = NULL;
+out:
+	closedir(d);
+	tdp_free(v);
+	return ret;
+}
+
+static bool task_alive(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+/* ---- one run ----------------------------------------------------------------------- */
+
+struct session {
+	const struct pmu_session_opts *o;
+	struct pmu_session_result *res;
+	int sfd;                 /* signalfd for SIGINT/SIGTERM */
+	pid_t *tids;             /* attach: the tasks */
+	size_t nr_tids;
+	int *cpus;               /* -a / -C */
+	size_t nr_cpus;
+	pid_t target;            /* attach: the process or thread whose end ends counting */
+	bool first_run;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double tv_ns(const struct timeval *tv)
+{
+	return (double)tv->tv_sec * 1e9 + (double)tv->tv_usec * 1e3;
+}
+
+static void note_hardware(struct session *S, const struct pmu_counters *c)
+{
+	struct pmu_session_result *r = S->res;
+
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct pmu_counter *k = &c->v[i];
+
+		if (!k->is_hardware)
+			continue;
+		r->nr_hw++;
+		if (k->nr_open)
+			r->nr_hw_open++;
+		else if (!r->hw_errno && k->open_errno) {
+			r->hw_errno = k->open_errno;
+			snprintf(r->hw_event, sizeof(r->hw_event), "%s", k->name);
+		}
+	}
+}
+
+/* Emit the interval ending at t (ns since start). */
+static int emit_interval(struct session *S, struct pmu_counters *c, uint64_t t, struct tdp_err *err)
+{
+	struct pmu_session_result *r = S->res;
+	struct countset cs = COUNTSET_INIT;
+	int ret = pmu_counters_countset(c, true, &cs, err);
+
+	if (ret)
+		goto out;
+	pmu_counters_advance(c);
+	if (S->o->on_interval)
+		S->o->on_interval(S->o->arg, t, &cs);
+	if (S->o->keep_intervals) {
+		if (r->nr_intervals >= PMU_SESSION_MAX_INTERVALS) {
+			ret = tdp_err_set(err, TDP_ELIMIT, "more than %d intervals", PMU_SESSION_MAX_INTERVALS);
+			goto out;
+		}
+		if (TDP_GROW(r->intervals, r->intervals_alloc, r->nr_intervals + 1)) {
+			ret = tdp_err_oom(err);
+			goto out;
+		}
+		r->intervals[r->nr_intervals].t_ns = t;
+		r->intervals[r->nr_intervals].counts = cs;
+		r->nr_intervals++;
+		cs = (struct countset)COUNTSET_INIT;
+	}
+out:
+	countset_release(&cs);
+	return ret;
+}
+
+/*
+ * Read pending SIGINT/SIGTERM. Returns true when counting should stop now
+ * (attached or CPU-wide without a workload).
+ */
+static bool handle_signals(struct session *S, struct pmu_workload *w)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+
+	while (read(S->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		S->res->signal = (int)si.ssi_signo;
+		if (!S->o->argv) {
+			stop = true;
+			continue;
+		}
+		/*
+		 * kill(2), sigqueue(3) and tgkill(2) reach only tdprof: forward them. A
+		 * terminal's ^C (SI_KERNEL) already reached the workload, which is in
+		 * our foreground process group; sending it again would deliver it twice.
+		 */
+		if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE || si.ssi_code == SI_TKILL)
+			pmu_workload_signal(w, (int)si.ssi_signo);
+	}
+	return stop;
+}
+
+static bool target_gone(struct session *S, struct pmu_workload *w, int pidfd, short revents)
+{
+	if (pidfd >= 0)
+		return revents & (POLLIN | POLLHUP | POLLERR);
+	if (S->o->argv) {
+		int r = pmu_workload_reap(w, false, NULL);
+
+		return r != 0;
+	}
+	if (S->target > 0)
+		return !task_alive(S->target);
+	return false;
+}
+
+/* Wait for the end of the run, delivering intervals. */
+static int run_loop(struct session *S, struct pmu_workload *w, struct pmu_counters *c, int pidfd, uint64_t t0,
+		    uint64_t *t_end, uint64_t *t_last_interval, struct tdp_err *err)
+{
+	uint64_t step = (uint64_t)S->o->interval_ms * 1000000u, next = t0 + step;
+	bool poll_fallback = pidfd < 0 && (S->o->argv || S->target > 0);
+
+	for (;;) {
+		struct pollfd p[2] = { { S->sfd, POLLIN, 0 }, { pidfd, POLLIN, 0 } };
+		nfds_t nfds = pidfd >= 0 ? 2 : 1;
+		int timeout = -1, n;
+		uint64_t t;
+
+		if (step) {
+			t = now_ns();
+			timeout = next > t ? (int)((next - t + 999999u) / 1000000u) : 0;
+		}
+		if (poll_fallback && (timeout < 0 || timeout > SESSION_POLL_FALLBACK_MS))
+			timeout = SESSION_POLL_FALLBACK_MS;
+		n = poll(p, nfds, timeout);
+		if (n < 0 && errno != EINTR)
+			return tdp_err_set(err, TDP_EIO, "cannot wait for the workload: %s", strerror(errno));
+		if (n > 0 && (p[0].revents & POLLIN) && handle_signals(S, w))
+			break;
+		if (target_gone(S, w, pidfd, n > 0 ? p[1].revents : 0))
+			break;
+		t = now_ns();
+		if (step && t >= next) {
+			int ret = pmu_counters_read(c, err);
+
+			if (ret)
+				return ret;
+			/* stamped with the time of the read, as perf does, not the tick */
+			ret = emit_interval(S, c, t - t0, err);
+			if (ret)
+				return ret;
+			*t_last_interval = t;
+			/* a late wake-up skips the intervals it missed, as perf does */
+			while (next <= t)
+				next += step;
+		}
+	}
+	*t_end = now_ns();
+	return 0;
+}
+
+static int run_once(struct session *S, const struct pmu_event_list *events, struct pmu_repeat *rep,
+		    struct tdp_err *err)
+{
+	const struct pmu_session_opts *o = S->o;
+	struct pmu_session_result *r = S->res;
+	struct pmu_workload w = PMU_WORKLOAD_INIT;
+	struct pmu_counters c = PMU_COUNTERS_INIT;
+	struct pmu_target t = { 0 };
+	struct countset cs = COUNTSET_INIT;
+	sigset_t child_mask;
+	pid_t child = -1;
+	int pidfd = -1, own_pidfd = -1, ret;
+	uint64_t t0 = 0, t_end = 0, t_last = 0;
+
+	sigemptyset(&child_mask);
+	if (o->argv) {
+		sigprocmask(SIG_SETMASK, NULL, &child_mask);
+		sigdelset(&child_mask, SIGINT);
+		sigdelset(&child_mask, SIGTERM);
+		ret = pmu_workload_prepare(&w, o->argv, &child_mask, err);
+		if (ret)
+			goto out;
+		child = w.pid;
+		pidfd = w.pidfd;
+	}
+	if (S->cpus) {
+		t.cpus = S->cpus;
+		t.nr_cpus = S->nr_cpus;
+	} else if (o->argv) {
+		t.tids = &child;
+		t.nr_tids = 1;
+		t.inherit = !o->no_inherit;
+		t.enable_on_exec = true;
+	} else {
+		t.tids = S->tids;
+		t.nr_tids = S->nr_tids;
+		t.inherit = !o->no_inherit;
+	}
+	if (!o->argv && S->target > 0) {
+		own_pidfd = (int)syscall(SYS_pidfd_open, S->target, 0);
+		if (own_pidfd < 0 && errno == EINVAL) /* a thread that does not lead its group */
+			own_pidfd = (int)syscall(SYS_pidfd_open, S->target, PIDFD_THREAD);
+		pidfd = own_pidfd >= 0 ? own_pidfd : -1;
+	}
+	ret = pmu_counters_open(&c, events, &t, err);
+	if (ret)
+		goto out;
+	if (S->first_run)
+		note_hardware(S, &c);
+	if (!t.enable_on_exec) {
+		ret = pmu_counters_enable(&c, err);
+		if (ret)
+			goto out;
+	}
+	t0 = now_ns();
+	t_last = t0;
+	if (o->argv) {
+		ret = pmu_workload_start(&w, o->argv, err);
+		if (ret)
+			goto out;
+		r->workload_ran = true;
+	}
+	ret = run_loop(S, &w, &c, pidfd, t0, &t_end, &t_last, err);
+	if (ret)
+		goto out;
+	ret = pmu_counters_read(&c, err);
+	if (ret)
+		goto out;
+	if (o->interval_ms && t_end > t_last) {
+		/* the partial interval up to the end, as perf prints it */
+		ret = emit_interval(S, &c, t_end - t0, err);
+		if (ret)
+			goto out;
+	}
+	if (!t.enable_on_exec) {
+		ret = pmu_counters_disable(&c, err);
+		if (ret)
+			goto out;
+	}
+	ret = pmu_counters_countset(&c, false, &cs, err);
+	if (ret)
+		goto out;
+	ret = pmu_repeat_add(rep, &cs, (double)(t_end - t0), err);
+	if (ret)
+		goto out;
+	if (o->argv) {
+		int rr = pmu_workload_reap(&w, true, err);
+
+		if (rr < 0) {
+			ret = rr;
+			goto out;
+		}
+		r->wstatus = w.wstatus;
+		r->user_ns = tv_ns(&w.ru.ru_utime);
+		r->sys_ns = tv_ns(&w.ru.ru_stime);
+	}
+	r->runs++;
+out:
+	countset_release(&cs);
+	pmu_counters_close(&c);
+	pmu_workload_release(&w);
+	if (own_pidfd >= 0)
+		close(own_pidfd);
+	return ret;
+}
+
+static int setup_target(struct session *S, struct tdp_err *err)
+{
+	const struct pmu_session_opts *o = S->o;
+	int modes = (o->argv != NULL && !o->system_wide && !o->cpu_list) + (o->pid > 0) + (o->tid > 0);
+
+	if (o->system_wide && o->cpu_list)
+		return tdp_err_set(err, TDP_EUSAGE, "'-a' and '-C' cannot be used together");
+	if ((o->system_wide || o->cpu_list) && (o->pid > 0 || o->tid > 0))
+		return tdp_err_set(err, TDP_EUSAGE, "'-p'/'-t' and '-a'/'-C' cannot be used together");
+	if (modes > 1)
+		return tdp_err_set(err, TDP_EUSAGE, "give one of a command, '-p PID' or '-t TID'");
+	if (modes == 0 && !o->system_wide && !o->cpu_list)
+		return tdp_err_set(err, TDP_EUSAGE, "nothing to count: give a command, '-p', '-t', '-a' or '-C'");
+	if (o->repeat > 1 && o->interval_ms)
+		return tdp_err_set(err, TDP_EUSAGE, "'-r' and '-I' cannot be used together");
+	if (o->repeat > 1 && !o->argv)
+		return tdp_err_set(err, TDP_EUSAGE, "'-r' needs a command to run");
+	if (o->repeat > PMU_SESSION_MAX_RUNS)
+		return tdp_err_set(err, TDP_EUSAGE, "'-r %u': at most %d runs", o->repeat, PMU_SESSION_MAX_RUNS);
+	if (o->interval_ms && o->interval_ms < PMU_SESSION_MIN_INTERVAL_MS)
+		return tdp_err_set(err, TDP_EUSAGE, "'-I %u': the interval must be at least %d ms", o->interval_ms,
+				   PMU_SESSION_MIN_INTERVAL_MS);
+	if (o->system_wide)
+		return online_cpus(&S->cpus, &S->nr_cpus, err);
+	if (o->cpu_list) {
+		int ret = pmu_cpu_list_parse(o->cpu_list, strlen(o->cpu_list), &S->cpus, &S->nr_cpus, err);
+
+		return ret ? ret : check_cpus_online(S->cpus, S->nr_cpus, err);
+	}
+	if (o->pid > 0) {
+		S->target = o->pid;
+		if (!task_alive(o->pid))
+			return tdp_err_set(err, TDP_ENOENT, "no process with id %d", (int)o->pid);
+		return process_threads(o->pid, &S->tids, &S->nr_tids, err);
+	}
+	if (o->tid > 0) {
+		S->target = o->tid;
+		if (!task_alive(o->tid))
+			return tdp_err_set(err, TDP_ENOENT, "no thread with id %d", (int)o->tid);
+		S->tids = tdp_malloc(sizeof(*S->tids));
+		if (!S->tids)
+			return tdp_err_oom(err);
+		S->tids[0] = o->tid;
+		S->nr_tids = 1;
+	}
+	return 0;
+}
+
+void pmu_session_result_release(struct pmu_session_result *res)
+{
+	countset_release(&res->counts);
+	for (size_t i = 0; i < res->nr_intervals; i++)
+		countset_release(&res->intervals[i].counts);
+	tdp_free(res->intervals);
+	*res = (struct pmu_session_result)PMU_SESSION_RESULT_INIT;
+}
+
+int pmu_session_run(const struct pmu_event_list *events, const struct pmu_session_opts *o,
+		    struct pmu_session_result *res, struct tdp_err *err)
+{
+	struct session S = { .o = o, .res = res, .sfd = -1, .first_run = true };
+	struct pmu_repeat rep = PMU_REPEAT_INIT;
+	unsigned runs = o->repeat ? o->repeat : 1;
+	sigset_t block, old;
+	int ret;
+
+	ret = setup_target(&S, err);
+	if (ret)
+		goto out_free;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	S.sfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (S.sfd < 0) {
+		ret = tdp_err_set(err, TDP_EIO, "cannot watch for signals: %s", strerror(errno));
+		goto out;
+	}
+	for (unsigned i = 0; i < runs; i++) {
+		ret = run_once(&S, events, &rep, err);
+		S.first_run = false;
+		if (ret || res->signal)
+			break;
+	}
+	if (rep.runs) {
+		int r2 = pmu_repeat_result(&rep, &res->counts, ret ? NULL : err);
+
+		if (!ret)
+			ret = r2;
+		res->elapsed_stddev_ns = pmu_repeat_stat_stderr(&rep.elapsed);
+	}
+out:
+	if (S.sfd >= 0)
+		close(S.sfd);
+	/*
+	 * A signal that arrived after the last read would kill tdprof as soon as the
+	 * mask is restored, before the counts are printed: take it here instead.
+	 */
+	{
+		struct timespec zero = { 0, 0 };
+		int sig;
+
+		while ((sig = sigtimedwait(&block, NULL, &zero)) > 0)
+			res->signal = sig;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+out_free:
+	pmu_repeat_release(&rep);
+	tdp_free(S.tids);
+	tdp_free(S.cpus);
+	return ret;
+}
+
+int pmu_session_run_sets(const struct pmu_event_list *const *sets, size_t nr, const struct pmu_session_opts *o,
+			 struct pmu_session_result *res, struct tdp_err *err)
+{
+	double elapsed_sum = 0;
+	size_t elapsed_n = 0;
+	int offset = 0, ret = 0;
+
+	if (nr > 1 && o->interval_ms)
+		return tdp_err_set(err, TDP_EUSAGE, "intervals ('-I') cannot be combined with one run per group set");
+	for (size_t s = 0; s < nr; s++) {
+		struct pmu_session_result one = PMU_SESSION_RESULT_INIT;
+		int max_group = -1;
+
+		ret = pmu_session_run(sets[s], o, &one, err);
+		if (ret) {
+			pmu_session_result_release(&one);
+			break;
+		}
+		for (size_t i = 0; i < one.counts.nr; i++) {
+			const struct count *src = &one.counts.v[i];
+			struct count *dst = countset_add(&res->counts, src->name, src->unit, src->value,
+							 src->group >= 0 ? src->group + offset : -1);
+
+			if (!dst) {
+				pmu_session_result_release(&one);
+				return tdp_err_oom(err);
+			}
+			*dst = (struct count){ .name = dst->name, .unit = dst->unit, .status = src->status,
+					       .value = src->value, .raw = src->raw, .enabled_ns = src->enabled_ns,
+					       .running_ns = src->running_ns, .running_pct = src->running_pct,
+					       .stddev_pct = src->stddev_pct, .group = dst->group,
+					       .estimate = src->estimate };
+			if (src->group > max_group)
+				max_group = src->group;
+		}
+		offset += max_group + 1;
+		if (one.counts.elapsed_ns >= 0) {
+			elapsed_sum += one.counts.elapsed_ns;
+			elapsed_n++;
+		}
+		res->runs += one.runs;
+		res->workload_ran |= one.workload_ran;
+		res->wstatus = one.wstatus;
+		res->user_ns = one.user_ns;
+		res->sys_ns = one.sys_ns;
+		res->signal = one.signal;
+		res->nr_hw += one.nr_hw;
+		res->nr_hw_open += one.nr_hw_open;
+		if (!res->hw_errno && one.hw_errno) {
+			res->hw_errno = one.hw_errno;
+			memcpy(res->hw_event, one.hw_event, sizeof(res->hw_event));
+		}
+		pmu_session_result_release(&one);
+		if (res->signal)
+			break;
+	}
+	res->counts.elapsed_ns = elapsed_n ? elapsed_sum / (double)elapsed_n : -1.0;
+	return ret;
+}
