@@ -1,0 +1,430 @@
+/*
+ * cmd-stat.c: `tdprof stat`, mode 1 of the workflow (triage): count events over a
+ * command (or a process, a thread, CPUs), print them like perf stat with the
+ * triage metrics, and say which step comes next.
+ */
+#include "cli/cmd.h"
+#include "cli/exitcode.h"
+#include "cli/msg.h"
+#include "cli/opts.h"
+#include "base/alloc.h"
+#include "base/countset.h"
+#include "base/err.h"
+#include "base/str.h"
+#include "base/strbuf.h"
+#include "cpu/cpu.h"
+#include "model/triage.h"
+#include "pmu/event.h"
+#include "pmu/session.h"
+#include "report/stat.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+const char cmd_stat_summary[] = "count events over a command and say what to look at next (triage)";
+
+/*
+ * perf stat's defaults in perf's order, plus the L1i and cache events triage needs.
+ * LLC-loads/LLC-load-misses are shown only where the kernel supports them.
+ */
+static const char default_events[] = "task-clock,context-switches,cpu-migrations,page-faults,"
+				     "cycles,instructions,branches,branch-misses,L1-icache-load-misses,"
+				     "cache-references,cache-misses,LLC-loads,LLC-load-misses";
+
+static const struct cmd_doc doc = {
+	.name = "stat",
+	.summary = cmd_stat_summary,
+	.usage = "stat [-e LIST] [-r N] [-I MS] [-x SEP | --json] [-o FILE] [--no-inherit] -- CMD [ARGS]\n"
+		 "stat [-e LIST] [-I MS] [-x SEP | --json] [-o FILE] (-p PID | -t TID | -a | -C LIST) [-- CMD]",
+	.description =
+		"Runs CMD (or watches a running process, a thread or CPUs) with hardware and software counters "
+		"and prints them as 'perf stat' does, followed by the triage metrics: CPI and IPC, the "
+		"branch-miss rate and branch MPKI, L1 instruction-cache MPKI and last-level-cache MPKI (MPKI: "
+		"misses per 1000 instructions). Counting starts when CMD calls exec, so tdprof itself is not "
+		"counted; threads and children of CMD are counted too unless --no-inherit is given.\n"
+		"\n"
+		"The verdict routes to the next step: CPI above 1.0 -> 'tdprof topdown'; branch MPKI above 5 -> "
+		"'tdprof branches'; L1i MPKI above 4 -> frontend advice; LLC MPKI above 1 -> memory advice. "
+		"Sources: CPI 1.0 is the design's rule and Brendan Gregg's reading of IPC < 1 as stalled "
+		"('CPU Utilization is Wrong', 2017); 5 MPKI is Intel TMA 5.2's IpMispredict threshold (fewer "
+		"than 200 instructions per mispredict); 4 L1i MPKI is TMA's ICache_Misses threshold (5% of "
+		"cycles) at ~12.5 cycles per L2-served miss and CPI 1; 1 LLC MPKI is TMA's Memory_Bound "
+		"threshold (20%) at ~200 cycles per DRAM access and CPI 1. See src/model/triage.h.\n"
+		"\n"
+		"A count the hardware cannot take prints <not supported>; one that never got a counter prints "
+		"<not counted>; neither is ever 0. Counts shared with others through multiplexing are scaled "
+		"and marked with the share of time they ran, (NN.NN%). Without a PMU (most virtual machines) "
+		"the software counts are still printed, with one line saying why hardware counters are "
+		"unavailable.\n"
+		"\n"
+		"SIGINT and SIGTERM sent to tdprof are passed on to CMD; the counts are printed when it ends. "
+		"tdprof exits with CMD's status (128+N when a signal N killed it), 127 when CMD is not found and "
+		"126 when it cannot be executed.",
+	.examples = "tdprof stat -- ./app input.txt\n"
+		    "count the defaults over one run of ./app and route to the next step\n"
+		    "tdprof stat -r 5 -e task-clock,page-faults -- ./app\n"
+		    "five runs, mean and relative spread of each count\n"
+		    "tdprof stat -I 1000 -p 4242\n"
+		    "print the counts of process 4242 every second until it exits or ^C\n"
+		    "tdprof stat -x, -o counts.csv -- ./app\n"
+		    "perf stat's CSV layout, readable by 'tdprof topdown --import'",
+	.exit_status = NULL,
+	.see_also = "tdprof-topdown(1), tdprof-branches(1), perf-stat(1)",
+};
+
+/* State of the live interval printers. */
+struct live {
+	FILE *out;
+	const char *sep;     /* CSV separator; NULL for text */
+	bool print;          /* print intervals as they come (not JSON) */
+	bool hide_llc;       /* drop unsupported LLC-loads/LLC-load-misses */
+	size_t index;
+	uint64_t last_t;
+};
+
+static bool is_llc_name(const char *name)
+{
+	return str_event_name_eq(name, "LLC-loads") || str_event_name_eq(name, "LLC-load-misses");
+}
+
+/* Copy in to out without the rows the defaults hide. */
+static int filter_counts(const struct countset *in, struct countset *out, bool hide_llc)
+{
+	out->backend = in->backend;
+	out->elapsed_ns = in->elapsed_ns;
+	for (size_t i = 0; i < in->nr; i++) {
+		const struct count *c = &in->v[i];
+		struct count *d;
+		char *name, *unit;
+
+		if (hide_llc && c->status == COUNT_NOT_SUPPORTED && is_llc_name(c->name))
+			continue;
+		d = countset_add(out, c->name, c->unit, c->value, c->group);
+		if (!d)
+			return TDP_ENOMEM;
+		name = d->name;
+		unit = d->unit;
+		*d = *c;
+		d->name = name;
+		d->unit = unit;
+	}
+	return 0;
+}
+
+/* Both LLC events of the defaults were refused by the kernel: they do not exist here. */
+static bool llc_unsupported(const struct countset *cs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cs->nr; i++)
+		if (is_llc_name(cs->v[i].name) && cs->v[i].status == COUNT_NOT_SUPPORTED)
+			n++;
+	return n == 2;
+}
+
+static void on_interval(void *arg, uint64_t t_ns, const struct countset *delta)
+{
+	struct live *L = arg;
+	struct countset cs = COUNTSET_INIT;
+	struct stat_interval iv;
+
+	if (!L->print)
+		return;
+	if (filter_counts(delta, &cs, L->hide_llc && llc_unsupported(delta))) {
+		msg_warning("out of memory printing an interval");
+		countset_release(&cs);
+		return;
+	}
+	iv.t_ns = t_ns;
+	iv.len_ns = (double)(t_ns - L->last_t);
+	iv.counts = &cs;
+	if (L->sep)
+		stat_csv_interval(L->out, &iv, L->sep);
+	else
+		stat_text_interval(L->out, &iv, L->index);
+	L->index++;
+	L->last_t = t_ns;
+	countset_release(&cs);
+}
+
+/* The workload as one shell-readable line: arguments with special characters in '...'. */
+static void join_command(struct strbuf *sb, char *const *argv)
+{
+	for (size_t i = 0; argv[i]; i++) {
+		const char *a = argv[i];
+
+		if (i)
+			strbuf_addch(sb, ' ');
+		if (*a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+./:=,@%") ==
+				  strlen(a)) {
+			strbuf_adds(sb, a);
+			continue;
+		}
+		strbuf_addch(sb, '\'');
+		for (; *a; a++)
+			if (*a == '\'')
+				strbuf_adds(sb, "'\\''");
+			else
+				strbuf_addch(sb, *a);
+		strbuf_addch(sb, '\'');
+	}
+}
+
+static bool parse_id(const char *s, const char *opt, pid_t *out)
+{
+	long v;
+
+	if (!str_to_long(s, 1, 0x7fffffff, &v)) {
+		msg_usage("stat", "%s: '%s' is not a process or thread id", opt, s);
+		return false;
+	}
+	*out = (pid_t)v;
+	return true;
+}
+
+/* Render the totals (and the stored intervals for JSON). Returns 0 or a TDP_E* code (err set). */
+static int render(FILE *out, const struct pmu_session_result *res, const struct countset *shown,
+		  const struct stat_report *base, bool json, const char *sep, bool hide_llc, struct tdp_err *err)
+{
+	struct stat_report r = *base;
+	struct triage_metrics m;
+	struct triage_verdict v;
+	struct stat_interval *ivs = NULL;
+	struct countset *ics = NULL;
+	int ret = 0;
+
+	triage_metrics_compute(shown, &m);
+	triage_route(&m, &v);
+	r.counts = shown;
+	r.metrics = &m;
+	r.verdict = &v;
+	if (sep) {
+		stat_csv_print(out, shown, r.runs, sep);
+		return 0;
+	}
+	if (!json) {
+		stat_text_print(out, &r);
+		return 0;
+	}
+	if (res->nr_intervals) {
+		ivs = tdp_calloc(res->nr_intervals, sizeof(*ivs));
+		ics = tdp_calloc(res->nr_intervals, sizeof(*ics));
+		if (!ivs || !ics) {
+			ret = tdp_err_oom(err);
+			goto out;
+		}
+		for (size_t i = 0; i < res->nr_intervals; i++) {
+			const struct countset *src = &res->intervals[i].counts;
+
+			ics[i] = (struct countset)COUNTSET_INIT;
+			if (filter_counts(src, &ics[i], hide_llc && llc_unsupported(src))) {
+				ret = tdp_err_oom(err);
+				goto out;
+			}
+			ivs[i].t_ns = res->intervals[i].t_ns;
+			ivs[i].len_ns = (double)(res->intervals[i].t_ns - (i ? res->intervals[i - 1].t_ns : 0));
+			ivs[i].counts = &ics[i];
+		}
+		r.intervals = ivs;
+		r.nr_intervals = res->nr_intervals;
+	}
+	ret = stat_json_print(out, &r, err);
+out:
+	for (size_t i = 0; ics && i < res->nr_intervals; i++)
+		countset_release(&ics[i]);
+	tdp_free(ics);
+	tdp_free(ivs);
+	return ret;
+}
+
+int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
+{
+	char *events = NULL;
+	const char *sep = NULL, *out_path = NULL, *pid_s = NULL, *tid_s = NULL, *cpu_list = NULL;
+	const char *backend = "auto";
+	long repeat = 1, interval = 0;
+	bool json = false, all_cpus = false, no_inherit = false;
+	struct opt opts[] = {
+		OPT_GROUP("what to count"),
+		OPT_LIST('e', "event", &events, "LIST", "events to count, comma-separated, '{a,b}' for a group "
+							"(repeatable; default: the triage set)"),
+		OPT_LONG('r', "repeat", &repeat, "N", "run CMD N times; print means and their relative spread",
+			 1, PMU_SESSION_MAX_RUNS),
+		OPT_LONG('I', "interval-print", &interval, "MS", "print the counts of every MS milliseconds",
+			 PMU_SESSION_MIN_INTERVAL_MS, 86400000),
+		OPT_BOOL(0, "no-inherit", &no_inherit, "do not count threads and children CMD creates"),
+		OPT_CHOICE(0, "backend", &backend, "auto|pmu|sim", "where counts come from (default auto: pmu)"),
+		OPT_GROUP("what to watch instead of CMD"),
+		OPT_STRING('p', "pid", &pid_s, "PID", "every thread of running process PID, until it exits or ^C"),
+		OPT_STRING('t', "tid", &tid_s, "TID", "running thread TID, until it exits or ^C"),
+		OPT_BOOL('a', "all-cpus", &all_cpus, "every online CPU (with CMD: while it runs)"),
+		OPT_STRING('C', "cpu", &cpu_list, "LIST", "these CPUs, e.g. 0-3,6 (with CMD: while it runs)"),
+		OPT_GROUP("output"),
+		OPT_STRING('x', "field-separator", &sep, "SEP", "perf stat's CSV layout with SEP between fields"),
+		OPT_BOOL(0, "json", &json, "one JSON document"),
+		OPT_STRING('o', "output", &out_path, "FILE", "write the results to FILE instead of stdout"),
+		OPT_END(),
+	};
+	struct pmu_event_list list = PMU_EVENT_LIST_INIT;
+	struct pmu_env env = PMU_ENV_INIT;
+	struct pmu_session_opts so = PMU_SESSION_OPTS_INIT;
+	struct pmu_session_result res = PMU_SESSION_RESULT_INIT;
+	struct countset shown = COUNTSET_INIT;
+	struct tdp_err err = TDP_ERR_INIT, hw = TDP_ERR_INIT;
+	struct strbuf cmd = STRBUF_INIT, target = STRBUF_INIT, note = STRBUF_INIT;
+	struct stat_report rep = { 0 };
+	struct live L = { 0 };
+	FILE *out = stdout;
+	bool hide_llc;
+	int i, rc = EXIT_USAGE, ret;
+
+	(void)ctx;
+	i = opts_parse(opts, &doc, argc, argv);
+	if (i < 0) {
+		rc = opts_exit(i);
+		goto out;
+	}
+	so.argv = i < argc ? argv + i : NULL;
+	if (json && sep) {
+		msg_usage("stat", "'--json' and '-x' cannot be used together");
+		goto out;
+	}
+	if (sep && !*sep) {
+		msg_usage("stat", "'-x' needs a non-empty separator");
+		goto out;
+	}
+	if (!strcmp(backend, "sim")) {
+		msg_error("the simulated backend ('--backend=sim') is not available in this build yet");
+		msg_hint("use '--backend=pmu'; without a PMU the software counts are still measured");
+		goto out;
+	}
+	if (repeat > 1 && interval) {
+		msg_usage("stat", "'-r' and '-I' cannot be used together");
+		goto out;
+	}
+	if ((pid_s && !parse_id(pid_s, "-p", &so.pid)) || (tid_s && !parse_id(tid_s, "-t", &so.tid)))
+		goto out;
+	if (!so.argv && !pid_s && !tid_s && !all_cpus && !cpu_list) {
+		msg_usage("stat", "no command to run: give it after '--', or watch one with -p, -t, -a or -C");
+		goto out;
+	}
+	if (so.argv && (pid_s || tid_s)) {
+		msg_usage("stat", "'%s' watches a running task: do not give a command too", pid_s ? "-p" : "-t");
+		goto out;
+	}
+	if (repeat > 1 && !so.argv) {
+		msg_usage("stat", "'-r' needs a command to run");
+		goto out;
+	}
+	so.system_wide = all_cpus;
+	so.cpu_list = cpu_list;
+	so.no_inherit = no_inherit;
+	so.repeat = (unsigned)repeat;
+	so.interval_ms = (unsigned)interval;
+
+	/* Names of the defaults are all perf generic names: no libpfm4 needed, keep start-up lean. */
+	env.use_libpfm = events != NULL;
+	ret = pmu_event_list_parse(&list, events ? events : default_events, &env, &err);
+	if (ret) {
+		msg_err(&err);
+		rc = exitcode_from_err(ret);
+		goto out;
+	}
+	hide_llc = events == NULL;
+	if (out_path) {
+		out = fopen(out_path, "we");
+		if (!out) {
+			out = stdout;
+			msg_error("cannot open '%s' for writing: %s", out_path, strerror(errno));
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
+
+	L.out = out;
+	L.sep = sep;
+	L.print = !json;
+	L.hide_llc = hide_llc;
+	so.on_interval = on_interval;
+	so.arg = &L;
+	so.keep_intervals = json;
+	fflush(stdout);
+	ret = pmu_session_run(&list, &so, &res, &err);
+	if (ret) {
+		msg_err(&err);
+		if (ret == TDP_EUSAGE)
+			fputs("tdprof: try 'tdprof stat --help'\n", stderr);
+		rc = exitcode_from_err(ret);
+		goto out;
+	}
+	rc = res.workload_ran ? exitcode_from_wait(res.wstatus) : EXIT_OK;
+
+	if (filter_counts(&res.counts, &shown, hide_llc && llc_unsupported(&res.counts))) {
+		msg_error("out of memory");
+		rc = EXIT_ANALYSIS;
+		goto out;
+	}
+	shown.backend = BACKEND_PMU;
+	if (so.argv)
+		join_command(&cmd, so.argv);
+	if (so.system_wide)
+		strbuf_adds(&target, "'system wide'");
+	else if (cpu_list)
+		strbuf_addf(&target, "'CPU(s) %s'", cpu_list);
+	else if (so.pid)
+		strbuf_addf(&target, "process id '%d'", (int)so.pid);
+	else if (so.tid)
+		strbuf_addf(&target, "thread id '%d'", (int)so.tid);
+	else
+		strbuf_addf(&target, "'%s'", cmd.buf);
+	if (res.nr_hw > 0 && res.nr_hw_open == 0) {
+		cpu_explain_open_error(res.hw_errno, NULL, &hw);
+		strbuf_addf(&note, "hardware counters are unavailable: %s", hw.msg);
+		rep.hw_note = note.buf;
+		rep.hw_hint = "rerun with --backend=sim for a simulated estimate";
+		if (sep) {
+			msg_note("%s", rep.hw_note);
+			msg_note("%s", rep.hw_hint);
+		}
+	}
+	rep.target = target.buf;
+	rep.command = so.argv ? cmd.buf : NULL;
+	rep.runs = res.runs ? res.runs : 1;
+	rep.elapsed_stddev_ns = res.elapsed_stddev_ns;
+	rep.user_ns = res.workload_ran && res.runs == 1 ? res.user_ns : -1;
+	rep.sys_ns = res.workload_ran && res.runs == 1 ? res.sys_ns : -1;
+	rep.workload_ran = res.workload_ran;
+	rep.exit_status = rc;
+	/* With -I, perf prints no summary in its CSV layout; tdprof's text adds one after the intervals. */
+	if (!(sep && interval)) {
+		if (interval && !json && !sep)
+			fputc('\n', out);
+		ret = render(out, &res, &shown, &rep, json, sep, hide_llc, &err);
+		if (ret) {
+			msg_err(&err);
+			rc = EXIT_ANALYSIS;
+			goto out;
+		}
+	}
+	if (res.signal && !json && !sep)
+		msg_note("counting stopped by SIG%s", sigabbrev_np(res.signal) ? sigabbrev_np(res.signal) : "?");
+out:
+	if (out != stdout) {
+		if (fclose(out) != 0 && rc == EXIT_OK) {
+			msg_error("cannot write '%s': %s", out_path, strerror(errno));
+			rc = EXIT_ANALYSIS;
+		}
+	} else if (fflush(stdout) != 0 && rc == EXIT_OK) {
+		msg_error("cannot write the results: %s", strerror(errno));
+		rc = EXIT_ANALYSIS;
+	}
+	strbuf_release(&cmd);
+	strbuf_release(&target);
+	strbuf_release(&note);
+	countset_release(&shown);
+	pmu_session_result_release(&res);
+	pmu_event_list_release(&list);
+	tdp_free(events);
+	return rc;
+}
