@@ -1,7 +1,7 @@
 /*
  * uarch.c: CPU model numbers to micro-architecture names, as data.
  *
- * Sources (read 2025; every row below was checked against them):
+ * Sources (the Linux 6.x versions of these files; every row was checked against them):
  *   - Intel: Linux arch/x86/include/asm/intel-family.h (model numbers and the
  *     platform each names) and perf's tools/perf/pmu-events/arch/x86/mapfile.csv
  *     (which event/metric tables perf uses for a model: "GenuineIntel-6-55-[01234]"
