@@ -38,17 +38,26 @@ int tdp_err_hint(struct tdp_err *err, const char *fmt, ...)
 
 void tdp_err_prefix(struct tdp_err *err, const char *fmt, ...)
 {
-	char prefix[TDP_ERR_MSG_MAX];
 	char old[TDP_ERR_MSG_MAX];
+	size_t n;
 	va_list ap;
+	int len;
 
 	if (!err || !err->code)
 		return;
-	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof(prefix), fmt, ap);
-	va_end(ap);
 	memcpy(old, err->msg, sizeof(old));
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+	va_start(ap, fmt);
+	len = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		len = 0;
+	n = (size_t)len < sizeof(err->msg) ? (size_t)len : sizeof(err->msg) - 1;
+	/* append ": <old message>", truncated to fit */
+	for (const char *p = ": "; *p && n + 1 < sizeof(err->msg); p++)
+		err->msg[n++] = *p;
+	for (const char *p = old; *p && n + 1 < sizeof(err->msg); p++)
+		err->msg[n++] = *p;
+	err->msg[n] = '\0';
 }
 
 void tdp_err_clear(struct tdp_err *err)
