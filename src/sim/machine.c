@@ -245,6 +245,17 @@ static bool is_pow2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
+/* A size as a --sim-machine value: "16M", "48K" or bytes. */
+static void size_value(uint64_t b, char *out, size_t n)
+{
+	if (b >= (1ull << 20) && !(b & ((1ull << 20) - 1)))
+		snprintf(out, n, "%lluM", (unsigned long long)(b >> 20));
+	else if (b >= 1024 && !(b & 1023))
+		snprintf(out, n, "%lluK", (unsigned long long)(b >> 10));
+	else
+		snprintf(out, n, "%llu", (unsigned long long)b);
+}
+
 static int check_cache(const struct sim_cache *c, const char *k, struct tdp_err *err)
 {
 	uint64_t way_bytes, sets, lo;
@@ -272,16 +283,18 @@ static int check_cache(const struct sim_cache *c, const char *k, struct tdp_err 
 	if (c->size % way_bytes || !is_pow2(sets)) {
 		/* valgrind's simulator indexes sets by address bits (cg-arch.c: "Cache set count
 		 * is not a power of two"): offer the two nearest sizes that work. */
+		char below[32], above[32];
+
 		lo = 1;
 		while (lo * 2 <= sets)
 			lo *= 2;
+		size_value(lo * way_bytes, below, sizeof(below));
+		size_value(lo * 2 * way_bytes, above, sizeof(above));
 		tdp_err_set(err, TDP_EUSAGE,
 			    "machine key '%s-size': %llu B with %u ways of %u B lines is not a power-of-two "
 			    "number of sets, which valgrind needs",
 			    k, (unsigned long long)c->size, c->assoc, c->line);
-		tdp_err_hint(err, "use %s-size=%lluK or %s-size=%lluK (or change %s-assoc)", k,
-				    (unsigned long long)(lo * way_bytes >> 10), k,
-				    (unsigned long long)(lo * 2 * way_bytes >> 10), k);
+		tdp_err_hint(err, "use %s-size=%s or %s-size=%s (or change %s-assoc)", k, below, k, above, k);
 		return TDP_EUSAGE;
 	}
 	return 0;

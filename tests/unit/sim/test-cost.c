@@ -1,0 +1,302 @@
+/*
+ * Unit tests of sim/cost: the cost model on a small profile whose every figure is
+ * worked out by hand below, the site ordering per bucket, and the countset.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/countset.h"
+#include "base/err.h"
+#include "sim/cost.h"
+
+/*
+ * Four lines of a.c, function f (events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim):
+ *   line 1: branches:     Ir 4000, Bc 1000, Bcm 100, Bi 10, Bim 5
+ *   line 2: code misses:  Ir 800, I1mr 30, ILmr 10
+ *   line 3: scattered:    Ir 400, Dr 100, D1mr 50, DLmr 10 (half the reads miss)
+ *   line 4: a stream:     Ir 800, Dr 1600, D1mr 100, DLmr 20 (1 in 16 misses), Dw 500, D1mw 50, DLmw 40
+ */
+static const char profile_text[] = "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim\n"
+				   "fl=a.c\n"
+				   "fn=f\n"
+				   "1 4000 0 0 0 0 0 0 0 0 1000 100 10 5\n"
+				   "2 800 30 10\n"
+				   "3 400 0 0 100 50 10\n"
+				   "4 800 0 0 1600 100 20 500 50 40\n"
+				   "summary: 6000 30 10 1700 150 30 500 50 40 1000 100 10 5\n";
+
+/* width 4, 1 µop per instruction, mispredict 10, I1 miss 10, LL hit 20, memory 100, MLP 2, streams 8 (ratio 1/8). */
+static void machine(struct sim_machine *m)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+
+	assert_int_equal(sim_machine_preset(m, "generic", &err), 0);
+	m->width = 4;
+	m->uops_per_insn = 1;
+	m->branch_penalty = 10;
+	m->i1_latency = 10;
+	m->ll_latency = 20;
+	m->mem_latency = 100;
+	m->mlp = 2;
+	m->stream_mlp = 8;
+	m->stream_ratio = 0.125;
+	assert_int_equal(sim_machine_validate(m, &err), 0);
+}
+
+static void load(struct sim_profile *p)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+
+	sim_profile_init(p);
+	assert_int_equal(sim_cachegrind_parse(p, (const uint8_t *)profile_text, strlen(profile_text), "t", &err), 0);
+}
+
+static void test_estimate(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct sim_estimate est;
+	struct sim_machine m;
+	struct sim_profile p;
+
+	(void)state;
+	machine(&m);
+	load(&p);
+	assert_int_equal(sim_estimate(&p, &m, &est, &err), 0);
+	/* retire   = 6000 instructions / 4                                  = 1500 */
+	assert_float_equal(est.cycles_by.v[SIM_RETIRING], 1500, 1e-9);
+	/* bad_spec = (100 + 5) mispredicts * 10                             = 1050 */
+	assert_float_equal(est.cycles_by.v[SIM_BAD_SPECULATION], 1050, 1e-9);
+	/* frontend = (30 - 10) * 10 + 10 * 100 = 200 + 1000                 = 1200 */
+	assert_float_equal(est.cycles_by.v[SIM_FRONTEND_BOUND], 1200, 1e-9);
+	/* backend  = line 3 (50/100 > 1/8: MLP 2): (40 * 20 + 10 * 100) / 2 =  900
+	 *          + line 4 (100/1600 <= 1/8: stream): (80 * 20 + 20 * 100) / 8 = 450;
+	 *            writes cost nothing                                     = 1350 */
+	assert_float_equal(est.cycles_by.v[SIM_BACKEND_BOUND], 1350, 1e-9);
+	/* cycles = 1500 + 1050 + 1200 + 1350 = 5100; slots = 4 * 5100 = 20400 */
+	assert_float_equal(est.cycles, 5100, 1e-9);
+	assert_float_equal(est.slots, 20400, 1e-9);
+	assert_float_equal(est.uops, 6000, 1e-9);
+	/* 1500/5100 = 29.41 %, 1050/5100 = 20.59 %, 1200/5100 = 23.53 %, remainder 26.47 % */
+	assert_float_equal(est.topdown.retiring, 100.0 * 1500 / 5100, 1e-9);
+	assert_float_equal(est.topdown.bad_speculation, 100.0 * 1050 / 5100, 1e-9);
+	assert_float_equal(est.topdown.frontend_bound, 100.0 * 1200 / 5100, 1e-9);
+	assert_float_equal(est.topdown.backend_bound, 100.0 * 1350 / 5100, 1e-9);
+	assert_float_equal(est.topdown.retiring + est.topdown.bad_speculation + est.topdown.frontend_bound +
+				   est.topdown.backend_bound,
+			   100, 1e-9);
+	assert_int_equal(est.dominant, SIM_RETIRING);
+	assert_int_equal(est.counts.v[SIM_IR], 6000);
+
+	/* No stream model: line 4 pays full latency / MLP 2 = 3600 / 2 = 1800; backend 2700. */
+	m.stream_ratio = 0;
+	assert_int_equal(sim_estimate(&p, &m, &est, &err), 0);
+	assert_float_equal(est.cycles_by.v[SIM_BACKEND_BOUND], 2700, 1e-9);
+	assert_float_equal(est.cycles, 6450, 1e-9);
+	assert_int_equal(est.dominant, SIM_BACKEND_BOUND);
+
+	/* Penalty 100: bad_spec = 105 * 100 = 10500; cycles = 1500 + 10500 + 1200 + 1350 = 14550. */
+	machine(&m);
+	m.branch_penalty = 100;
+	assert_int_equal(sim_estimate(&p, &m, &est, &err), 0);
+	assert_float_equal(est.cycles, 14550, 1e-9);
+	assert_int_equal(est.dominant, SIM_BAD_SPECULATION);
+	assert_float_equal(est.topdown.bad_speculation, 100.0 * 10500 / 14550, 1e-9);
+	sim_profile_release(&p);
+}
+
+static void test_sites(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct sim_machine m;
+	struct sim_profile p;
+	struct sim_site *s;
+	size_t nr;
+
+	(void)state;
+	machine(&m);
+	load(&p);
+	assert_int_equal(sim_sites_build(&p, &m, &s, &nr, &err), 0);
+	assert_int_equal(nr, 4);
+
+	sim_sites_sort(s, nr, SIM_BACKEND_BOUND);
+	assert_int_equal(s[0].line, 3); /* 900 cycles */
+	assert_false(s[0].stream);
+	assert_float_equal(s[0].cycles.v[SIM_BACKEND_BOUND], 900, 1e-9);
+	assert_int_equal(s[1].line, 4); /* 450 cycles */
+	assert_true(s[1].stream);
+	assert_string_equal(sim_profile_name(&p, s[1].file), "a.c");
+	assert_string_equal(sim_profile_name(&p, s[1].fn), "f");
+	assert_int_equal(s[1].execs, 0); /* cachegrind: unknown */
+
+	sim_sites_sort(s, nr, SIM_BAD_SPECULATION);
+	assert_int_equal(s[0].line, 1);
+	assert_int_equal(sim_site_branches(&s[0]), 1010);
+	assert_int_equal(sim_site_mispredicts(&s[0]), 105);
+	assert_float_equal(s[0].cycles.v[SIM_BAD_SPECULATION], 1050, 1e-9);
+
+	sim_sites_sort(s, nr, SIM_FRONTEND_BOUND);
+	assert_int_equal(s[0].line, 2);
+
+	/* Retiring: by instructions; lines 2 and 4 tie at 800 and go in line order. */
+	sim_sites_sort(s, nr, SIM_RETIRING);
+	assert_int_equal(s[0].line, 1);
+	assert_int_equal(s[1].line, 2);
+	assert_int_equal(s[2].line, 4);
+	assert_int_equal(s[3].line, 3);
+	sim_sites_free(s);
+	sim_sites_free(NULL);
+	sim_profile_release(&p);
+}
+
+static void test_sites_addresses(void **state)
+{
+	/* Per instruction (callgrind): two branches on line 7, the second mispredicts more. */
+	static const char clg[] = "positions: instr line\n"
+				  "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim\n"
+				  "ob=(1) prog\nfl=(1) b.c\nfn=(1) g\n"
+				  "0x400 7 50 0 0 50 20 0 0 0 0 0 0 0 0\n" /* the load: 20 misses */
+				  "+3 * 50 0 0 0 0 0 0 0 0 50 2\n"
+				  "+2 * 40 0 0 0 0 0 0 0 0 40 30\n"
+				  "+2 8 10\n";
+	struct tdp_err err = TDP_ERR_INIT;
+	struct sim_machine m;
+	struct sim_profile p;
+	struct sim_site *s;
+	size_t nr;
+
+	(void)state;
+	machine(&m);
+	sim_profile_init(&p);
+	assert_int_equal(sim_callgrind_parse(&p, (const uint8_t *)clg, strlen(clg), "t", &err), 0);
+	assert_int_equal(sim_sites_build(&p, &m, &s, &nr, &err), 0);
+	assert_int_equal(nr, 2);
+	sim_sites_sort(s, nr, SIM_BAD_SPECULATION);
+	assert_int_equal(s[0].line, 7);
+	assert_int_equal(s[0].branch_addr, 0x405); /* 30 mispredicts beat 2 */
+	assert_int_equal(s[0].miss_addr, 0x400);
+	assert_int_equal(s[0].execs, 50);          /* its instructions ran at most 50 times */
+	assert_int_equal(sim_site_mispredicts(&s[0]), 32);
+	assert_string_equal(sim_profile_name(&p, s[0].obj), "prog");
+	assert_int_equal(s[1].line, 8);
+	assert_int_equal(s[1].branch_addr, 0);
+	sim_sites_free(s);
+	sim_profile_release(&p);
+}
+
+static void test_countset(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct countset cs = COUNTSET_INIT;
+	struct sim_estimate est;
+	struct sim_machine m;
+	struct sim_profile p;
+	static const struct {
+		const char *name;
+		double value;
+	} want[] = {
+		{ "cycles", 5100 },
+		{ "instructions", 6000 },
+		{ "branches", 1010 },           /* Bc + Bi */
+		{ "branch-misses", 105 },       /* Bcm + Bim */
+		{ "L1-icache-load-misses", 30 },
+		{ "L1-dcache-loads", 1700 },
+		{ "L1-dcache-load-misses", 150 },
+		{ "L1-dcache-stores", 500 },
+		{ "L1-dcache-store-misses", 50 },
+		{ "LLC-loads", 150 },
+		{ "LLC-load-misses", 30 },
+		{ "LLC-stores", 50 },
+		{ "LLC-store-misses", 40 },
+	};
+	double v;
+
+	(void)state;
+	machine(&m);
+	load(&p);
+	assert_int_equal(sim_estimate(&p, &m, &est, &err), 0);
+	assert_int_equal(sim_estimate_countset(&p, &est, &cs, &err), 0);
+	assert_int_equal(cs.backend, BACKEND_SIM);
+	assert_int_equal(cs.nr, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct count *c = countset_find(&cs, want[i].name, -1);
+
+		assert_non_null(c);
+		assert_true(c->estimate);
+		assert_int_equal(c->status, COUNT_OK);
+		if (c->value != want[i].value)
+			fail_msg("%s: %g, want %g", want[i].name, c->value, want[i].value);
+	}
+	countset_release(&cs);
+	sim_profile_release(&p);
+
+	/* A profile without cache counts: those are <not supported>, never 0. */
+	sim_profile_init(&p);
+	assert_int_equal(sim_callgrind_parse(&p, (const uint8_t *)"events: Ir Bc Bcm\nfn=a\n1 10 2 1\n", 32, "t", &err),
+			 0);
+	assert_int_equal(sim_estimate(&p, &m, &est, &err), TDP_EANALYSIS);
+	cs.backend = BACKEND_PMU;
+	assert_int_equal(sim_estimate_countset(&p, NULL, &cs, &err), 0);
+	assert_int_equal(cs.backend, BACKEND_SIM);
+	assert_true(countset_get(&cs, "instructions", &v) && v == 10);
+	assert_false(countset_get(&cs, "cycles", &v));
+	assert_false(countset_get(&cs, "branches", &v)); /* Bi missing */
+	assert_false(countset_get(&cs, "L1-dcache-load-misses", &v));
+	assert_int_equal(countset_find(&cs, "LLC-load-misses", -1)->status, COUNT_NOT_SUPPORTED);
+	countset_release(&cs);
+	sim_profile_release(&p);
+
+	/* Allocation failures leave no leak. */
+	load(&p);
+	for (long n = 0;; n++) {
+		int ret;
+
+		tdp_err_clear(&err);
+		tdp_alloc_fail_after(n);
+		ret = sim_estimate(&p, &m, &est, &err);
+		if (!ret)
+			ret = sim_estimate_countset(&p, &est, &cs, &err);
+		tdp_alloc_fail_after(-1);
+		countset_release(&cs);
+		if (!ret)
+			break;
+		assert_int_equal(ret, TDP_ENOMEM);
+	}
+	sim_profile_release(&p);
+}
+
+static void test_no_instructions(void **state)
+{
+	static const char empty[] = "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim\nsummary: 0\n";
+	struct tdp_err err = TDP_ERR_INIT;
+	struct sim_estimate est;
+	struct sim_machine m;
+	struct sim_profile p;
+
+	(void)state;
+	machine(&m);
+	sim_profile_init(&p);
+	assert_int_equal(sim_cachegrind_parse(&p, (const uint8_t *)empty, strlen(empty), "t", &err), 0);
+	assert_int_equal(sim_estimate(&p, &m, &est, &err), TDP_EANALYSIS);
+	assert_string_equal(err.msg, "cannot estimate: the profile counted no instruction");
+	assert_string_equal(sim_bucket_name(SIM_FRONTEND_BOUND), "frontend_bound");
+	sim_profile_release(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_estimate),
+		cmocka_unit_test(test_sites),
+		cmocka_unit_test(test_sites_addresses),
+		cmocka_unit_test(test_countset),
+		cmocka_unit_test(test_no_instructions),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
