@@ -168,11 +168,18 @@ int pmu_sysfs_apply_terms(const struct pmu_sysfs *p, const char *terms, size_t l
 /**
  * Encode `text` (an event of the list, libpfm4 attributes and perf modifiers
  * included) with libpfm4, initialising it on first use. Returns 1 when encoded
- * (ev's attr, source, pmu, is_hardware set; trailing perf modifiers applied),
- * 0 when libpfm4 does not know the event (or detects no PMU), TDP_EUSAGE when it
- * knows the event but rejects an attribute (message names both), TDP_ENOMEM.
+ * (ev's attr, source, pmu, is_hardware set; trailing perf modifiers applied with
+ * perf's meaning), 0 when libpfm4 does not know the event or one of its umasks
+ * (or detects no PMU), TDP_EUSAGE when it rejects an attribute's value or a
+ * combination (message names the event, hint lists its attributes), TDP_ENOMEM.
  */
 int pmu_pfm_encode(const char *text, struct pmu_event *ev, struct tdp_err *err);
+
+/**
+ * When text starts with a libpfm4 event, set err's hint to its attributes and
+ * return true.
+ */
+bool pmu_pfm_hint_attributes(const char *text, struct tdp_err *err);
 
 /** Add the events of the core PMUs libpfm4 detects, and their perf names. */
 int pmu_pfm_names(struct pmu_name_sink *sink);

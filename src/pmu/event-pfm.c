@@ -137,8 +137,8 @@ static const char *pmu_of(const struct perf_event_attr *attr, int idx)
 	return "cpu";
 }
 
-/* "attributes of 'X': A, B, c=, e, ..." for the event named at the start of text */
-static void hint_attributes(const char *text, struct tdp_err *err)
+/* "attributes of 'X': A, B, c=N, e, ..." for the event named at the start of text */
+static bool hint_attributes(const char *text, struct tdp_err *err)
 {
 	char name[PMU_EVENT_NAME_MAX + 1];
 	size_t n = strcspn(text, ":.");
@@ -147,14 +147,14 @@ static void hint_attributes(const char *text, struct tdp_err *err)
 	int idx;
 
 	if (n > PMU_EVENT_NAME_MAX)
-		return;
+		return false;
 	memcpy(name, text, n);
 	name[n] = '\0';
 	idx = pfm_find_event(name);
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	if (idx < 0 || pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &info) != PFM_SUCCESS)
-		return;
+		return false;
 	strbuf_addf(&sb, "attributes of '%s': ", info.name);
 	for (int a = 0; a < info.nattrs && a < PFM_HINT_ATTRS_MAX; a++) {
 		pfm_event_attr_info_t ai;
@@ -168,6 +168,12 @@ static void hint_attributes(const char *text, struct tdp_err *err)
 	if (!strbuf_failed(&sb))
 		tdp_err_hint(err, "%s", sb.buf);
 	strbuf_release(&sb);
+	return true;
+}
+
+bool pmu_pfm_hint_attributes(const char *text, struct tdp_err *err)
+{
+	return pfm_ready() && hint_attributes(text, err);
 }
 
 /* The position of the last ':' of text when what follows is perf modifiers. */
@@ -191,16 +197,18 @@ int pmu_pfm_encode(const char *text, struct pmu_event *ev, struct tdp_err *err)
 	if (!pfm_ready())
 		return 0;
 	/*
-	 * Candidates, first match wins: the text as written (libpfm4 understands
-	 * ":u", ":k", ":c=1"); without a trailing group of perf modifiers (":pp",
-	 * ":G"), which are then applied here; and both again with perf's name of
-	 * the event replaced by libpfm4's.
+	 * Candidates, first match wins: without a trailing group of perf modifiers
+	 * (":u", ":pp", ":G"), which are then applied here with perf's meaning (the
+	 * same as for every other kind of event: libpfm4's own u/k leave exclude_hv
+	 * alone on Intel); the text as written (libpfm4's attributes ":c=1:e");
+	 * and both again with perf's name of the event replaced by libpfm4's.
 	 */
-	strbuf_add(&cand[0], text, len);
 	if (base < len)
-		strbuf_add(&cand[1], text, base);
-	if (rewrite_perf_name(text, len, &cand[2]) && base < len)
-		rewrite_perf_name(text, base, &cand[3]);
+		strbuf_add(&cand[0], text, base);
+	strbuf_add(&cand[1], text, len);
+	if (base < len)
+		rewrite_perf_name(text, base, &cand[2]);
+	rewrite_perf_name(text, len, &cand[3]);
 	for (int i = 0; i < 4; i++)
 		if (strbuf_failed(&cand[i])) {
 			ret = tdp_err_oom(err);
@@ -217,7 +225,8 @@ int pmu_pfm_encode(const char *text, struct pmu_event *ev, struct tdp_err *err)
 		if (!cand[i].len)
 			continue;
 		r = pfm_encode_str(cand[i].buf, u, &idx);
-		if (r == PFM_ERR_NOTFOUND)
+		/* an unknown umask means an unknown name ("INT_MISC.RECOVERY_CYCLS") */
+		if (r == PFM_ERR_NOTFOUND || r == PFM_ERR_ATTR)
 			continue;
 		if (r != PFM_SUCCESS) {
 			if (rejected_at < 0) {
@@ -238,7 +247,7 @@ int pmu_pfm_encode(const char *text, struct pmu_event *ev, struct tdp_err *err)
 			ret = tdp_err_oom(err);
 			goto out;
 		}
-		if ((i == 1 || i == 3) && !pmu_mods_apply(ev, text + base + 1, len - base - 1)) {
+		if ((i == 0 || i == 2) && !pmu_mods_apply(ev, text + base + 1, len - base - 1)) {
 			ret = tdp_err_set(err, TDP_EUSAGE, "event '%s': at most 3 'p' modifiers (precise_ip 0-3)", text);
 			goto out;
 		}

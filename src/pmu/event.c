@@ -347,7 +347,7 @@ static int parse_core_alias(struct parser *ps, struct pmu_event *ev, const char 
 	return 0;
 }
 
-/* The "did you mean" hint for an unknown event. */
+/* The "did you mean" hint for an unknown event text[0..len) (NUL-terminated). */
 static void suggest(struct parser *ps, const char *text, size_t len)
 {
 	struct pmu_event_desc_list known = PMU_EVENT_DESC_LIST_INIT;
@@ -374,10 +374,13 @@ static void suggest(struct parser *ps, const char *text, size_t len)
 		for (size_t i = 0; i < n; i++)
 			strbuf_addf(&hint, "%s'%s'", i == 0 ? "" : i + 1 == n ? " or " : ", ", names[idx[i]]);
 		strbuf_adds(&hint, "? ('tdprof list events' shows every name known here)");
+	} else if ((!ps->env || ps->env->use_libpfm) && pmu_pfm_hint_attributes(text, ps->err)) {
+		/* a libpfm4 event with an unknown umask: the hint lists its umasks */
+		strbuf_release(&hint);
 	} else {
 		strbuf_adds(&hint, "'tdprof list events' shows the events known here");
 	}
-	if (!strbuf_failed(&hint))
+	if (hint.len && !strbuf_failed(&hint))
 		tdp_err_hint(ps->err, "%s", hint.buf);
 	tdp_free(names);
 	pmu_event_desc_list_release(&known);
@@ -435,7 +438,7 @@ static int parse_bare_event(struct parser *ps, struct pmu_event *ev, const char 
 	}
 	ret = tdp_err_set(ps->err, TDP_ENOENT, "event '%.*s' is not known on this machine",
 			  (int)(len > QUOTE_MAX ? QUOTE_MAX : len), text);
-	suggest(ps, text, len);
+	suggest(ps, ev->name, strlen(ev->name));
 	return ret;
 }
 
