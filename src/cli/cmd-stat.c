@@ -407,8 +407,14 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 			goto out;
 		}
 	}
-	if (res.signal && !json && !sep)
-		msg_note("counting stopped by SIG%s", sigabbrev_np(res.signal) ? sigabbrev_np(res.signal) : "?");
+	if (res.signal) {
+		const char *sig = sigabbrev_np(res.signal) ? sigabbrev_np(res.signal) : "?";
+
+		if (so.argv)
+			msg_note("SIG%s was passed on to the command", sig);
+		else
+			msg_note("counting stopped by SIG%s", sig);
+	}
 out:
 	if (out != stdout) {
 		if (fclose(out) != 0 && rc == EXIT_OK) {

@@ -8,6 +8,7 @@
 #define COUNTS_LEN 18
 #define UNIT_LEN 4
 #define EVNAME_LEN 32
+#define EVNAME_LEN_BAD 25
 #define METRIC_LEN 35
 #define INTERVAL_HEADER_EVERY 25
 
@@ -59,6 +60,12 @@ static void print_count_line(FILE *f, const struct countset *cs, size_t i, doubl
 		stat_format_grouped(stat_display_value(c), stat_display_decimals(c), val, sizeof(val));
 	else
 		snprintf(val, sizeof(val), "%s", c->status == COUNT_NOT_SUPPORTED ? not_supported : not_counted);
+	if (c->status != COUNT_OK) {
+		/* perf 6.1 pads the name of a count it has no value for to 25, not 32 */
+		fprintf(f, "%*s %-*s %-*s%-*s", COUNTS_LEN, val, UNIT_LEN, c->unit, EVNAME_LEN_BAD, c->name, METRIC_LEN,
+			"");
+		return;
+	}
 	fprintf(f, "%*s %-*s %-*s", COUNTS_LEN, val, UNIT_LEN, c->unit, EVNAME_LEN, c->name);
 	triage_annotate(cs, i, elapsed_ns, &a);
 	if (a.fmt) {
@@ -69,8 +76,6 @@ static void print_count_line(FILE *f, const struct countset *cs, size_t i, doubl
 	} else {
 		fprintf(f, "%-*s", METRIC_LEN, "");
 	}
-	if (c->status != COUNT_OK)
-		return;
 	if (runs > 1 && c->stddev_pct > 0)
 		fprintf(f, "  ( +-%6.2f%% )", c->stddev_pct);
 	if (c->running_pct < 100.0)
