@@ -417,8 +417,13 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 		else
 			tdp_err_set(err, ret, "valgrind failed (exit status %d) and wrote no results%s%s", r->status,
 				    reason[0] ? ": " : "", reason);
-		tdp_err_hint(err, "run the same command under 'valgrind --tool=%s' to see its messages",
-			     o->tool == SIM_TOOL_CALLGRIND ? "callgrind" : "cachegrind");
+		if (o->no_children)
+			/* valgrind writes nothing for a process that exec()s without --trace-children. */
+			tdp_err_hint(err, "if the workload is a wrapper script that runs the program with exec, "
+				     "simulate its children too");
+		else
+			tdp_err_hint(err, "run the same command under 'valgrind --tool=%s' to see its messages",
+				     o->tool == SIM_TOOL_CALLGRIND ? "callgrind" : "cachegrind");
 	}
 out:
 	if (made_dir)
