@@ -123,7 +123,10 @@ uint64_t perfdata_writer_data_size(const struct perfdata_writer *w);
 int perfdata_writer_close(struct perfdata_writer *w, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 
-/** Abandon the file (left unfinished, see above) and free w. w may be NULL. */
+/**
+ * Abandon the file: write out the buffered records (best effort), leave the
+ * header unfinished (see above) and free w. w may be NULL.
+ */
 void perfdata_writer_free(struct perfdata_writer *w);
 
 #endif

@@ -593,6 +593,8 @@ int perfdata_writer_close(struct perfdata_writer *w, struct tdp_err *err)
 	w->fd = -1;
 out:
 	tdp_free(index.p);
+	if (ret)
+		w->failed = ret; /* the buffer may hold part of the features: do not flush it */
 	perfdata_writer_free(w);
 	return ret;
 }
@@ -601,8 +603,12 @@ void perfdata_writer_free(struct perfdata_writer *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
+	if (w->fd >= 0) {
+		/* keep what was recorded; the header still says unfinished */
+		if (!w->failed)
+			(void)flush(w, NULL);
 		close(w->fd);
+	}
 	for (size_t i = 0; i < w->nr_attrs; i++) {
 		tdp_free(w->attrs[i].attr);
 		tdp_free(w->attrs[i].ids);
