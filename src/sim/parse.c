@@ -64,6 +64,7 @@ struct parser {
 	bool has_summary;
 	struct sim_cost totals_line;
 	bool has_totals;
+	bool by_callgrind;          /* `creator: callgrind-...`: valgrind ends the file with totals: */
 
 	struct idmap ids[NR_ID_SPACES];
 };
@@ -96,8 +97,8 @@ __attribute__((format(printf, 3, 4))) static int fail(struct parser *ps, int cod
 	else
 		tdp_err_set(ps->err, code, "'%s': %s", ps->name, msg);
 	if (code == TDP_EFORMAT)
-		tdp_err_hint(ps->err, "is this a complete %s output file of valgrind's --tool=%s?",
-			     ps->fmt == SIM_FORMAT_CALLGRIND ? "callgrind" : "cachegrind",
+		tdp_err_hint(ps->err, "the file is damaged or not valgrind's; record it again with "
+			     "'valgrind --tool=%s --cache-sim=yes --branch-sim=yes PROGRAM'",
 			     ps->fmt == SIM_FORMAT_CALLGRIND ? "callgrind" : "cachegrind");
 	return code;
 }
@@ -609,26 +610,21 @@ static int parse_header(struct parser *ps, struct span key, struct span v)
 			return fail(ps, TDP_EFORMAT, "callgrind line 'positions:' in a cachegrind file");
 		return parse_positions(ps, v);
 	}
-	if (key_is(key, "summary")) {
-		struct sim_cost c;
+	if (key_is(key, "summary") || key_is(key, "totals")) {
+		bool is_summary = key.s[0] == 's';
+		struct sim_cost c, *to = is_summary ? &ps->summary : &ps->totals_line;
+		bool *seen = is_summary ? &ps->has_summary : &ps->has_totals;
+		const char *what = is_summary ? "summary:" : "totals:";
 
-		if ((ret = parse_cost_list(ps, v, &c, "summary:")))
+		if ((ret = parse_cost_list(ps, v, &c, what)))
 			return ret;
-		if (ps->has_summary)
-			return fail(ps, TDP_EFORMAT, "a second 'summary:' line");
-		ps->summary = c;
-		ps->has_summary = true;
-		return 0;
-	}
-	if (key_is(key, "totals")) {
-		struct sim_cost c;
-
-		if ((ret = parse_cost_list(ps, v, &c, "totals:")))
-			return ret;
-		if (ps->has_totals)
-			return fail(ps, TDP_EFORMAT, "a second 'totals:' line");
-		ps->totals_line = c;
-		ps->has_totals = true;
+		/* A cachegrind file has one; callgrind writes one per part, and parts add up. */
+		if (*seen && ps->fmt == SIM_FORMAT_CACHEGRIND)
+			return fail(ps, TDP_EFORMAT, "a second '%s' line", what);
+		for (size_t i = 0; i < SIM_NR_EVENTS; i++)
+			if (!chk_add_u64(to->v[i], c.v[i], &to->v[i]))
+				return fail(ps, TDP_EFORMAT, "the '%s' lines overflow 64 bits", what);
+		*seen = true;
 		return 0;
 	}
 	if (key_is(key, "desc")) {
@@ -650,7 +646,13 @@ static int parse_header(struct parser *ps, struct span key, struct span v)
 				    tok(b, v.s, v.n));
 		return 0;
 	}
-	/* creator:, pid:, part:, thread:, event: and unknown keys carry nothing we use. */
+	if (key_is(key, "creator")) {
+		struct span rest;
+
+		ps->by_callgrind = starts(trim(v), "callgrind", &rest);
+		return 0;
+	}
+	/* pid:, part:, thread:, event: and unknown keys carry nothing we use. */
 	return 0;
 }
 
@@ -715,8 +717,11 @@ static int finish(struct parser *ps)
 			return fail(ps, TDP_EFORMAT, "no 'summary:' line (truncated file?)");
 		if ((ret = check_sum(ps, &ps->summary, "summary:")))
 			return ret;
-	} else if (ps->has_totals && (ret = check_sum(ps, &ps->totals_line, "totals:"))) {
-		return ret;
+	} else if (ps->has_totals) {
+		if ((ret = check_sum(ps, &ps->totals_line, "totals:")))
+			return ret;
+	} else if (ps->by_callgrind) {
+		return fail(ps, TDP_EFORMAT, "no 'totals:' line (truncated file?)");
 	}
 	if (ps->has_summary)
 		s = &ps->summary;
