@@ -153,7 +153,6 @@ static const struct model_node_def skl_nodes[] = {
 
 /* Sandy Bridge to Broadwell: the same level 1; heavy operations are the microcode sequencer's. */
 static const struct model_event hsw_events[] = {
-	{ .name = "INST_RETIRED.ANY", .aliases = { "instructions", "inst_retired.any_p" }, INTEL_FIXED(0) },
 	{ .name = "CPU_CLK_UNHALTED.THREAD",
 	  .aliases = { "cycles", "cpu-cycles", "cpu_clk_unhalted.thread_p", "cpu_clk_unhalted.core" },
 	  INTEL_FIXED(1), .clock = true },
