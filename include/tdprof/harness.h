@@ -6,7 +6,9 @@
  * time, and repeats. Each repetition measures N and 2N iterations and keeps the
  * difference divided by N, which cancels every cost paid once per measurement
  * (reading the clock and the counters, the call into the kernel, the first cold
- * iteration): see docs/harness.md. Across repetitions it reports the minimum,
+ * iteration): see docs/harness.md. A repetition during which the thread was
+ * preempted or migrated is measured again; when most are, N is made smaller so
+ * that measurements fit between preemptions. Across repetitions it reports the minimum,
  * median, median absolute deviation (MAD) and relative spread (MAD / median) of the
  * time, cycles, instructions and branch misses per iteration, IPC, and top-down
  * level 1 where the PMU can count it; when the spread is high it says which
@@ -129,7 +131,7 @@ struct tdp_harness_kernel {
 	void (*run)(void *arg, uint64_t n);   /* run n iterations (n may be 0) */
 	void (*call)(void *arg);              /* run one iteration (used when run is NULL) */
 	int (*setup)(void *arg);              /* optional, once before measuring; non-zero fails */
-	void (*teardown)(void *arg);          /* optional, once after measuring (also after a failure) */
+	void (*teardown)(void *arg);          /* optional, after measuring, when setup succeeded */
 	void *arg;                            /* borrowed; passed to every function above */
 };
 
@@ -177,9 +179,11 @@ struct tdp_harness_result {
 	bool has_topdown;                /* the four fields below are valid */
 	double retiring, bad_speculation, frontend_bound, backend_bound; /* % of slots */
 	double smt_contention;           /* AMD Zen 4+ extra level-1 node (%); NAN elsewhere */
-	uint64_t context_switches;       /* during the measured repetitions, all of them */
+	uint64_t context_switches;       /* during the repetitions (every attempt) */
 	uint64_t migrations;             /* idem */
 	uint64_t page_faults;            /* idem */
+	unsigned remeasured;             /* repetitions measured again: preempted or migrated */
+	unsigned disturbed;              /* repetitions kept although preempted (retries spent) */
 	double steal_ms;                 /* hypervisor steal time on the CPU; NAN when unknown */
 	unsigned warnings;               /* enum tdp_harness_warning bits */
 	char note[TDP_HARNESS_TEXT_MAX];     /* how it was measured, why counters are absent */
@@ -246,9 +250,10 @@ size_t tdp_harness_format_text(const struct tdp_harness_result *r, char *buf, si
 
 /**
  * Write r as one JSON object (keys: kernel, method, clock, cpu, iterations,
- * repetitions, median_ns_per_iteration, min_ns_per_iteration, mad_ns_per_iteration,
- * spread_pct, fixed_cost_ns, counters (null without a PMU), level1 (null when not
- * counted), context_switches, migrations, page_faults, steal_ms, notes, warnings),
+ * repetitions, median_ns_per_iteration, min_ns_per_iteration, max_ns_per_iteration,
+ * mad_ns_per_iteration, spread_pct, fixed_cost_ns, seconds, counters (null without a
+ * PMU), level1 (null when not counted), context_switches, migrations, page_faults,
+ * remeasured, disturbed_repetitions, steal_ms, notes, warnings),
  * like snprintf. Returns the length the full text needs, as tdp_harness_format_text().
  */
 size_t tdp_harness_format_json(const struct tdp_harness_result *r, char *buf, size_t size);

@@ -51,14 +51,17 @@ void harness_diagnose(const struct harness_evidence *ev, unsigned *warnings, cha
 		sep = "; ";
 	}
 	if (w & TDP_HARNESS_WARN_CSWITCH) {
+		harness_appendf(text, size, "%s%llu context switches (%llu preemptions", sep,
+				(unsigned long long)ev->sw.cswitch, (unsigned long long)ev->sw.involuntary);
+		if (ev->disturbed)
+			harness_appendf(text, size, ", %u repetitions kept although preempted", ev->disturbed);
 		if (ev->cpu >= 0)
 			harness_appendf(text, size,
-					"%s%llu context switches: other work shared CPU %d (pick an idle CPU, or stop "
-					"the other work)",
-					sep, (unsigned long long)ev->sw.cswitch, ev->cpu);
+					"): other work shared CPU %d (pick an idle CPU with a CPU number, or stop the "
+					"other work)",
+					ev->cpu);
 		else
-			harness_appendf(text, size, "%s%llu context switches: other work shared the CPU", sep,
-					(unsigned long long)ev->sw.cswitch);
+			harness_appendf(text, size, "): other work shared the CPU");
 		sep = "; ";
 	}
 	if (w & TDP_HARNESS_WARN_STEAL) {

@@ -96,7 +96,11 @@ size_t tdp_harness_format_text(const struct tdp_harness_result *r, char *buf, si
 	     (unsigned long long)r->iterations);
 	out_time(&o, r->fixed_cost_ns);
 	outf(&o, " per measurement (removed)\n");
-	outf(&o, "  method         %s (clock %s)", tdp_harness_method_name(r->method), tdp_harness_clock_name(r->clock));
+	if (r->remeasured)
+		outf(&o, "  preempted      %u repetitions measured again, %u kept although preempted\n", r->remeasured,
+		     r->disturbed);
+	outf(&o, "  method         %s, time from %s", tdp_harness_method_name(r->method),
+	     tdp_harness_clock_name(r->clock));
 	if (r->cpu >= 0)
 		outf(&o, " on CPU %d\n", r->cpu);
 	else
@@ -238,9 +242,10 @@ size_t tdp_harness_format_json(const struct tdp_harness_result *r, char *buf, si
 	} else {
 		outf(&o, "null");
 	}
-	outf(&o, ", \"context_switches\": %llu, \"migrations\": %llu, \"page_faults\": %llu, \"steal_ms\": ",
+	outf(&o, ", \"context_switches\": %llu, \"migrations\": %llu, \"page_faults\": %llu, \"remeasured\": %u, "
+	     "\"disturbed_repetitions\": %u, \"steal_ms\": ",
 	     (unsigned long long)r->context_switches, (unsigned long long)r->migrations,
-	     (unsigned long long)r->page_faults);
+	     (unsigned long long)r->page_faults, r->remeasured, r->disturbed);
 	json_num(&o, r->steal_ms);
 	outf(&o, ", \"notes\": [");
 	if (r->note[0])

@@ -14,7 +14,8 @@
  *   topdown.c   which level-1 events this CPU has, and the level-1 formulas
  *   diagnose.c  the high-spread warning and its likely cause
  *   format.c    a result as text or JSON
- *   harness.c   open/run/close: warm-up, choice of N, the N/2N repetitions
+ *   measure.c   warm-up, choice of N, the N/2N repetitions, the top-down pass
+ *   harness.c   open/run/close, the configuration, the result
  */
 #ifndef TDPROF_HARNESS_HARNESS_INTERNAL_H
 #define TDPROF_HARNESS_HARNESS_INTERNAL_H
@@ -169,9 +170,10 @@ double harness_scale(double delta, uint64_t enabled, uint64_t running);
 /* ---- swcount.c ---- */
 
 struct harness_swcount {
-	uint64_t cswitch;    /* context switches (voluntary and involuntary) */
-	uint64_t migrations; /* CPU migrations */
-	uint64_t faults;     /* page faults (minor and major) */
+	uint64_t cswitch;     /* context switches (voluntary and involuntary) */
+	uint64_t involuntary; /* of which preemptions (getrusage ru_nivcsw) */
+	uint64_t migrations;  /* CPU migrations */
+	uint64_t faults;      /* page faults (minor and major) */
 };
 
 struct harness_sw {
@@ -179,6 +181,8 @@ struct harness_sw {
 	int last_cpu;               /* getrusage path: CPU seen at the last read */
 	uint64_t migrations;        /* getrusage path: changes of CPU seen so far */
 };
+
+typedef void harness_sw_fn(void *arg, struct harness_swcount *out);
 
 /** Open the software counters (perf, else getrusage). Never fails. */
 void harness_sw_open(struct harness_sw *s);
@@ -262,6 +266,7 @@ struct harness_evidence {
 	double ghz_min, ghz_max;    /* per-repetition cycles/ns; NAN without cycles */
 	uint64_t khz_min, khz_max;  /* cpufreq samples; 0 when unknown */
 	bool multiplexed;
+	unsigned disturbed;         /* repetitions kept although preempted or migrated */
 };
 
 /**
@@ -279,6 +284,58 @@ void harness_appendf(char *buf, size_t size, const char *fmt, ...) __attribute__
 /** Read a small text file into buf (trailing newline removed); -1 when unreadable. */
 long harness_read_file(const char *path, char *buf, size_t size);
 
+/* ---- measure.c ---- */
+
+/* One measurement: clock ticks and scaled counter deltas. */
+struct harness_sample {
+	uint64_t ticks;
+	double count[HARNESS_MAX_EVENTS];
+	bool counted;     /* the group ran (time_running advanced) */
+	bool multiplexed; /* it ran only part of the time: counts are scaled */
+};
+
+/* The state of one tdp_harness_run(). */
+struct harness_run {
+	const struct tdp_harness_kernel *k;
+	uint64_t n;          /* N */
+	uint64_t n_chosen;   /* N before any shrinking */
+	uint64_t n_floor;    /* smallest N to shrink to (0: never shrink) */
+	double est_ns;       /* ns per iteration seen in the warm-up */
+	double *ns;          /* [repetitions] ns per iteration */
+	double *cnt[HARNESS_MAX_EVENTS]; /* [repetitions] count per iteration of each hw event */
+	double *ghz;         /* [repetitions] cycles per ns */
+	double *scratch;     /* [repetitions] */
+	void *block;         /* the one allocation behind the arrays */
+	size_t counted;      /* repetitions with counter values */
+	unsigned remeasured; /* repetitions measured again after a preemption or migration */
+	unsigned disturbed;  /* repetitions kept although preempted (retries spent) */
+	unsigned shrinks;    /* times N was divided by HARNESS_SHRINK */
+	struct harness_evidence ev;
+};
+
+/** Allocate the arrays of run for `reps` repetitions. Returns 0 or -ENOMEM. */
+int harness_run_alloc(struct harness_run *run, unsigned reps);
+void harness_run_free(struct harness_run *run);
+
+/** One measurement of n iterations of run->k, reading group g around it. Returns 0 or -errno (h->err set). */
+int harness_measure(struct tdp_harness *h, struct harness_group *g, const struct tdp_harness_kernel *k, uint64_t n,
+		    struct harness_sample *s);
+
+/** Warm up and choose N (run->n, n_chosen, n_floor, est_ns). Returns 0 or -errno. */
+int harness_warmup(struct tdp_harness *h, struct harness_run *run);
+
+/** The median cost of an empty measurement, in ns. Returns 0 or -errno. */
+int harness_fixed_cost(struct tdp_harness *h, struct harness_run *run, double *out);
+
+/**
+ * The repetitions of N and 2N: fills run->ns, cnt, ghz, counted, the evidence,
+ * and may shrink run->n when preemptions keep spoiling repetitions.
+ */
+int harness_repetitions(struct tdp_harness *h, struct harness_run *run);
+
+/** The top-down pass; *ok tells whether *l1 was computed. Returns 0 or -errno. */
+int harness_topdown_pass(struct tdp_harness *h, struct harness_run *run, struct harness_level1 *l1, bool *ok);
+
 /* ---- harness.c ---- */
 
 struct tdp_harness {
@@ -291,14 +348,24 @@ struct tdp_harness {
 	struct harness_topdown td;     /* the level-1 events, when the CPU has them */
 	struct harness_group tdg;      /* their group (nr 0: none) */
 	struct harness_sw sw;
+	harness_sw_fn *fake_sw;        /* test hook: replaces harness_sw_read() when set */
+	void *fake_sw_arg;
 	char note[TDP_HARNESS_TEXT_MAX];
 	char err[HARNESS_ERR_MAX];
 };
 
 /**
  * Test hook: replace the clock with fn (ticks are ns). Pass NULL to restore the
- * real clock. Used by the unit tests to feed known durations.
+ * real clock. Used by the unit tests to feed known durations. A fake clock also
+ * fakes the software counters as "never preempted" (until harness_set_fake_sw()),
+ * so that the real scheduler cannot make a synthetic run remeasure.
  */
 void harness_set_fake_clock(struct tdp_harness *h, harness_clock_fn *fn, void *arg);
+
+/** Test hook: read the software counters with fn instead (NULL: the real ones). */
+void harness_set_fake_sw(struct tdp_harness *h, harness_sw_fn *fn, void *arg);
+
+/** The software counters, real or faked. */
+void harness_sw_now(struct tdp_harness *h, struct harness_swcount *out);
 
 #endif

@@ -1,19 +1,9 @@
 /*
  * harness.c: open, run and close a harness (see include/tdprof/harness.h).
  *
- * A run is: setup; warm-up, which doubles the batch size until one batch lasts
- * a sixteenth of the target time and keeps running until warmup_seconds have
- * passed (so caches, predictors and the core clock have settled); N chosen from
- * the last, warmest batch so one measurement lasts the target time; the fixed
- * cost of an empty measurement; the repetitions, each measuring N and 2N
- * iterations (alternating which goes first, so a slow drift biases neither);
- * the top-down pass when the CPU has one; statistics and diagnosis; teardown.
- *
- * Why N and 2N: a measurement of n iterations costs t(n) = c + n * k, where c
- * is everything paid once (the clock and counter reads, the call into the
- * kernel, its cold first iteration) and k is the cost of one iteration. Then
- * t(2N) - t(N) = N * k exactly, whatever c is, so (t(2N) - t(N)) / N is k with
- * the harness's own cost removed. The same holds for every counter.
+ * A run is: setup; warm-up and the choice of N; the fixed cost of an empty
+ * measurement; the repetitions of N and 2N; the top-down pass when the CPU has
+ * one (all in measure.c); statistics and diagnosis; teardown.
  */
 #include "harness-internal.h"
 #include "arch.h"
@@ -31,17 +21,6 @@
 #define DEFAULT_SPREAD_WARNING 0.01
 #define MAX_TARGET_SECONDS 60.0
 #define MAX_WARMUP_SECONDS 600.0
-/* Warm-up batches grow until one lasts target / RAMP_DIVISOR. */
-#define RAMP_DIVISOR 16
-
-/* One measurement: clock ticks and scaled counter deltas. */
-struct sample {
-	uint64_t ticks;
-	double count[HARNESS_MAX_EVENTS];
-	bool counted;     /* the group ran (time_running advanced) */
-	bool multiplexed; /* it ran only part of the time: counts are scaled */
-};
-
 void tdp_harness_config_init(struct tdp_harness_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -290,224 +269,33 @@ enum tdp_harness_method tdp_harness_method(const struct tdp_harness *h)
 	return h->method;
 }
 
+static void never_preempted(void *arg, struct harness_swcount *out)
+{
+	(void)arg;
+	memset(out, 0, sizeof(*out));
+}
+
 void harness_set_fake_clock(struct tdp_harness *h, harness_clock_fn *fn, void *arg)
 {
 	h->clock.fake = fn;
 	h->clock.fake_arg = arg;
 	if (fn)
 		h->clock.ns_per_tick = 1.0;
+	harness_set_fake_sw(h, fn ? never_preempted : NULL, NULL);
 }
 
-/* The loop for kernels given as one call per iteration; not inlined, so it is the same for every kernel. */
-__attribute__((noinline)) static void call_loop(void (*call)(void *), void *arg, uint64_t n)
+void harness_set_fake_sw(struct tdp_harness *h, harness_sw_fn *fn, void *arg)
 {
-	for (uint64_t i = 0; i < n; i++)
-		call(arg);
+	h->fake_sw = fn;
+	h->fake_sw_arg = arg;
 }
 
-static int measure(struct tdp_harness *h, struct harness_group *g, const struct tdp_harness_kernel *k,
-		   uint64_t n, struct sample *s)
+void harness_sw_now(struct tdp_harness *h, struct harness_swcount *out)
 {
-	struct harness_reading a, b;
-	uint64_t t0, t1;
-	int rc = 0;
-
-	if (g->nr && (rc = harness_group_read(g, &a)) != 0)
-		goto out;
-	t0 = harness_clock_now(&h->clock);
-	if (k->run)
-		k->run(k->arg, n);
+	if (h->fake_sw)
+		h->fake_sw(h->fake_sw_arg, out);
 	else
-		call_loop(k->call, k->arg, n);
-	t1 = harness_clock_now(&h->clock);
-	if (g->nr && (rc = harness_group_read(g, &b)) != 0)
-		goto out;
-	s->ticks = t1 - t0;
-	s->counted = false;
-	s->multiplexed = false;
-	if (g->nr) {
-		uint64_t en = b.enabled - a.enabled, run = b.running - a.running;
-
-		s->counted = run > 0;
-		s->multiplexed = run < en;
-		for (size_t i = 0; i < g->nr; i++)
-			s->count[i] = harness_scale((double)(b.count[i] - a.count[i]), en, run);
-	}
-out:
-	if (rc)
-		snprintf(h->err, sizeof(h->err), "reading the counters failed: %s", strerror(-rc));
-	return rc;
-}
-
-static double ticks_ns(const struct tdp_harness *h, double ticks)
-{
-	return ticks * h->clock.ns_per_tick;
-}
-
-/* Warm up and choose N (see the top of this file). */
-static int choose_iterations(struct tdp_harness *h, const struct tdp_harness_kernel *k, uint64_t *n_out)
-{
-	double target = h->cfg.target_seconds * 1e9, warm = h->cfg.warmup_seconds * 1e9, elapsed = 0, ns = 0;
-	uint64_t n = 1;
-	struct sample s;
-	int rc = 0;
-
-	if (h->cfg.iterations && warm <= 0) {
-		*n_out = h->cfg.iterations;
-		goto out;
-	}
-	for (;;) {
-		rc = measure(h, &h->hw, k, n, &s);
-		if (rc)
-			goto out;
-		ns = ticks_ns(h, (double)s.ticks);
-		elapsed += ns;
-		if (ns < target / RAMP_DIVISOR && n < HARNESS_MAX_ITERATIONS / 2) {
-			n *= 2;
-			continue;
-		}
-		if (elapsed >= warm)
-			break;
-	}
-	if (h->cfg.iterations) {
-		*n_out = h->cfg.iterations;
-	} else {
-		double want = ns > 0 ? (double)n * target / ns : (double)n;
-
-		*n_out = want < 1 ? 1 : want > (double)HARNESS_MAX_ITERATIONS ? HARNESS_MAX_ITERATIONS : (uint64_t)want;
-	}
-out:
-	return rc;
-}
-
-static int fixed_cost(struct tdp_harness *h, const struct tdp_harness_kernel *k, double *out)
-{
-	double x[HARNESS_FIXED_COST_SAMPLES];
-	struct sample s;
-	int rc = 0;
-
-	for (size_t i = 0; i < HARNESS_FIXED_COST_SAMPLES; i++) {
-		rc = measure(h, &h->hw, k, 0, &s);
-		if (rc)
-			goto out;
-		x[i] = ticks_ns(h, (double)s.ticks);
-	}
-	*out = harness_median_inplace(x, HARNESS_FIXED_COST_SAMPLES);
-out:
-	return rc;
-}
-
-/* Per-run working arrays, one allocation. */
-struct work {
-	double *ns;                                /* [reps] ns per iteration */
-	double *cnt[HARNESS_MAX_EVENTS];           /* [reps] count per iteration, per hw event */
-	double *ghz;                               /* [reps] cycles per ns */
-	double *scratch;                           /* [reps] */
-	void *block;
-};
-
-static int work_alloc(struct work *w, size_t reps)
-{
-	size_t arrays = 3 + HARNESS_MAX_EVENTS;
-	double *p = calloc(arrays * reps, sizeof(double));
-
-	memset(w, 0, sizeof(*w));
-	if (!p)
-		return -ENOMEM;
-	w->block = p;
-	w->ns = p;
-	w->ghz = p + reps;
-	w->scratch = p + 2 * reps;
-	for (size_t i = 0; i < HARNESS_MAX_EVENTS; i++)
-		w->cnt[i] = p + (3 + i) * reps;
-	return 0;
-}
-
-/* Measure N and 2N (in alternating order); a is the N sample, b the 2N one. */
-static int measure_pair(struct tdp_harness *h, struct harness_group *g, const struct tdp_harness_kernel *k,
-			uint64_t n, unsigned r, struct sample *a, struct sample *b)
-{
-	int rc;
-
-	if (r % 2 == 0) {
-		rc = measure(h, g, k, n, a);
-		if (!rc)
-			rc = measure(h, g, k, 2 * n, b);
-	} else {
-		rc = measure(h, g, k, 2 * n, b);
-		if (!rc)
-			rc = measure(h, g, k, n, a);
-	}
-	return rc;
-}
-
-static int repetitions(struct tdp_harness *h, const struct tdp_harness_kernel *k, uint64_t n, struct work *w,
-		       size_t *counted, struct harness_evidence *ev)
-{
-	unsigned reps = h->cfg.repetitions;
-	struct harness_swcount s0, s1;
-	struct sample a, b;
-	int rc = 0;
-
-	*counted = 0;
-	ev->khz_min = 0;
-	ev->khz_max = 0;
-	for (unsigned r = 0; r < reps; r++) {
-		uint64_t khz = harness_cpufreq_khz(h->pin.cpu);
-
-		if (khz && (!ev->khz_min || khz < ev->khz_min))
-			ev->khz_min = khz;
-		if (khz > ev->khz_max)
-			ev->khz_max = khz;
-		harness_sw_read(&h->sw, &s0);
-		rc = measure_pair(h, &h->hw, k, n, r, &a, &b);
-		if (rc)
-			goto out;
-		harness_sw_read(&h->sw, &s1);
-		ev->sw.cswitch += s1.cswitch - s0.cswitch;
-		ev->sw.migrations += s1.migrations - s0.migrations;
-		ev->sw.faults += s1.faults - s0.faults;
-		w->ns[r] = ticks_ns(h, (double)b.ticks - (double)a.ticks) / (double)n;
-		if (h->hw.nr && a.counted && b.counted) {
-			size_t c = *counted;
-
-			for (size_t i = 0; i < h->hw.nr; i++)
-				w->cnt[i][c] = (b.count[i] - a.count[i]) / (double)n;
-			w->ghz[c] = (a.count[0] + b.count[0]) / ticks_ns(h, (double)(a.ticks + b.ticks));
-			ev->multiplexed |= a.multiplexed || b.multiplexed;
-			*counted = c + 1;
-		}
-	}
-out:
-	return rc;
-}
-
-static int topdown_pass(struct tdp_harness *h, const struct tdp_harness_kernel *k, uint64_t n,
-			struct tdp_harness_result *out)
-{
-	unsigned reps = h->cfg.repetitions / 3 < 3 ? 3 : h->cfg.repetitions / 3;
-	double sum[HARNESS_MAX_EVENTS] = { 0 };
-	struct harness_level1 l1;
-	struct sample a, b;
-	int rc;
-
-	rc = harness_group_enable(&h->tdg, true);
-	for (unsigned r = 0; !rc && r < reps; r++) {
-		rc = measure_pair(h, &h->tdg, k, n, r, &a, &b);
-		if (!rc && a.counted && b.counted)
-			for (size_t i = 0; i < h->tdg.nr; i++)
-				sum[i] += b.count[i] - a.count[i];
-	}
-	harness_group_enable(&h->tdg, false);
-	if (!rc && !harness_topdown_level1(&h->td, sum, h->tdg.nr, &l1)) {
-		out->has_topdown = true;
-		out->retiring = l1.retiring;
-		out->bad_speculation = l1.bad_speculation;
-		out->frontend_bound = l1.frontend_bound;
-		out->backend_bound = l1.backend_bound;
-		out->smt_contention = l1.smt_contention;
-	}
-	return rc;
+		harness_sw_read(&h->sw, out);
 }
 
 static void result_init(struct tdp_harness_result *out, const struct tdp_harness *h,
@@ -534,48 +322,71 @@ static void result_init(struct tdp_harness_result *out, const struct tdp_harness
 	snprintf(out->note, sizeof(out->note), "%s", h->note);
 }
 
-static void fill_counters(struct tdp_harness *h, struct work *w, size_t counted, struct tdp_harness_result *out,
-			  struct harness_evidence *ev)
+static void fill_counters(struct tdp_harness *h, struct harness_run *run, struct tdp_harness_result *out)
 {
-	ev->ghz_min = ev->ghz_max = NAN;
+	struct tdp_harness_stat g;
+
+	run->ev.ghz_min = run->ev.ghz_max = NAN;
 	if (!h->hw.nr)
 		return;
-	if (!counted) {
+	if (!run->counted) {
 		harness_appendf(out->note, sizeof(out->note), "; the counters did not run during the measurements");
 		return;
 	}
 	for (size_t i = 0; i < h->hw.nr; i++) {
 		int role = h->hw_role[i];
 
-		harness_stats(w->cnt[i], counted, w->scratch, &out->counter[role]);
+		harness_stats(run->cnt[i], run->counted, run->scratch, &out->counter[role]);
 		out->has_counter[role] = true;
 	}
 	if (out->has_counter[TDP_HARNESS_CYCLES] && out->has_counter[TDP_HARNESS_INSTRUCTIONS] &&
 	    out->counter[TDP_HARNESS_CYCLES].median > 0)
 		out->ipc = out->counter[TDP_HARNESS_INSTRUCTIONS].median / out->counter[TDP_HARNESS_CYCLES].median;
-	{
-		struct tdp_harness_stat g;
+	harness_stats(run->ghz, run->counted, run->scratch, &g);
+	out->ghz = g.median;
+	run->ev.ghz_min = g.min;
+	run->ev.ghz_max = g.max;
+}
 
-		harness_stats(w->ghz, counted, w->scratch, &g);
-		out->ghz = g.median;
-		ev->ghz_min = g.min;
-		ev->ghz_max = g.max;
-	}
+static void fill_result(struct tdp_harness *h, struct harness_run *run, struct tdp_harness_result *out)
+{
+	out->iterations = run->n;
+	out->remeasured = run->remeasured;
+	out->disturbed = run->disturbed;
+	harness_stats(run->ns, h->cfg.repetitions, run->scratch, &out->ns);
+	fill_counters(h, run, out);
+	if (run->shrinks)
+		harness_appendf(out->note, sizeof(out->note),
+				"; N reduced from %llu to %llu: preemptions spoilt most repetitions (a shared CPU)",
+				(unsigned long long)run->n_chosen, (unsigned long long)run->n);
+	if (h->hw.rdpmc && h->hw.rdpmc_fallbacks)
+		harness_appendf(out->note, sizeof(out->note), "; %llu counter reads fell back to read()",
+				(unsigned long long)h->hw.rdpmc_fallbacks);
+	out->context_switches = run->ev.sw.cswitch;
+	out->migrations = run->ev.sw.migrations;
+	out->page_faults = run->ev.sw.faults;
+	out->steal_ms = run->ev.steal_ms;
+	run->ev.spread = out->ns.spread;
+	run->ev.threshold = h->cfg.spread_warning;
+	run->ev.cpu = h->pin.cpu;
+	run->ev.disturbed = run->disturbed;
+	harness_diagnose(&run->ev, &out->warnings, out->warning, sizeof(out->warning));
 }
 
 int tdp_harness_run(struct tdp_harness *h, const struct tdp_harness_kernel *k, struct tdp_harness_result *out)
 {
-	struct harness_evidence ev;
-	uint64_t start = harness_clock_raw_ns(), n = 0;
+	uint64_t start = harness_clock_raw_ns();
+	struct harness_run run;
+	struct harness_level1 l1;
+	bool set_up = false, l1_ok = false;
 	double steal0;
-	bool set_up = false;
-	size_t counted = 0;
-	struct work w = { 0 };
 	int rc = 0, cpu;
 
 	h->err[0] = '\0';
+	memset(&run, 0, sizeof(run));
+	run.k = k;
+	run.ev.steal_ms = NAN;
 	result_init(out, h, k);
-	memset(&ev, 0, sizeof(ev));
 	if (!k || (!k->run && !k->call)) {
 		snprintf(h->err, sizeof(h->err), "the kernel has neither a run nor a call function");
 		rc = -EINVAL;
@@ -590,13 +401,13 @@ int tdp_harness_run(struct tdp_harness *h, const struct tdp_harness_kernel *k, s
 	set_up = true;
 	cpu = sched_getcpu();
 	if (h->pin.cpu >= 0 && cpu != h->pin.cpu) {
-		snprintf(h->err, sizeof(h->err), "the thread runs on CPU %d, not on CPU %d where it was pinned "
-			 "(was its affinity changed?)", cpu, h->pin.cpu);
+		snprintf(h->err, sizeof(h->err),
+			 "the thread runs on CPU %d, not on CPU %d where it was pinned (was its affinity changed?)", cpu,
+			 h->pin.cpu);
 		rc = -EIO;
 		goto out;
 	}
-	rc = work_alloc(&w, h->cfg.repetitions);
-	if (rc) {
+	if ((rc = harness_run_alloc(&run, h->cfg.repetitions)) != 0) {
 		snprintf(h->err, sizeof(h->err), "out of memory");
 		goto out;
 	}
@@ -604,36 +415,31 @@ int tdp_harness_run(struct tdp_harness *h, const struct tdp_harness_kernel *k, s
 		snprintf(h->err, sizeof(h->err), "enabling the counters failed: %s", strerror(-rc));
 		goto out;
 	}
-	if ((rc = choose_iterations(h, k, &n)) != 0 || (rc = fixed_cost(h, k, &out->fixed_cost_ns)) != 0)
+	if ((rc = harness_warmup(h, &run)) != 0 || (rc = harness_fixed_cost(h, &run, &out->fixed_cost_ns)) != 0)
 		goto out;
-	out->iterations = n;
 	steal0 = harness_steal_ms(h->pin.cpu);
-	rc = repetitions(h, k, n, &w, &counted, &ev);
-	ev.steal_ms = harness_steal_ms(h->pin.cpu) - steal0;
+	rc = harness_repetitions(h, &run);
+	run.ev.steal_ms = harness_steal_ms(h->pin.cpu) - steal0;
 	harness_group_enable(&h->hw, false);
 	if (rc)
 		goto out;
-	if (h->tdg.nr && (rc = topdown_pass(h, k, n, out)) != 0)
+	if (h->tdg.nr && (rc = harness_topdown_pass(h, &run, &l1, &l1_ok)) != 0)
 		goto out;
-	harness_stats(w.ns, h->cfg.repetitions, w.scratch, &out->ns);
-	fill_counters(h, &w, counted, out, &ev);
-	if (h->hw.rdpmc && h->hw.rdpmc_fallbacks)
-		harness_appendf(out->note, sizeof(out->note), "; %llu counter reads fell back to read()",
-				(unsigned long long)h->hw.rdpmc_fallbacks);
-	out->context_switches = ev.sw.cswitch;
-	out->migrations = ev.sw.migrations;
-	out->page_faults = ev.sw.faults;
-	out->steal_ms = ev.steal_ms;
-	ev.spread = out->ns.spread;
-	ev.threshold = h->cfg.spread_warning;
-	ev.cpu = h->pin.cpu;
-	harness_diagnose(&ev, &out->warnings, out->warning, sizeof(out->warning));
+	if (l1_ok) {
+		out->has_topdown = true;
+		out->retiring = l1.retiring;
+		out->bad_speculation = l1.bad_speculation;
+		out->frontend_bound = l1.frontend_bound;
+		out->backend_bound = l1.backend_bound;
+		out->smt_contention = l1.smt_contention;
+	}
+	fill_result(h, &run, out);
 	logmsg(h, TDP_HARNESS_LOG_WARNING, out->warning);
 out:
 	harness_group_enable(&h->hw, false);
 	if (set_up && k->teardown)
 		k->teardown(k->arg);
-	free(w.block);
+	harness_run_free(&run);
 	out->seconds = (double)(harness_clock_raw_ns() - start) / 1e9;
 	return rc;
 }

@@ -7,7 +7,8 @@
  * user-only (exclude_kernel) software event never sees one. Opening them that
  * way needs perf_event_paranoid <= 1 or CAP_PERFMON; without it getrusage()
  * gives context switches and page faults, and sched_getcpu() at each reading
- * catches migrations. Steal time (a hypervisor running another guest on our
+ * catches migrations. Preemptions (involuntary context switches, which spoil a
+ * measurement, unlike a wait the kernel asked for) come from getrusage(). Steal time (a hypervisor running another guest on our
  * CPU) comes from /proc/stat, the core clock from cpufreq when it exists.
  */
 #include "harness-internal.h"
@@ -45,6 +46,10 @@ void harness_sw_read(struct harness_sw *s, struct harness_swcount *out)
 	struct rusage ru;
 	int cpu;
 
+	/* getrusage always: it alone tells preemptions (involuntary) from waits. */
+	memset(&ru, 0, sizeof(ru));
+	getrusage(RUSAGE_THREAD, &ru);
+	out->involuntary = (uint64_t)ru.ru_nivcsw;
 	if (s->group.nr && !harness_group_read(&s->group, &r)) {
 		out->cswitch = r.count[0];
 		out->migrations = r.count[1];
@@ -55,8 +60,6 @@ void harness_sw_read(struct harness_sw *s, struct harness_swcount *out)
 	if (cpu != s->last_cpu)
 		s->migrations++;
 	s->last_cpu = cpu;
-	memset(&ru, 0, sizeof(ru));
-	getrusage(RUSAGE_THREAD, &ru);
 	out->cswitch = (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 	out->faults = (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
 	out->migrations = s->migrations;

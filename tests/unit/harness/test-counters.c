@@ -99,7 +99,7 @@ static void test_diagnose(void **state)
 	harness_diagnose(&ev, &w, text, sizeof(text));
 	assert_int_equal(w, TDP_HARNESS_WARN_SPREAD | TDP_HARNESS_WARN_CSWITCH);
 	assert_non_null(strstr(text, "spread 5.00 % (MAD/median) is above 1.00 %; likely cause: "));
-	assert_non_null(strstr(text, "12 context switches: other work shared CPU 1"));
+	assert_non_null(strstr(text, "12 context switches (0 preemptions): other work shared CPU 1"));
 	/* migrations come first, then frequency and steal */
 	ev.sw.cswitch = 0;
 	ev.sw.migrations = 2;

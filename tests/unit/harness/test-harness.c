@@ -142,6 +142,146 @@ static void test_choose_iterations(void **state)
 	tdp_harness_close(h);
 }
 
+/*
+ * Preemption, faked: the kernel's cost and whether the scheduler preempted the
+ * thread depend on the attempt (a measured pair: two runs, and two readings of
+ * the software counters around them).
+ */
+struct fake_sched {
+	struct fake clock;
+	const double *per_attempt;
+	size_t nr;
+	const bool *preempted; /* per attempt */
+	unsigned sw_calls;
+	uint64_t involuntary;
+	uint64_t last_n;
+	uint64_t preempt_above; /* when non-zero: preempted whenever n > this */
+};
+
+static uint64_t sched_now(void *arg)
+{
+	return fake_now(&((struct fake_sched *)arg)->clock);
+}
+
+static void sched_run(void *arg, uint64_t n)
+{
+	struct fake_sched *f = arg;
+	size_t attempt;
+
+	f->clock.now += f->clock.fixed;
+	if (n == 0)
+		return;
+	attempt = f->preempt_above ? 0 : f->clock.runs / 2;
+	f->clock.runs++;
+	f->last_n = n;
+	assert_true(attempt < f->nr);
+	f->clock.now += (uint64_t)llround((double)n * f->per_attempt[attempt]);
+}
+
+static void sched_sw(void *arg, struct harness_swcount *out)
+{
+	struct fake_sched *f = arg;
+	unsigned attempt = f->sw_calls / 2;
+
+	/* the reading after the pair sees the preemption */
+	if (f->sw_calls % 2 == 1 && (f->preempt_above ? f->last_n > f->preempt_above : f->preempted[attempt]))
+		f->involuntary++;
+	f->sw_calls++;
+	memset(out, 0, sizeof(*out));
+	out->involuntary = f->involuntary;
+	out->cswitch = f->involuntary;
+}
+
+static struct tdp_harness *open_sched(struct tdp_harness_config *cfg, struct fake_sched *f)
+{
+	struct tdp_harness *h = open_fake(cfg, &f->clock);
+
+	harness_set_fake_clock(h, sched_now, f);
+	harness_set_fake_sw(h, sched_sw, f);
+	return h;
+}
+
+static void test_preempted_remeasured(void **state)
+{
+	/* attempts 1 and 4 are preempted (500 and 900 ns: someone else's time): measured again */
+	static const double cost[] = { 10, 500, 12, 11, 900, 13, 14 };
+	static const bool pre[] = { false, true, false, false, true, false, false };
+	struct fake_sched f = { { 0, 7, 100, NULL, 0, 0, false }, cost, 7, pre, 0, 0, 0, 0 };
+	struct tdp_harness_config cfg;
+	struct tdp_harness_kernel k = { "sched", sched_run, NULL, NULL, NULL, &f };
+	struct tdp_harness_result r;
+	struct tdp_harness *h;
+
+	(void)state;
+	tdp_harness_config_init(&cfg);
+	cfg.repetitions = 5;
+	cfg.iterations = 1000;
+	cfg.warmup_seconds = 0;
+	h = open_sched(&cfg, &f);
+	assert_int_equal(tdp_harness_run(h, &k, &r), 0);
+	/* kept: 10 12 11 13 14 -> median 12, MAD median(2 0 1 1 2) = 1, max 14 */
+	assert_true(r.ns.median == 12);
+	assert_true(r.ns.mad == 1);
+	assert_true(r.ns.max == 14);
+	assert_int_equal(r.remeasured, 2);
+	assert_int_equal(r.disturbed, 0);
+	assert_true(r.context_switches == 2);
+	assert_true(r.iterations == 1000);
+	tdp_harness_close(h);
+}
+
+static void test_preempted_retries_spent(void **state)
+{
+	/* the first repetition is preempted 4 times: 3 retries, then kept as disturbed */
+	static const double cost[] = { 100, 100, 100, 50, 10, 11, 12, 13 };
+	static const bool pre[] = { true, true, true, true, false, false, false, false };
+	struct fake_sched f = { { 0, 7, 100, NULL, 0, 0, false }, cost, 8, pre, 0, 0, 0, 0 };
+	struct tdp_harness_config cfg;
+	struct tdp_harness_kernel k = { "sched", sched_run, NULL, NULL, NULL, &f };
+	struct tdp_harness_result r;
+	struct tdp_harness *h;
+
+	(void)state;
+	tdp_harness_config_init(&cfg);
+	cfg.repetitions = 5;
+	cfg.iterations = 1000;
+	cfg.warmup_seconds = 0;
+	h = open_sched(&cfg, &f);
+	assert_int_equal(tdp_harness_run(h, &k, &r), 0);
+	/* kept: 50 (preempted) 10 11 12 13 -> median 12; the given N is never shrunk */
+	assert_true(r.ns.median == 12);
+	assert_int_equal(r.remeasured, 3);
+	assert_int_equal(r.disturbed, 1);
+	assert_true(r.iterations == 1000);
+	assert_null(strstr(r.note, "N reduced"));
+	tdp_harness_close(h);
+}
+
+static void test_preempted_shrinks_n(void **state)
+{
+	/* 100 ns per iteration; every measurement longer than 3 ms is preempted (a busy CPU) */
+	static const double cost[] = { 100 };
+	struct fake_sched f = { { 0, 5, 50, NULL, 0, 0, true }, cost, 1, NULL, 0, 0, 0, 30000 };
+	struct tdp_harness_config cfg;
+	struct tdp_harness_kernel k = { "sched", sched_run, NULL, NULL, NULL, &f };
+	struct tdp_harness_result r;
+	struct tdp_harness *h;
+
+	(void)state;
+	tdp_harness_config_init(&cfg);
+	cfg.repetitions = 5;
+	h = open_sched(&cfg, &f);
+	assert_int_equal(tdp_harness_run(h, &k, &r), 0);
+	/* N = 99993 (see test_choose_iterations); 2N > 30000 is preempted; after 3 spoilt
+	 * attempts (more than 5 / 2) N becomes 99993 / 4 = 24998, whose 2N still is;
+	 * 3 more: 24998 / 4 = 6249, clean */
+	assert_true(r.iterations == 6249);
+	assert_non_null(strstr(r.note, "N reduced from 99993 to 6249"));
+	assert_int_equal(r.remeasured, 6);
+	assert_true(r.ns.median == 100);
+	tdp_harness_close(h);
+}
+
 struct pin_probe {
 	int cpu_seen;
 	int nr_allowed;
@@ -380,6 +520,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_synthetic_clock),
 		cmocka_unit_test(test_choose_iterations),
+		cmocka_unit_test(test_preempted_remeasured),
+		cmocka_unit_test(test_preempted_retries_spent),
+		cmocka_unit_test(test_preempted_shrinks_n),
 		cmocka_unit_test(test_pinning_inside_kernel),
 		cmocka_unit_test(test_pin_bad_cpu),
 		cmocka_unit_test(test_bad_config),
