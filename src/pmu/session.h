@@ -43,7 +43,6 @@ struct tdp_err;
 #define PMU_SESSION_MAX_RUNS 100000        /* -r */
 #define PMU_SESSION_MIN_INTERVAL_MS 10     /* -I: perf's minimum too */
 #define PMU_SESSION_MAX_INTERVALS 1000000  /* intervals kept for JSON */
-#define PMU_CPU_LIST_MAX 4096              /* bytes of a -C list or the online file */
 
 /**
  * Called after each interval with its end time (ns since counting started) and
@@ -129,16 +128,6 @@ int pmu_session_run_sets(const struct pmu_event_list *const *sets, size_t nr, co
 
 /** Free the result; it is left as after PMU_SESSION_RESULT_INIT. */
 void pmu_session_result_release(struct pmu_session_result *res);
-
-/**
- * Parse a CPU list ("0-3,6", as in /sys/devices/system/cpu/online) of len bytes
- * (untrusted, need not be NUL-terminated; a trailing newline is allowed) into a
- * new sorted array without duplicates (*out, caller frees with tdp_free).
- * Returns 0; TDP_EUSAGE when it does not parse (message quotes it and the offset);
- * TDP_ELIMIT beyond PMU_COUNTERS_MAX_SLOTS CPUs or PMU_CPU_LIST_MAX bytes; TDP_ENOMEM.
- */
-int pmu_cpu_list_parse(const char *s, size_t len, int **out, size_t *nr, struct tdp_err *err)
-	__attribute__((warn_unused_result));
 
 /*
  * Averaging over runs (repeat.c), used by pmu_session_run() and usable alone:

@@ -21,6 +21,7 @@
 #include "base/err.h"
 #include "pmu/counter.h"
 #include "pmu/session.h"
+#include "pmu/target.h"
 
 /* A read buffer as the kernel lays it out for `read_format`, from plain numbers. */
 static size_t put_u64s(uint8_t *buf, const uint64_t *v, size_t n)
