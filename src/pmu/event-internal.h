@@ -4,7 +4,9 @@
  *
  *   event.c          the list splitter, groups, modifiers, errors, describe
  *   event-generic.c  perf's generic hardware, cache and software names (tables)
- *   event-sysfs.c    sysfs PMUs: type, format/ fields, events/ aliases, terms
+ *   event-mods.c     perf's modifiers (:u, :pp, {a,b}:k), pmu_event_describe()
+ *   event-sysfs.c    sysfs PMUs: type, format/ fields, events/ aliases
+ *   event-terms.c    pmu/term=value,.../ and alias terms applied to an event
  *   event-pfm.c      libpfm4: initialisation on demand, encoding, listing
  *   event-pfm-names.c  perf's names of model events that libpfm4 spells otherwise
  *   event-known.c    every known name, for `tdprof list events` and suggestions
@@ -107,6 +109,15 @@ struct pmu_sysfs {
 int pmu_sysfs_open(struct pmu_sysfs *p, const char *root, const char *name, size_t nlen, struct tdp_err *err);
 void pmu_sysfs_release(struct pmu_sysfs *p);
 
+/** True when s[0..len) may be one path component: [A-Za-z0-9_.-]+ not starting with '.'. */
+bool pmu_name_ok(const char *s, size_t len);
+
+/**
+ * Read and parse <pmu>/format/<name>. Returns 1 (out filled), 0 when the PMU has
+ * no such field, -1 when the file is unreadable or malformed.
+ */
+int pmu_sysfs_read_format(const struct pmu_sysfs *p, const char *name, struct pmu_format *out);
+
 /* A sorted list of names (PMUs, aliases, formats). */
 struct pmu_names {
 	char **v;
@@ -117,6 +128,10 @@ struct pmu_names {
 #define PMU_NAMES_INIT { NULL, 0, 0 }
 
 void pmu_names_release(struct pmu_names *n);
+
+struct strbuf;
+/** Append "a, b, c and 4 more" (the first 24 names) to sb. */
+void pmu_names_join(struct strbuf *sb, const struct pmu_names *n);
 
 /**
  * The PMUs under root, sorted. A missing directory gives an empty list.
@@ -194,7 +209,9 @@ struct pmu_pfm_alias {
 extern const struct pmu_pfm_alias pmu_pfm_aliases[];
 extern const size_t pmu_pfm_aliases_nr;
 
-/* ---- event.c ---- */
+/* ---- event-mods.c ---- */
+
+#define PMU_PERF_MODS "ukhpPGHSDIW" /* the modifier letters perf accepts after ':' */
 
 /** True when mods[0..len) is a non-empty string of perf modifiers (ukhpPGHSDIW). */
 bool pmu_mods_valid(const char *mods, size_t len);

@@ -1,8 +1,8 @@
 /*
  * event-sysfs.c: PMUs as the kernel describes them under
  * <root>/bus/event_source/devices/<pmu>/: type, format/<field> ("config:0-7"),
- * events/<alias> ("event=0x00,umask=0x80") with .scale and .unit, and the
- * pmu/term=value,.../ terms that use them.
+ * events/<alias> ("event=0x00,umask=0x80") with .scale and .unit (the terms
+ * themselves are applied by event-terms.c).
  *
  * Only the files a specification names are read: format/<term> is opened by
  * name, events/ is listed only when an exact-case alias file does not exist.
@@ -154,8 +154,7 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A name that may become one path component: [A-Za-z0-9_.-]+, not "." or "..". */
-static bool safe_component(const char *s, size_t len)
+bool pmu_name_ok(const char *s, size_t len)
 {
 	if (!len || len >= PMU_NAME_MAX || s[0] == '.')
 		return false;
@@ -191,7 +190,7 @@ static int read_dir_names(const char *path, bool skip_dotted, size_t max, struct
 	while ((de = readdir(d)) != NULL) {
 		size_t len = strlen(de->d_name);
 
-		if (de->d_name[0] == '.' || !safe_component(de->d_name, len))
+		if (de->d_name[0] == '.' || !pmu_name_ok(de->d_name, len))
 			continue;
 		if (skip_dotted && has_suffix_dotted(de->d_name))
 			continue;
@@ -260,8 +259,7 @@ int pmu_sysfs_entries(const struct pmu_sysfs *p, const char *sub, bool skip_dott
 	return ret;
 }
 
-/* "a, b, c and 4 more" into sb. */
-static void add_name_list(struct strbuf *sb, const struct pmu_names *n)
+void pmu_names_join(struct strbuf *sb, const struct pmu_names *n)
 {
 	for (size_t i = 0; i < n->nr && i < HINT_NAMES_MAX; i++) {
 		if (i)
@@ -291,7 +289,7 @@ static int no_such_pmu(const char *root, const char *name, size_t nlen, struct t
 				tdp_free(dir);
 			}
 			strbuf_adds(&sb, "PMUs here: ");
-			add_name_list(&sb, &pmus);
+			pmu_names_join(&sb, &pmus);
 			if (!any_core)
 				strbuf_adds(&sb, " (no CPU PMU: hardware events cannot be counted here)");
 		}
@@ -319,7 +317,7 @@ int pmu_sysfs_open(struct pmu_sysfs *p, const char *root, const char *name, size
 	int ret = 0;
 
 	*p = (struct pmu_sysfs)PMU_SYSFS_INIT;
-	if (!safe_component(name, nlen))
+	if (!pmu_name_ok(name, nlen))
 		return tdp_err_set(err, TDP_EUSAGE, "'%.*s' is not a valid PMU name", (int)(nlen > 64 ? 64 : nlen),
 				   name);
 	p->name = tdp_strndup(name, nlen);
@@ -413,7 +411,7 @@ int pmu_sysfs_alias(const struct pmu_sysfs *p, const char *name, size_t nlen, st
 	struct pmu_names names = PMU_NAMES_INIT;
 	int r, ret = 0;
 
-	if (!safe_component(name, nlen))
+	if (!pmu_name_ok(name, nlen))
 		return 0;
 	memcpy(out->name, name, nlen);
 	out->name[nlen] = '\0';
@@ -444,260 +442,15 @@ int pmu_sysfs_alias(const struct pmu_sysfs *p, const char *name, size_t nlen, st
 	return 1;
 }
 
-/* ---- terms ---- */
-
-static const char *const perf_terms[] = { "config", "config1", "config2", "period", "freq", "name" };
-#define NR_PERF_TERMS (sizeof(perf_terms) / sizeof(perf_terms[0]))
-
-/* The error context of one term. */
-struct term_ctx {
-	const struct pmu_sysfs *p;
-	struct pmu_event *ev;
-	const struct pmu_where *w;
-	const char *terms;      /* start of the whole term list */
-	const char *from_alias; /* alias whose file the terms come from, or NULL */
-	struct tdp_err *err;
-	size_t depth;           /* terms applied so far, aliases included */
-};
-
-static int term_syntax(const struct term_ctx *c, const char *at, const char *what)
+int pmu_sysfs_read_format(const struct pmu_sysfs *p, const char *name, struct pmu_format *out)
 {
-	if (c->from_alias)
-		return tdp_err_set(c->err, TDP_EFORMAT, "'%s/events/%s': %s in '%s'", c->p->dir, c->from_alias, what,
-				   c->terms);
-	return pmu_syntax_error(c->err, c->w, (size_t)(at - c->terms), what);
-}
-
-static int unknown_term(const struct term_ctx *c, const char *name, size_t nlen, bool has_value)
-{
-	struct pmu_names fmts = PMU_NAMES_INIT, aliases = PMU_NAMES_INIT;
-	struct strbuf sb = STRBUF_INIT;
-	int ret;
-
-	if (has_value)
-		ret = tdp_err_set(c->err, TDP_EUSAGE, "PMU '%s' has no term '%.*s'", c->p->name, (int)nlen, name);
-	else
-		ret = tdp_err_set(c->err, TDP_ENOENT, "event '%s/%.*s/' is not known: PMU '%s' has no event or term '%.*s'",
-				  c->p->name, (int)nlen, name, c->p->name, (int)nlen, name);
-	if (pmu_sysfs_entries(c->p, "format", false, &fmts) || pmu_sysfs_entries(c->p, "events", true, &aliases))
-		goto out;
-	{
-		/* the closest names first, then what exists */
-		const char **all = tdp_calloc(fmts.nr + aliases.nr + NR_PERF_TERMS + 1, sizeof(*all));
-		size_t nr = 0, idx[3], n;
-		char wanted[PMU_NAME_MAX];
-
-		if (!all)
-			goto out;
-		for (size_t i = 0; i < fmts.nr; i++)
-			all[nr++] = fmts.v[i];
-		for (size_t i = 0; i < NR_PERF_TERMS; i++)
-			all[nr++] = perf_terms[i];
-		if (!has_value)
-			for (size_t i = 0; i < aliases.nr; i++)
-				all[nr++] = aliases.v[i];
-		snprintf(wanted, sizeof(wanted), "%.*s", (int)(nlen < PMU_NAME_MAX ? nlen : PMU_NAME_MAX - 1), name);
-		n = str_suggest(wanted, all, nr, idx, 3);
-		if (n) {
-			strbuf_adds(&sb, "did you mean ");
-			for (size_t i = 0; i < n; i++)
-				strbuf_addf(&sb, "%s'%s'", i == 0 ? "" : i + 1 == n ? " or " : ", ", all[idx[i]]);
-			strbuf_adds(&sb, "? ");
-		}
-		tdp_free(all);
-	}
-	strbuf_addf(&sb, "terms of '%s': ", c->p->name);
-	add_name_list(&sb, &fmts);
-	strbuf_addf(&sb, "%sconfig, config1, config2, period, freq, name", fmts.nr ? ", " : "");
-	if (!has_value && aliases.nr)
-		strbuf_addf(&sb, "; it has %zu named events ('tdprof list events')", aliases.nr);
-	if (!strbuf_failed(&sb))
-		tdp_err_hint(c->err, "%s", sb.buf);
-out:
-	strbuf_release(&sb);
-	pmu_names_release(&fmts);
-	pmu_names_release(&aliases);
-	return ret;
-}
-
-static int set_name(struct term_ctx *c, const char *val, size_t vlen)
-{
-	char *s;
-
-	if (vlen >= 2 && ((val[0] == '\'' && val[vlen - 1] == '\'') || (val[0] == '"' && val[vlen - 1] == '"'))) {
-		val++;
-		vlen -= 2;
-	}
-	if (!vlen)
-		return term_syntax(c, val, "empty name=");
-	s = tdp_strndup(val, vlen);
-	if (!s)
-		return tdp_err_oom(c->err);
-	tdp_free(c->ev->name);
-	c->ev->name = s;
-	c->ev->flags |= PMU_EVF_NAMED;
-	return 0;
-}
-
-static int apply_terms(struct term_ctx *c, const char *terms, size_t len);
-
-static int apply_alias(struct term_ctx *c, const char *name, size_t nlen)
-{
-	struct pmu_alias *a = tdp_malloc(sizeof(*a));
-	struct term_ctx sub = *c;
-	char *unit = NULL;
-	int r;
-
-	if (!a)
-		return tdp_err_oom(c->err);
-	r = pmu_sysfs_alias(c->p, name, nlen, a, c->err);
-	if (r <= 0)
-		goto out;
-	sub.from_alias = a->name;
-	sub.terms = a->terms;
-	r = apply_terms(&sub, a->terms, strlen(a->terms));
-	c->depth = sub.depth;
-	if (r)
-		goto out;
-	unit = tdp_strdup(a->unit);
-	if (!unit) {
-		r = tdp_err_oom(c->err);
-		goto out;
-	}
-	tdp_free(c->ev->unit);
-	c->ev->unit = unit;
-	c->ev->scale = a->scale;
-	r = 1;
-out:
-	tdp_free(a);
-	return r;
-}
-
-static int parse_value(const struct term_ctx *c, const char *val, size_t vlen, uint64_t *out)
-{
-	if (!vlen)
-		return term_syntax(c, val, "missing value after '='");
-	if (!str_to_u64_n(val, vlen, out))
-		return term_syntax(c, val, "expected a number (decimal or 0x hex)");
-	return 0;
-}
-
-static int apply_format(struct term_ctx *c, const char *name, size_t nlen, const char *val, size_t vlen,
-			bool has_value, bool *found)
-{
-	char fname[PMU_NAME_MAX];
 	char buf[256];
-	struct pmu_format f;
-	uint64_t v = 1; /* a flag given alone ("edge") is set to 1, as in perf */
 	int r;
 
-	*found = false;
-	memcpy(fname, name, nlen);
-	fname[nlen] = '\0';
-	r = read_file(c->p->dir, "format", fname, buf, sizeof(buf));
-	if (r == 0)
+	if (!pmu_name_ok(name, strlen(name)))
 		return 0;
-	*found = true;
-	if (r < 0 || pmu_format_parse(buf, strlen(buf), &f))
-		return tdp_err_set(c->err, TDP_EFORMAT, "'%s/format/%s': not a format ('config:0-7')", c->p->dir, fname);
-	if (has_value && (r = parse_value(c, val, vlen, &v)))
+	r = read_file(p->dir, "format", name, buf, sizeof(buf));
+	if (r <= 0)
 		return r;
-	if (!pmu_format_put(&f, v, &c->ev->attr)) {
-		if (c->from_alias)
-			return tdp_err_set(c->err, TDP_EFORMAT, "'%s/events/%s': value 0x%llx is too big for '%s'",
-					   c->p->dir, c->from_alias, (unsigned long long)v, fname);
-		return tdp_err_set(c->err, TDP_EUSAGE, "value 0x%llx is too big for '%s' of PMU '%s' (at most 0x%llx)",
-				   (unsigned long long)v, fname, c->p->name, (unsigned long long)pmu_format_max(&f));
-	}
-	return 0;
-}
-
-static int apply_term(struct term_ctx *c, const char *t, size_t tlen)
-{
-	const char *eq = memchr(t, '=', tlen);
-	size_t nlen = eq ? (size_t)(eq - t) : tlen;
-	const char *val = eq ? eq + 1 : t + tlen;
-	size_t vlen = eq ? tlen - nlen - 1 : 0;
-	uint64_t v;
-	bool found;
-	int r;
-
-	if (!nlen)
-		return term_syntax(c, t, eq ? "missing term name before '='" : "empty term");
-	if (!safe_component(t, nlen))
-		return term_syntax(c, t, "invalid term name");
-	if (++c->depth > PMU_TERMS_MAX)
-		return tdp_err_set(c->err, TDP_ELIMIT, "more than %d terms in one event", PMU_TERMS_MAX);
-	if (eq && nlen == 4 && !memcmp(t, "name", 4))
-		return set_name(c, val, vlen);
-	if (eq && vlen == 1 && *val == '?' && c->from_alias)
-		return 0; /* "ldlat=?": a value the user gives in a later term */
-	for (size_t i = 0; i < NR_PERF_TERMS; i++) {
-		if (strlen(perf_terms[i]) != nlen || memcmp(perf_terms[i], t, nlen))
-			continue;
-		if (!eq)
-			return term_syntax(c, t, "this term needs a value");
-		if ((r = parse_value(c, val, vlen, &v)))
-			return r;
-		switch (i) {
-		case 0:
-			c->ev->attr.config = v;
-			break;
-		case 1:
-			c->ev->attr.config1 = v;
-			break;
-		case 2:
-			c->ev->attr.config2 = v;
-			break;
-		case 3:
-			c->ev->attr.sample_period = v;
-			c->ev->attr.freq = 0;
-			break;
-		default:
-			c->ev->attr.sample_freq = v;
-			c->ev->attr.freq = 1;
-			break;
-		}
-		return 0;
-	}
-	r = apply_format(c, t, nlen, val, vlen, eq != NULL, &found);
-	if (r || found)
-		return r;
-	if (!eq && !c->from_alias) {
-		r = apply_alias(c, t, nlen);
-		if (r)
-			return r < 0 ? r : 0;
-	}
-	if (c->from_alias)
-		return tdp_err_set(c->err, TDP_EFORMAT, "'%s/events/%s': PMU '%s' has no term '%.*s'", c->p->dir,
-				   c->from_alias, c->p->name, (int)nlen, t);
-	return unknown_term(c, t, nlen, eq != NULL);
-}
-
-static int apply_terms(struct term_ctx *c, const char *terms, size_t len)
-{
-	const char *p = terms, *end = terms + len;
-
-	if (!len)
-		return term_syntax(c, terms, "no terms between '/' and '/'");
-	while (p <= end) {
-		const char *comma = memchr(p, ',', (size_t)(end - p));
-		const char *te = comma ? comma : end;
-		int r = apply_term(c, p, (size_t)(te - p));
-
-		if (r)
-			return r;
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	return 0;
-}
-
-int pmu_sysfs_apply_terms(const struct pmu_sysfs *p, const char *terms, size_t len, struct pmu_event *ev,
-			  const struct pmu_where *w, const char *from_alias, struct tdp_err *err)
-{
-	struct term_ctx c = { p, ev, w, terms, from_alias, err, 0 };
-
-	return apply_terms(&c, terms, len);
+	return pmu_format_parse(buf, strlen(buf), out) ? -1 : 1;
 }
