@@ -12,12 +12,14 @@
  *     alignment-faults, emulation-faults, dummy);
  *   - PMU terms: `pmu/term=val,term,.../` with the fields of sysfs
  *     <pmu>/format/ (event, umask, cmask, edge, inv, any, ...), plus perf's
- *     own terms (config, config1, config2, period, name);
+ *     own terms (config, config1, config2, period, freq, name);
  *   - sysfs aliases: `cpu/topdown-retiring/`, `armv8_pmuv3_0/stall_slot/` (from
  *     <pmu>/events/<alias>), alone or with extra terms;
  *   - raw: `rNNNN` (hex config of the core PMU);
  *   - libpfm4 names: `INT_MISC:RECOVERY_CYCLES:c=1`, `inst_retired.any`
- *     (case-insensitive, '.' or ':' between event and umask);
+ *     (case-insensitive, '.' or ':' between event and umask), with libpfm4's
+ *     attributes (c=N, e, i, t, ...); a last ':' group made only of perf
+ *     modifiers (`INST_RETIRED.ANY:upp`) is applied with perf's meaning;
  *   - modifiers after ':' on any of the above: u, k, h, G, H, p/pp/ppp, S (read
  *     group on sample), D (pinned), also P (maximum precision), I (exclude idle)
  *     and W (weak group), with perf's meaning; after `pmu/.../` they may follow
