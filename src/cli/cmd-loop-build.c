@@ -242,8 +242,11 @@ static int compile(struct loop_job *j, const char *const *extra, size_t nr_extra
 		show_argv(argv);
 	strbuf_reset(diag);
 	rc = loop_spawn(argv, true, diag, &status, err);
-	if (rc == TDP_ENOCMD)
+	if (rc == TDP_ENOCMD) {
+		/* A missing compiler is a helper that failed, not a missing workload (127). */
+		err->code = rc = TDP_ECHILD;
 		tdp_err_hint(err, "install a C compiler ('apt-get install gcc') or set CC");
+	}
 	*ok = !rc && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	tdp_free(argv);
 	return rc;
@@ -309,6 +312,11 @@ int loop_check(struct loop_job *j, struct strbuf *diag, struct tdp_err *err)
 		tdp_err_hint(err, "name a function defined in '%s' that takes no arguments", j->file);
 		strbuf_reset(diag);
 	} else if (strstr(diag->buf, "tdprof-probe-callable:")) {
+		char *v = strstr(diag->buf, "tdprof-probe-void:");
+
+		/* The void probe fails for the same reason: keep the first explanation only. */
+		if (v)
+			strbuf_setlen(diag, (size_t)(v - diag->buf));
 		rc = tdp_err_set(err, TDP_EUSAGE, "'%s' in '%s' cannot be called without arguments", fn, j->file);
 		tdp_err_hint(err, "wrap it: 'static int %s_kernel(void) { return %s(...); }'", fn, fn);
 	} else {

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,38 @@ static int program_result(const struct loop_job *j, int status, struct strbuf *o
 	return EXIT_OK;
 }
 
+/* The CPUs this process may run on, as "0-3,8". */
+static void allowed_cpus(const cpu_set_t *set, struct strbuf *sb)
+{
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		int e = c;
+
+		if (!CPU_ISSET(c, set))
+			continue;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
+			e++;
+		strbuf_addf(sb, "%s%d", sb->len ? "," : "", c);
+		if (e > c)
+			strbuf_addf(sb, "-%d", e);
+		c = e;
+	}
+}
+
+/* --cpu N must be one this process may run on; said before anything is built. */
+static int check_cpu(long cpu)
+{
+	struct strbuf sb = STRBUF_INIT;
+	cpu_set_t set;
+	int rc = EXIT_OK;
+
+	if (cpu < 0 || sched_getaffinity(0, sizeof(set), &set) || CPU_ISSET((int)cpu, &set))
+		return EXIT_OK;
+	allowed_cpus(&set, &sb);
+	rc = msg_usage("loop", "--cpu %ld: this process may run only on CPUs %s", cpu, sb.buf);
+	strbuf_release(&sb);
+	return rc;
+}
+
 /* Flags that would make the compiler produce something else than the program. */
 static const char *bad_flag(char *const *flags, size_t nr)
 {
@@ -379,6 +412,8 @@ int cmd_loop(int argc, char **argv, struct tdp_ctx *ctx)
 	if (bad_flag(j.cflags, j.nr_cflags))
 		return msg_usage("loop", "compiler flag '%s' cannot be used: tdprof loop builds and runs the program "
 				 "itself", bad_flag(j.cflags, j.nr_cflags));
+	if (check_cpu(cpu))
+		return EXIT_USAGE;
 	j.cc = getenv("CC");
 	j.tmp_root = getenv("TMPDIR");
 	j.exe_path = ctx->exe_path;

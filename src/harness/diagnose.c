@@ -51,8 +51,9 @@ void harness_diagnose(const struct harness_evidence *ev, unsigned *warnings, cha
 		sep = "; ";
 	}
 	if (w & TDP_HARNESS_WARN_CSWITCH) {
-		harness_appendf(text, size, "%s%llu context switches (%llu preemptions", sep,
-				(unsigned long long)ev->sw.cswitch, (unsigned long long)ev->sw.involuntary);
+		harness_appendf(text, size, "%s%llu context switch%s (%llu preemption%s", sep,
+				(unsigned long long)ev->sw.cswitch, ev->sw.cswitch == 1 ? "" : "es",
+				(unsigned long long)ev->sw.involuntary, ev->sw.involuntary == 1 ? "" : "s");
 		if (ev->disturbed)
 			harness_appendf(text, size, ", %u repetitions kept although preempted", ev->disturbed);
 		if (ev->cpu >= 0)
