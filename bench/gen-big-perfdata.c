@@ -168,7 +168,7 @@ int main(int argc, char **argv)
 	}
 	if (!ret && !nr)
 		ret = tdp_err_set(&err, TDP_EFORMAT, "'%s' has no samples to repeat", argv[1]);
-	perfdata_free(p);
+	perfdata_close(p);
 	p = NULL;
 	/* pass 2: everything else in order, the repeated samples where the last one was */
 	if (!ret)
@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 		w = NULL;
 	}
 	perfdata_writer_free(w);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_file_close(&f);
 	for (size_t i = 0; i < nr; i++)
 		tdp_free(s[i].rec);

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 			for (size_t i = 0; i < r.u.sample.nr_branches; i++)
 				mispred += r.u.sample.branches[i].mispred;
 		}
-		perfdata_free(p);
+		perfdata_close(p);
 		t = now() - t;
 		if (pass == 0 || t < best)
 			best = t;

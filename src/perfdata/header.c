@@ -164,10 +164,11 @@ const struct pd_attr *pd_attr_by_id(struct perfdata *p, uint64_t id)
  * Add one attr: `attr` points at the recorded perf_event_attr with `room` bytes
  * available for it; `ids_raw` at nr_ids u64 sample ids (unaligned, in the image).
  */
-int pd_attr_add(struct perfdata *p, const uint8_t *attr, size_t room, const uint64_t *ids_src,
-		const uint8_t *ids_raw, size_t nr_ids, uint64_t off, struct tdp_err *err)
+int pd_attr_add(struct perfdata *p, const uint8_t *attr, size_t room, const uint8_t *ids_raw,
+		size_t nr_ids, uint64_t off, struct tdp_err *err)
 {
 	struct pd_attr *a = NULL;
+	struct perfdata_attr *pa;
 	uint32_t size;
 	size_t idx = p->nr_attrs;
 	int ret = 0;
@@ -218,10 +219,9 @@ int pd_attr_add(struct perfdata *p, const uint8_t *attr, size_t room, const uint
 		goto out;
 	}
 	for (size_t i = 0; i < nr_ids; i++)
-		a->ids[i] = ids_src ? ids_src[i] : pd_u64(ids_raw + 8 * i);
+		a->ids[i] = pd_u64(ids_raw + 8 * i);
 
-	struct perfdata_attr *pa = &a->pub;
-
+	pa = &a->pub;
 	pa->index = idx;
 	pa->type = pd_u32(attr);
 	pa->size = size;
@@ -382,8 +382,7 @@ static int read_attrs(struct perfdata *p, uint64_t attr_size, uint64_t aoff, uin
 					"attr %" PRIu64 " at offset 0x%" PRIx64 ": its ids (offset 0x%" PRIx64
 					", %" PRIu64 " bytes) are not inside the file (%zu bytes)",
 					i, eoff, ids_off, ids_size, p->len);
-		ret = pd_attr_add(p, entry, attr_size - 16, NULL, p->buf + ids_off, ids_size / 8,
-				  eoff, err);
+		ret = pd_attr_add(p, entry, attr_size - 16, p->buf + ids_off, ids_size / 8, eoff, err);
 		if (ret)
 			return ret;
 	}
@@ -521,14 +520,14 @@ int perfdata_open(struct perfdata **out, const uint8_t *buf, size_t len, const c
 	}
 out:
 	if (ret) {
-		perfdata_free(p);
+		perfdata_close(p);
 		return ret;
 	}
 	*out = p;
 	return 0;
 }
 
-void perfdata_free(struct perfdata *p)
+void perfdata_close(struct perfdata *p)
 {
 	if (!p)
 		return;

@@ -1,5 +1,5 @@
 /* names.c: perf's names of record types, features, branch types and outcomes. */
-#include "perfdata/perfdata.h"
+#include "perfdata/perfdata-internal.h"
 
 #include <stddef.h>
 
@@ -49,11 +49,14 @@ static const char *const record_names[] = {
 	[PERFDATA_RECORD_COMPRESSED2] = "COMPRESSED2",
 };
 
+bool pd_record_type_known(uint32_t type)
+{
+	return type < NAMES_NR(record_names) && record_names[type];
+}
+
 const char *perfdata_record_type_name(uint32_t type)
 {
-	if (type < NAMES_NR(record_names) && record_names[type])
-		return record_names[type];
-	return "UNKNOWN";
+	return pd_record_type_known(type) ? record_names[type] : "UNKNOWN";
 }
 
 static const char *const feature_names[] = {

@@ -112,9 +112,8 @@ int pd_error(const struct perfdata *p, struct tdp_err *err, int code, const char
 	__attribute__((format(printf, 4, 5)));
 
 /* header.c */
-int pd_attr_add(struct perfdata *p, const uint8_t *attr, size_t room, const uint64_t *ids_src,
-		const uint8_t *ids_raw, size_t nr_ids, uint64_t off, struct tdp_err *err)
-	__attribute__((warn_unused_result));
+int pd_attr_add(struct perfdata *p, const uint8_t *attr, size_t room, const uint8_t *ids_raw,
+		size_t nr_ids, uint64_t off, struct tdp_err *err) __attribute__((warn_unused_result));
 int pd_attrs_finish(struct perfdata *p, uint64_t off, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 int pd_id_add(struct perfdata *p, uint64_t id, uint32_t attr, struct tdp_err *err)
@@ -128,6 +127,9 @@ int pd_set_attr_name(struct pd_attr *a, const char *name, size_t len)
 int pd_feature_parse(struct perfdata *p, unsigned feat, const uint8_t *data, size_t len,
 		     uint64_t off, struct tdp_err *err) __attribute__((warn_unused_result));
 void pd_features_release(struct pd_features *f);
+
+/* names.c: true for the record types perfdata_record_type_name() knows */
+bool pd_record_type_known(uint32_t type);
 
 /* record.c */
 int pd_record_decode(struct perfdata *p, struct perfdata_record *rec, bool apply,

@@ -24,9 +24,9 @@
  *   3. perfdata_attr(), perfdata_features() and the other accessors;
  *   4. while ((ret = perfdata_next(p, &rec, &err)) > 0) use rec; ret 0 is the end
  *      of the data, a negative ret an error;
- *   5. perfdata_free(p); then tdp_file_close(&f).
- * The image must stay mapped and unchanged until perfdata_free(): records point
- * into it.
+ *   5. perfdata_close(p); then tdp_file_close(&f).
+ * The image must stay mapped and unchanged until perfdata_close(): records point
+ * into it. perfdata_close() frees the reader; it never touches the image.
  *
  * Hostile input: every offset and count is checked against the image and against
  * the named limits below before it is used; nothing is allocated from an unchecked
@@ -340,7 +340,7 @@ enum perfdata_feature {
 /**
  * One event as recorded: its perf_event_attr fields (decoded by offset, so any
  * attr size works; fields beyond the recorded size are 0), its sample ids and its
- * name. Owned by the reader; valid until perfdata_free().
+ * name. Owned by the reader; valid until perfdata_close().
  */
 struct perfdata_attr {
 	size_t index;              /* position in the file's attr list */
@@ -638,9 +638,9 @@ enum perfdata_open_flags {
 
 /**
  * Start reading the perf.data image buf[0..len).
- *   out:   set to a new reader on success (free with perfdata_free()); untouched
+ *   out:   set to a new reader on success (free with perfdata_close()); untouched
  *          on failure.
- *   buf:   borrowed; must stay valid and unchanged until perfdata_free().
+ *   buf:   borrowed; must stay valid and unchanged until perfdata_close().
  *   name:  the file name for messages (copied); NULL reads as "perf.data".
  *   flags: enum perfdata_open_flags.
  * Returns 0; TDP_EFORMAT (not a perf.data, malformed header, attrs or features,
@@ -651,12 +651,12 @@ enum perfdata_open_flags {
 int perfdata_open(struct perfdata **out, const uint8_t *buf, size_t len, const char *name,
 		  unsigned flags, struct tdp_err *err) __attribute__((warn_unused_result));
 
-/** Free the reader and everything it owns. p may be NULL. */
-void perfdata_free(struct perfdata *p);
+/** Free the reader and everything it owns (not the image). p may be NULL. */
+void perfdata_close(struct perfdata *p);
 
 /**
  * Decode the next record into *out (overwritten; its pointers are valid until the
- * next call or perfdata_free()).
+ * next call or perfdata_close()).
  * Returns 1: a record is in *out; 0: the end of the data; TDP_EFORMAT/TDP_ELIMIT:
  * the data is malformed at the offset named in err; TDP_ENOMEM (growing a reused
  * buffer, or a pipe-mode attr). After an error every later call returns the same

@@ -98,7 +98,7 @@ static int apply_header_attr(struct perfdata *p, const struct perfdata_record *r
 	if (size == 0)
 		size = PD_ATTR_SIZE_VER0;
 	/* pd_attr_add() refuses an attr larger than the room the record has */
-	ret = pd_attr_add(p, attr, room, NULL, size <= room ? attr + size : NULL,
+	ret = pd_attr_add(p, attr, room, size <= room ? attr + size : NULL,
 			  size <= room ? (room - size) / 8 : 0, rec->offset, err);
 	if (!ret)
 		ret = pd_attrs_finish(p, rec->offset, err);
@@ -451,7 +451,7 @@ int perfdata_next(struct perfdata *p, struct perfdata_record *out, struct tdp_er
 	p->stats.records++;
 	if (out->type == PERFDATA_RECORD_SAMPLE)
 		p->stats.samples++;
-	else if (!strcmp(perfdata_record_type_name(out->type), "UNKNOWN"))
+	else if (!pd_record_type_known(out->type))
 		p->stats.unknown_type++;
 	return 1;
 }

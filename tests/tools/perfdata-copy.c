@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 		w = NULL;
 	}
 	perfdata_writer_free(w);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_file_close(&f);
 	if (ret) {
 		fprintf(stderr, "perfdata-copy: %s\n", err.msg);

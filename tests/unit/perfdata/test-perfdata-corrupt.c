@@ -51,7 +51,7 @@ static int read_all(const uint8_t *buf, size_t len, const char *name, struct tdp
 		if (++n > guard)
 			fail_msg("%s: more records than bytes allow (a loop?)", name);
 	}
-	perfdata_free(p);
+	perfdata_close(p);
 	if (records)
 		*records = n;
 	return ret;
@@ -90,7 +90,7 @@ static bool load(struct input *in, const char *path, const char *label)
 		in->recs[in->nr_recs++] = r.offset;
 	}
 	assert_int_equal(err.code, 0);
-	perfdata_free(p);
+	perfdata_close(p);
 	return true;
 }
 

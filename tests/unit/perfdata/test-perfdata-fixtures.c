@@ -305,7 +305,7 @@ static void check_fixture(void **state)
 
 	strbuf_release(&sb);
 	decoded_release(&d);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(buf);
 	tdp_free(want);
 }
@@ -340,7 +340,7 @@ static void check_readme_counts(void **state)
 			fail_msg("row at line %d (%s): %" PRIu64 "/%" PRIu64 "/%" PRIu64, rows[i].line,
 				 rows[i].name, d.samples, d.entries, d.mispred);
 		decoded_release(&d);
-		perfdata_free(p);
+		perfdata_close(p);
 		tdp_free(buf);
 	}
 }
@@ -411,7 +411,7 @@ static void check_multi_attr(void **state)
 	assert_int_equal(samples, 5);
 	assert_true(seen);
 	assert_int_equal(perfdata_stats(p)->unknown_id, 0);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(buf);
 }
 
@@ -456,7 +456,7 @@ static void check_flag_fields(void **state)
 		assert_true(entries > 0);
 		assert_int_equal(spec2 == entries, rows[i].all_spec2);
 		assert_int_equal(cycles > 0, rows[i].some_cycles);
-		perfdata_free(p);
+		perfdata_close(p);
 		tdp_free(buf);
 	}
 }

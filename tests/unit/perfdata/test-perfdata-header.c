@@ -237,7 +237,7 @@ static void check_header(const char *data_path, const char *header_path)
 	}
 	assert_int_equal(nev, perfdata_nr_attrs(p));
 
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(buf);
 	tdp_free(text);
 }
@@ -332,7 +332,7 @@ static void build_ids(void **state)
 	}
 	assert_int_equal(i, 3);
 	assert_int_equal(f->nr_build_ids, 3);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(buf);
 	tdp_free(text);
 }

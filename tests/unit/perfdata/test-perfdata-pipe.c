@@ -79,7 +79,7 @@ static void pipe_samples(void **state)
 	assert_string_equal(sb.buf, want);
 	strbuf_release(&sb);
 	tdp_free(s);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(buf);
 	tdp_free(want);
 }

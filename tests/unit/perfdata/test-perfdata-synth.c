@@ -131,7 +131,7 @@ static int read_all(struct img *m, unsigned flags, struct tdp_err *err)
 
 	while (!ret && (ret = perfdata_next(p, &r, err)) > 0)
 		ret = 0;
-	perfdata_free(p);
+	perfdata_close(p);
 	return ret;
 }
 
@@ -270,7 +270,7 @@ static void all_fields(void **state)
 	assert_memory_equal(x->aux, "auxdata!", 8);
 	assert_int_equal(perfdata_next(p, &r, NULL), 0);
 	assert_int_equal(perfdata_stats(p)->samples, 1);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(m.p);
 }
 
@@ -386,7 +386,7 @@ static void identifier(void **state)
 	assert_int_equal(r.u.comm.comm.len, 6);
 	assert_memory_equal(r.u.comm.comm.s, "worker", 6);
 	assert_int_equal(perfdata_next(p, &r, NULL), 0);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(m.p);
 }
 
@@ -417,7 +417,7 @@ static void id_position(void **state)
 	next_ok(p, &r);
 	assert_ptr_equal(r.attr, perfdata_attr(p, 1));
 	assert_int_equal(r.u.sample.cpu, 9);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(m.p);
 
 	/* an attr without any id cannot be told apart from the first: refused */
@@ -485,7 +485,7 @@ static void attr_sizes(void **state)
 		assert_int_equal(r.u.sample.ip, 0xabc);
 		assert_int_equal(r.u.sample.id, 77);
 		assert_int_equal(perfdata_next(p, &r, NULL), 0);
-		perfdata_free(p);
+		perfdata_close(p);
 		tdp_free(m.p);
 	}
 }
@@ -591,7 +591,7 @@ static void record_types(void **state)
 	assert_int_equal(perfdata_stats(p)->lost_samples, 5);
 	assert_int_equal(perfdata_stats(p)->unknown_type, 1);
 	assert_int_equal(perfdata_stats(p)->records, 12);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(m.p);
 }
 
@@ -640,7 +640,7 @@ static void pipe_header_records(void **state)
 	assert_int_equal(r.u.sample.ip, 0x77);
 	assert_int_equal(perfdata_next(p, &r, NULL), 0);
 	assert_int_equal(perfdata_nr_attrs(p), 2); /* not added twice by the iteration */
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(m.p);
 }
 
@@ -787,7 +787,7 @@ static void sticky_error(void **state)
 	tdp_err_clear(&err);
 	assert_int_equal(perfdata_next(p, &r, &err), TDP_EFORMAT);
 	assert_non_null(strstr(err.msg, "after an earlier error"));
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(m.p);
 }
 

@@ -233,7 +233,7 @@ static void roundtrip(void **state)
 	assert_int_equal(r.type, PERFDATA_RECORD_AUXTRACE);
 	assert_memory_equal(r.u.auxtrace.data, "0123456789abcdef", 16);
 	assert_int_equal(perfdata_next(p, &r, &err), 0);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(buf);
 }
 
@@ -253,7 +253,7 @@ static void attr_size_kept(void **state)
 	assert_int_equal(perfdata_open(&p, buf, len, t->path, 0, &err), 0);
 	assert_int_equal(perfdata_attr(p, 0)->size, 136);
 	assert_int_equal(perfdata_attr(p, 0)->config3, 0x1234);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(buf);
 }
 
@@ -321,7 +321,7 @@ static void unfinished(void **state)
 	assert_int_equal(ret, 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(perfdata_stats(p)->unfinished_tail, 0);
-	perfdata_free(p);
+	perfdata_close(p);
 
 	/* killed in the middle of the last record (the AUXTRACE payload): two records */
 	assert_int_equal(perfdata_open(&p, buf, len - 5, "x.data", PERFDATA_OPEN_UNFINISHED, &err), 0);
@@ -331,7 +331,7 @@ static void unfinished(void **state)
 	assert_int_equal(ret, 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(perfdata_stats(p)->unfinished_tail, perfdata_data_offset(p) + 40 + 88);
-	perfdata_free(p);
+	perfdata_close(p);
 	tdp_free(buf);
 }
 
