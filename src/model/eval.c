@@ -329,7 +329,7 @@ static void state_release(struct eval_state *st)
 	tdp_free(st->visit);
 }
 
-int model_coverage(const struct model_compiled *mc, const struct countset *cs)
+int model_coverage(const struct model_compiled *mc, const struct countset *cs, int max_level)
 {
 	struct eval_state st;
 	int n = 0;
@@ -339,7 +339,7 @@ int model_coverage(const struct model_compiled *mc, const struct countset *cs)
 		return -1;
 	}
 	for (size_t i = 0; i < mc->m->nr_nodes; i++)
-		if (mc->node_parent[i] < 0 && !mc->m->nodes[i].extra &&
+		if ((mc->node_parent[i] < 0 || max_level >= 2) && !mc->m->nodes[i].extra &&
 		    select_formula(&st, (size_t)mc->node_formula[i]))
 			n++;
 	state_release(&st);

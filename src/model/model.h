@@ -275,11 +275,12 @@ int model_evaluate(const struct model *m, const struct countset *cs, const struc
 const struct metric_node *metric_tree_find(const struct metric_tree *t, const char *key);
 
 /**
- * How many of the model's level-1 nodes can be evaluated from cs's event names
- * (statuses ignored): used to infer the model of an import. Returns 0..4 (the
- * non-extra level-1 nodes), or -1 on allocation failure.
+ * How many of the model's nodes up to max_level (extras not counted) can be
+ * evaluated from cs's event names (statuses ignored): used to infer the model
+ * of an import. Returns the count (at level 1 of a slot model: 0..4), or -1 on
+ * allocation failure.
  */
-int model_coverage(const struct model_compiled *mc, const struct countset *cs);
+int model_coverage(const struct model_compiled *mc, const struct countset *cs, int max_level);
 
 /* ---------------------------------------------------------------------------
  * Classification (classify.c)

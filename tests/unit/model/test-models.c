@@ -801,13 +801,13 @@ static void test_coverage_for_inference(void **state)
 	(void)state;
 	fill(&cs, zen);
 	assert_int_equal(model_compile(model_find("zen4"), &mc, NULL), 0);
-	assert_int_equal(model_coverage(mc, &cs), 4);
+	assert_int_equal(model_coverage(mc, &cs, 1), 4);
 	model_compiled_free(mc);
 	assert_int_equal(model_compile(model_find("zen5"), &mc, NULL), 0);
-	assert_int_equal(model_coverage(mc, &cs), 4); /* the same events: zen4 or zen5 is ambiguous */
+	assert_int_equal(model_coverage(mc, &cs, 1), 4); /* the same events: zen4 or zen5 is ambiguous */
 	model_compiled_free(mc);
 	assert_int_equal(model_compile(model_find("skylake"), &mc, NULL), 0);
-	assert_int_equal(model_coverage(mc, &cs), 0);
+	assert_int_equal(model_coverage(mc, &cs, 1), 0);
 	model_compiled_free(mc);
 	countset_release(&cs);
 }

@@ -1,0 +1,493 @@
+/*
+ * cmd-topdown.c: `tdprof topdown`, mode 3 of the workflow (classify): the
+ * top-down tree of a command's run, or of perf stat output recorded anywhere
+ * (--import), its thresholds, the verdict and the next step.
+ */
+#include "cli/cmd.h"
+#include "cli/exitcode.h"
+#include "cli/msg.h"
+#include "cli/opts.h"
+#include "base/alloc.h"
+#include "base/countset.h"
+#include "base/err.h"
+#include "base/file.h"
+#include "base/str.h"
+#include "base/strbuf.h"
+#include "cpu/cpu.h"
+#include "import/import.h"
+#include "model/groups.h"
+#include "model/model.h"
+#include "pmu/event.h"
+#include "pmu/session.h"
+#include "report/topdown.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char cmd_topdown_summary[] = "classify the bottleneck: the top-down tree, its verdict and the next step";
+
+static const struct cmd_doc doc = {
+	.name = "topdown",
+	.summary = cmd_topdown_summary,
+	.usage = "topdown [-l 1|2] [--cpu MODEL] [--json] [-o FILE] [--no-multiplex] -- CMD [ARGS]\n"
+		 "topdown --import FILE [--cpu MODEL] [-l 1|2] [--slots N] [--json] [-o FILE]",
+	.description =
+		"Classifies where the pipeline's slots go (Intel's top-down method, on Intel, AMD and Arm): level 1 "
+		"splits them into Retiring, Bad Speculation, Frontend Bound and Backend Bound; level 2 splits each "
+		"in two (Fetch Latency/Bandwidth, Branch Mispredicts/Machine Clears, Memory/Core Bound, "
+		"Light/Heavy Operations). Values are percentages of all slots; a node the hardware cannot measure "
+		"shows '-' (JSON null), never 0. AMD's smt_contention is shown beside the four as an extra.\n"
+		"\n"
+		"With CMD, tdprof counts the events the model of this CPU needs, in groups that fit the counters "
+		"(Intel's slots leads its topdown group), and runs CMD once; groups that cannot all be counted at "
+		"once take turns (multiplexing) and the output says how long each ran. --no-multiplex runs CMD once "
+		"per group instead. Without a hardware PMU (most virtual machines) it says so and stops: import "
+		"counts recorded elsewhere, or use the simulated backend.\n"
+		"\n"
+		"With --import FILE, the counts come from 'perf stat' output (-x CSV, -j JSON lines, or its text), "
+		"e.g. 'perf stat -M TopdownL1 -x, -o f.csv -- CMD' on Intel and Arm, or 'perf stat -M PipelineL2' on "
+		"AMD Zen 4/5. --cpu names the model; without it the model is inferred only when the events fit "
+		"exactly one. Each node takes its events from the group perf counted them in, as perf does.\n"
+		"\n"
+		"Thresholds: Retiring above 80 %, Bad Speculation above 15 %, Frontend Bound above 20 %, Backend "
+		"Bound above 40 %; level 2 uses Intel's TMA thresholds and is flagged only under a flagged parent. "
+		"The verdict names the principal bottleneck and the next step: Bad Speculation -> 'tdprof "
+		"branches'; Frontend -> i-cache and decode; Backend -> memory or execution ports; Retiring -> "
+		"fewer uops and 'tdprof loop'. AMD Zen 2/3, Neoverse N1 and Cortex-A76-class cores have no "
+		"slot-level top-down: their output is cycle accounting and says so. 'tdprof list models' shows "
+		"the models; 'tdprof list metrics --cpu MODEL' their formulas and sources.",
+	.examples = "tdprof topdown -- ./app input.txt\n"
+		    "level 1 of this CPU's top-down over one run of ./app\n"
+		    "tdprof topdown -l 2 --json -o td.json -- ./app\n"
+		    "levels 1 and 2 as one JSON document\n"
+		    "tdprof topdown --import counts.csv --cpu icelakex\n"
+		    "the tree of perf stat -x, output recorded on an Ice Lake-X machine\n"
+		    "tdprof topdown --import pipeline.txt --cpu zen4\n"
+		    "AMD Zen 4 level 2 from perf stat -MPipelineL2 text",
+	.exit_status = "With CMD: CMD's exit status (128+N when signal N killed it). 1 when hardware counters "
+		       "are unavailable or no node could be computed; 2 for a usage error, an unreadable or "
+		       "malformed FILE, an unknown model, or a model that cannot be inferred.",
+	.see_also = "tdprof-stat(1), tdprof-branches(1), tdprof-explain(1), tdprof-list(1), perf-stat(1)",
+};
+
+struct topdown_opts {
+	const char *cpu, *import, *out_path, *backend;
+	long level;
+	long slots;
+	bool json, no_multiplex;
+};
+
+/* The usage error for an unknown model, with the closest names. */
+static int unknown_model(const char *name)
+{
+	const char *names[128];
+	size_t nr, n = 0, idx[3], k;
+	const struct model *const *all = model_all(&nr);
+
+	for (size_t i = 0; i < nr && n < 128; i++) {
+		names[n++] = all[i]->name;
+		for (size_t a = 0; a < MODEL_MAX_ALIASES && all[i]->aliases[a] && n < 128; a++)
+			names[n++] = all[i]->aliases[a];
+	}
+	msg_error("'%s' is not a top-down model", name);
+	k = str_suggest(name, names, n, idx, 3);
+	for (size_t i = 0; i < k; i++)
+		msg_hint("did you mean '--cpu %s'?", model_find(names[idx[i]])->name);
+	msg_hint("'tdprof list models' shows them all");
+	return EXIT_USAGE;
+}
+
+/*
+ * The model of an import: --cpu, or the one model whose level 1 the events fit
+ * (a cycle-accounting model: both its buckets), preferring among those the ones
+ * whose level 2 they fit best (cmask=0x6 is Zen 4's, 0x8 Zen 5's); a hybrid's
+ * E-core model goes with its P-core model.
+ */
+static int import_model(const struct countset *cs, const char *cpu, const char *path, const struct model **out)
+{
+	size_t nr, nfit = 0, nbest = 0;
+	const struct model *const *all = model_all(&nr);
+	const struct model *fit[64];
+	int l2[64], best = -1;
+	struct strbuf names = STRBUF_INIT;
+
+	if (cpu) {
+		*out = model_find(cpu);
+		return *out ? 0 : unknown_model(cpu);
+	}
+	for (size_t i = 0; i < nr && nfit < 64; i++) {
+		struct model_compiled *mc;
+		int full = all[i]->kind == MODEL_KIND_SLOTS ? 4 : 2, cov1, cov2;
+
+		if (model_compile(all[i], &mc, NULL))
+			continue;
+		cov1 = model_coverage(mc, cs, 1);
+		cov2 = model_coverage(mc, cs, 2);
+		model_compiled_free(mc);
+		if (cov1 == full) {
+			l2[nfit] = cov2;
+			fit[nfit++] = all[i];
+		}
+	}
+	for (size_t i = 0; i < nfit; i++)
+		for (size_t j = 0; j < nfit; j++)
+			if (j != i && fit[i]->companion == fit[j] && fit[i]->core_type &&
+			    !strcmp(fit[i]->core_type, "E-core"))
+				l2[i] = -1;
+	for (size_t i = 0; i < nfit; i++)
+		best = l2[i] > best ? l2[i] : best;
+	for (size_t i = 0; i < nfit; i++)
+		if (l2[i] == best)
+			fit[nbest++] = fit[i];
+	if (nbest == 1) {
+		*out = fit[0];
+		return 0;
+	}
+	for (size_t i = 0; i < (nbest ? nbest : nr); i++)
+		strbuf_addf(&names, "%s%s", i ? ", " : "", nbest ? fit[i]->name : all[i]->name);
+	if (nbest)
+		msg_error("cannot tell the model from the events in '%s': they fit %s", path, names.buf);
+	else
+		msg_error("the events in '%s' fit no top-down model's level 1 (models: %s)", path, names.buf);
+	msg_hint("give the CPU the counts come from: 'tdprof topdown --import %s --cpu %s'", path,
+		 nbest ? fit[0]->name : "MODEL");
+	strbuf_release(&names);
+	return EXIT_USAGE;
+}
+
+/* Evaluate one model (and its hybrid companion when the counts hold its events). */
+static int evaluate(const struct model *m, const struct countset *cs, const struct model_eval_opts *o,
+		    struct metric_tree *trees, size_t *nr_trees)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	int ret = model_evaluate(m, cs, o, &trees[0], &err);
+
+	if (ret) {
+		msg_err(&err);
+		return exitcode_from_err(ret);
+	}
+	model_classify(&trees[0]);
+	*nr_trees = 1;
+	if (m->companion && !model_evaluate(m->companion, cs, o, &trees[1], NULL)) {
+		model_classify(&trees[1]);
+		*nr_trees = 2;
+	}
+	return EXIT_OK;
+}
+
+static int render(const struct topdown_opts *to, struct topdown_report *r, struct tdp_ctx *ctx)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	FILE *out = stdout;
+	int rc = EXIT_OK;
+
+	if (to->out_path) {
+		out = fopen(to->out_path, "we");
+		if (!out) {
+			msg_error("cannot open '%s' for writing: %s", to->out_path, strerror(errno));
+			return EXIT_USAGE;
+		}
+	}
+	r->bars = !to->json && !to->out_path && ctx->stdout_tty;
+	r->verbose = ctx->verbose > 0;
+	if (to->json) {
+		if (topdown_json_print(out, r, &err)) {
+			msg_err(&err);
+			rc = EXIT_ANALYSIS;
+		}
+	} else {
+		topdown_text_print(out, r);
+	}
+	if (out != stdout && fclose(out)) {
+		msg_error("cannot write '%s': %s", to->out_path, strerror(errno));
+		rc = EXIT_ANALYSIS;
+	}
+	return rc;
+}
+
+/* A note when level 2 was asked for and none of it could be computed. */
+static void note_level2(const struct metric_tree *t, struct topdown_report *r)
+{
+	bool any2 = false, l2 = false;
+
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->v[i].level == 2) {
+			l2 = true;
+			any2 |= !isnan(t->v[i].value);
+		}
+	if (l2 && !any2 && r->nr_notes < TOPDOWN_MAX_NOTES)
+		r->notes[r->nr_notes++] = "level 2 was not measured: the counts hold level-1 events only "
+					  "(perf stat -M TopdownL2, or -M PipelineL2 on AMD, records them)";
+}
+
+static int run_import(const struct topdown_opts *to, struct tdp_ctx *ctx)
+{
+	struct tdp_file f = TDP_FILE_INIT;
+	struct import_result res = IMPORT_RESULT_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+	struct metric_tree trees[TOPDOWN_MAX_TREES];
+	struct topdown_report r = { 0 };
+	struct strbuf src = STRBUF_INIT, inferred = STRBUF_INIT;
+	const struct model *m = NULL;
+	int ret, rc;
+
+	ret = tdp_file_open(&f, to->import, IMPORT_MAX_INPUT, &err);
+	if (!ret)
+		ret = import_perf_stat_result(f.data, f.size, to->import, &res, &err);
+	if (ret) {
+		msg_err(&err);
+		rc = exitcode_from_err(ret);
+		goto out;
+	}
+	rc = import_model(&res.counts, to->cpu, to->import, &m);
+	if (rc)
+		goto out;
+	o.max_level = to->level ? (int)to->level : 2;
+	o.slots = (double)to->slots;
+	rc = evaluate(m, &res.counts, &o, trees, &r.nr_trees);
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < r.nr_trees; i++)
+		r.trees[i] = &trees[i];
+	strbuf_addf(&src, "'%s' (perf stat %s)", to->import, import_format_name(res.format));
+	r.source = src.buf;
+	r.backend = BACKEND_IMPORT;
+	r.level = o.max_level;
+	r.counts = &res.counts;
+	if (!to->cpu) {
+		strbuf_addf(&inferred, "model '%s' inferred from the events (give --cpu to choose)", m->name);
+		r.notes[r.nr_notes++] = inferred.buf;
+	}
+	if (o.max_level >= 2)
+		note_level2(&trees[0], &r);
+	for (size_t i = 0; i < res.nr_notes && r.nr_notes < TOPDOWN_MAX_NOTES; i++)
+		r.notes[r.nr_notes++] = res.notes[i];
+	rc = render(to, &r, ctx);
+out:
+	strbuf_release(&src);
+	strbuf_release(&inferred);
+	import_result_release(&res);
+	tdp_file_close(&f);
+	return rc;
+}
+
+/* The model of the running machine, its slots and counters. */
+static int live_model(const struct topdown_opts *to, const struct cpu_system *sys, const struct model **out,
+		      struct model_eval_opts *o, struct groups_budget *b)
+{
+	const struct cpu_info *c = &sys->cpu;
+	const struct cpu_pmu *core = cpu_pmu_list_first(&sys->pmus, CPU_PMU_CORE);
+	const struct model *m = NULL;
+	long slots = core ? cpu_pmu_cap_long(core, "slots") : -1;
+
+	if (to->cpu) {
+		m = model_find(to->cpu);
+		if (!m)
+			return unknown_model(to->cpu);
+	} else if (c->hybrid && c->nr_core_types) {
+		for (size_t i = 0; i < c->nr_core_types && !m; i++)
+			if (c->core_types[i].uarch && (m = model_for_uarch(c->core_types[i].uarch)) && m->core_type &&
+			    !strcmp(m->core_type, "E-core") && m->companion)
+				m = m->companion;
+	} else if (c->uarch) {
+		m = model_for_uarch(c->uarch);
+	}
+	if (!m && c->is_arm && slots > 0)
+		m = model_find("sbsa");
+	if (!m) {
+		msg_error("no top-down model for this CPU (%s)", c->uarch ? c->uarch : "not recognised");
+		msg_hint("give one with --cpu MODEL ('tdprof list models' shows them)");
+		return EXIT_USAGE;
+	}
+	*out = m;
+	o->slots = to->slots ? (double)to->slots : (slots > 0 ? (double)slots : 0);
+	o->smt_on = c->smt == 1;
+	o->core_wide = false; /* a command's threads, not every thread of its cores */
+	model_default_budget(m, b);
+	if (c->gp_counters > 0)
+		b->gp = (unsigned)c->gp_counters;
+	if (c->fixed_counters >= 0 && c->gp_counters > 0)
+		b->fixed = (unsigned)c->fixed_counters;
+	b->nmi_watchdog = sys->perms.nmi_watchdog == 1;
+	return EXIT_OK;
+}
+
+/* The groups of a live run of model m. */
+static int plan_events(const struct model *m, const struct model_eval_opts *o, const struct groups_budget *b,
+		       struct groups_plan *plan, struct tdp_err *err)
+{
+	struct model_compiled *mc;
+	int ret = model_compile(m, &mc, err);
+
+	if (!ret)
+		ret = model_plan(mc, o, b, plan, err);
+	model_compiled_free(mc);
+	return ret;
+}
+
+#define TOPDOWN_MAX_SETS 64 /* groups of one live run */
+
+/* Parse the event list of groups [first, first + nr) of a plan (all of them with nr = SIZE_MAX). */
+static int parse_groups(const struct model *m, const struct groups_plan *p, size_t first, size_t nr,
+			struct strbuf *spec, struct pmu_event_list *out, struct tdp_err *err)
+{
+	struct pmu_env penv = PMU_ENV_INIT;
+
+	strbuf_reset(spec);
+	model_plan_spec(m, p, first, nr, spec);
+	if (strbuf_failed(spec))
+		return tdp_err_oom(err);
+	return pmu_event_list_parse(out, spec->buf, &penv, err);
+}
+
+static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx)
+{
+	struct cpu_env env = CPU_ENV_INIT;
+	struct cpu_system sys;
+	struct tdp_err err = TDP_ERR_INIT;
+	const struct model *m = NULL, *models[TOPDOWN_MAX_TREES];
+	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+	struct groups_budget b;
+	struct groups_plan plans[TOPDOWN_MAX_TREES] = { GROUPS_PLAN_INIT, GROUPS_PLAN_INIT };
+	struct pmu_event_list lists[TOPDOWN_MAX_SETS];
+	const struct pmu_event_list *sets[TOPDOWN_MAX_SETS];
+	size_t nr_models = 1, nr_sets = 0;
+	struct pmu_session_opts so = PMU_SESSION_OPTS_INIT;
+	struct pmu_session_result res = PMU_SESSION_RESULT_INIT;
+	struct metric_tree trees[TOPDOWN_MAX_TREES];
+	struct topdown_report r = { 0 };
+	struct strbuf spec = STRBUF_INIT, cmd = STRBUF_INIT;
+	int ret = 0, rc = EXIT_ANALYSIS;
+
+	for (size_t i = 0; i < TOPDOWN_MAX_SETS; i++)
+		lists[i] = (struct pmu_event_list)PMU_EVENT_LIST_INIT;
+	ret = cpu_system_detect(&sys, &env, &err);
+	if (ret) {
+		msg_err(&err);
+		return exitcode_from_err(ret);
+	}
+	if (!sys.probe.opened) {
+		msg_error("hardware counters are unavailable: %s", sys.probe.msg[0] ? sys.probe.msg : "no PMU");
+		msg_hint("top-down needs a hardware PMU; use --backend=sim for a simulated estimate, or record "
+			 "'perf stat -M TopdownL1 -x, -o counts.csv -- CMD' on a machine with one and run "
+			 "'tdprof topdown --import counts.csv --cpu MODEL'");
+		goto out;
+	}
+	rc = live_model(to, &sys, &m, &o, &b);
+	if (rc)
+		goto out;
+	rc = EXIT_ANALYSIS;
+	o.max_level = to->level ? (int)to->level : 1;
+	models[0] = m;
+	if (m->companion && sys.cpu.hybrid)
+		models[nr_models++] = m->companion;
+	for (size_t k = 0; k < nr_models && !ret; k++)
+		ret = plan_events(models[k], &o, &b, &plans[k], &err);
+	if (!ret && to->no_multiplex) {
+		/* one run per group: nothing shares the counters */
+		for (size_t k = 0; k < nr_models && !ret; k++)
+			for (size_t g = 0; g < plans[k].nr && !ret; g++) {
+				if (nr_sets >= TOPDOWN_MAX_SETS) {
+					ret = tdp_err_set(&err, TDP_ELIMIT, "the '%s' model needs more than %d groups",
+							  m->name, TOPDOWN_MAX_SETS);
+					break;
+				}
+				ret = parse_groups(models[k], &plans[k], g, 1, &spec, &lists[nr_sets], &err);
+				sets[nr_sets] = &lists[nr_sets];
+				nr_sets++;
+			}
+		so.argv = argv;
+		fflush(stdout);
+		if (!ret)
+			ret = pmu_session_run_sets(sets, nr_sets, &so, &res, &err);
+	} else if (!ret) {
+		/* every group in one list: the kernel rotates them when they do not all fit */
+		for (size_t k = 0; k < nr_models && !ret; k++)
+			ret = parse_groups(models[k], &plans[k], 0, plans[k].nr, &spec, &lists[0], &err);
+		so.argv = argv;
+		fflush(stdout);
+		if (!ret)
+			ret = pmu_session_run(&lists[0], &so, &res, &err);
+	}
+	if (ret) {
+		msg_err(&err);
+		rc = exitcode_from_err(ret);
+		goto out;
+	}
+	res.counts.backend = BACKEND_PMU;
+	rc = evaluate(m, &res.counts, &o, trees, &r.nr_trees);
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < r.nr_trees; i++)
+		r.trees[i] = &trees[i];
+	for (size_t i = 0; argv[i]; i++)
+		strbuf_addf(&cmd, "%s%s", i ? " " : "'", argv[i]);
+	strbuf_addch(&cmd, '\'');
+	r.source = cmd.buf;
+	r.backend = BACKEND_PMU;
+	r.level = o.max_level;
+	r.counts = &res.counts;
+	r.no_multiplex = to->no_multiplex;
+	r.runs = res.runs;
+	if ((plans[0].nr_split || plans[1].nr_split) && r.nr_notes < TOPDOWN_MAX_NOTES)
+		r.notes[r.nr_notes++] = "some formulas need more events than the counters hold at once: their "
+					"events were counted in different groups (marked in the tree)";
+	rc = render(to, &r, ctx);
+	if (rc == EXIT_OK && res.workload_ran)
+		rc = exitcode_from_wait(res.wstatus);
+out:
+	for (size_t i = 0; i < TOPDOWN_MAX_SETS; i++)
+		pmu_event_list_release(&lists[i]);
+	for (size_t k = 0; k < TOPDOWN_MAX_TREES; k++)
+		groups_plan_release(&plans[k]);
+	pmu_session_result_release(&res);
+	strbuf_release(&spec);
+	strbuf_release(&cmd);
+	cpu_system_release(&sys);
+	return rc;
+}
+
+int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
+{
+	struct topdown_opts to = { .backend = "auto" };
+	struct opt opts[] = {
+		OPT_GROUP("what to classify"),
+		OPT_LONG('l', "level", &to.level, "1|2", "deepest level of the tree (default: 1 for a run, 2 for "
+							  "an import)", 1, 2),
+		OPT_STRING(0, "cpu", &to.cpu, "MODEL", "the model to use ('tdprof list models'); default: this CPU's, "
+						       "or for --import the one the events fit"),
+		OPT_STRING(0, "import", &to.import, "FILE", "read perf stat output (CSV, JSON lines or text) instead "
+							   "of running a command"),
+		OPT_LONG(0, "slots", &to.slots, "N", "pipeline slots per cycle for models that read them from the "
+						     "PMU (Arm's caps/slots)", 1, 64),
+		OPT_BOOL(0, "no-multiplex", &to.no_multiplex, "run CMD once per group of counters instead of "
+							      "letting groups take turns"),
+		OPT_CHOICE(0, "backend", &to.backend, "auto|pmu|sim", "where counts come from (default auto: pmu)"),
+		OPT_GROUP("output"),
+		OPT_BOOL(0, "json", &to.json, "one JSON document"),
+		OPT_STRING('o', "output", &to.out_path, "FILE", "write the result to FILE instead of stdout"),
+		OPT_END(),
+	};
+	int i = opts_parse(opts, &doc, argc, argv);
+
+	if (i < 0)
+		return opts_exit(i);
+	if (!strcmp(to.backend, "sim")) {
+		msg_error("the simulated backend ('--backend=sim') is not available in this build yet");
+		msg_hint("import counts recorded on a machine with a PMU: 'tdprof topdown --import FILE --cpu MODEL'");
+		return EXIT_USAGE;
+	}
+	if (to.import) {
+		if (i < argc)
+			return msg_usage("topdown", "'--import' reads counts from a file: do not give a command too");
+		if (to.no_multiplex)
+			return msg_usage("topdown", "'--no-multiplex' applies to a run, not to '--import'");
+		return run_import(&to, ctx);
+	}
+	if (i >= argc)
+		return msg_usage("topdown", "no command to run: give it after '--', or read counts with '--import FILE'");
+	return run_live(&to, argv + i, ctx);
+}

@@ -1,0 +1,198 @@
+/* topdown-text.c: `tdprof topdown` for a person (see topdown.h). */
+#include "report/topdown.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "model/advice.h"
+
+#define LABEL_WIDTH 26
+#define BAR_WIDTH 30
+
+static void bar(FILE *out, double v)
+{
+	int n;
+
+	if (isnan(v))
+		return;
+	n = (int)lround(v / 100.0 * BAR_WIDTH);
+	if (n < 0)
+		n = 0;
+	if (n > BAR_WIDTH)
+		n = BAR_WIDTH;
+	fputs("  ", out);
+	for (int i = 0; i < BAR_WIDTH; i++)
+		fputc(i < n ? '#' : '.', out);
+}
+
+static void print_node(FILE *out, const struct topdown_report *r, const struct metric_node *n)
+{
+	char label[64];
+
+	snprintf(label, sizeof(label), "%s%s%s", n->level == 2 ? "  " : "", n->label, n->extra ? " (extra)" : "");
+	fprintf(out, "  %-*s", LABEL_WIDTH, label);
+	if (isnan(n->value)) {
+		fprintf(out, "     -    not measured: %s\n", n->why);
+		return;
+	}
+	fprintf(out, "%6.1f %%", n->value);
+	if (r->bars)
+		bar(out, n->value);
+	if (n->flagged)
+		fprintf(out, "  above %g %%", n->threshold);
+	if (n->vendor && strcmp(n->vendor, n->key) && strncmp(n->vendor, "tma_", 4))
+		fprintf(out, "  (%s)", n->vendor);
+	if (n->split)
+		fputs("  [events from several groups]", out);
+	fputc('\n', out);
+	if (r->verbose && n->expr)
+		fprintf(out, "  %*s= %s\n  %*s  source: %s\n", LABEL_WIDTH, "", n->expr, LABEL_WIDTH, "", n->source);
+}
+
+static void print_verdict(FILE *out, const struct metric_tree *t)
+{
+	const struct metric_verdict *v = &t->verdict;
+	const char *unit = t->kind == MODEL_KIND_SLOTS ? "slots" : "cycles";
+	const struct metric_node *cat;
+	const char *summary;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!v->category) {
+		fputs("verdict: none: no node could be computed\n", out);
+		return;
+	}
+	cat = metric_tree_find(t, v->category);
+	if (t->kind == MODEL_KIND_CYCLE_ACCOUNTING)
+		fprintf(out, "verdict: %s is the larger bucket (%.1f %% of cycles; cycle accounting, not top-down)",
+			cat->label, v->value);
+	else if (v->over_threshold)
+		fprintf(out, "verdict: %s (%.1f %% of %s, above its %g %% threshold)", cat->label, v->value, unit,
+			cat->threshold);
+	else
+		fprintf(out, "verdict: no level-1 node is above its threshold; the largest stall is %s (%.1f %% of %s)",
+			cat->label, v->value, unit);
+	if (v->node)
+		fprintf(out, ", mostly %s (%.1f %%)", model_node_label(v->node), v->node_value);
+	fputc('\n', out);
+	fprintf(out, "next step: %s\n", v->next_step);
+	summary = advice_summary(v->node ? v->node : v->category);
+	if (summary) {
+		advice_render_markdown(summary, 2, 78, &sb);
+		if (!strbuf_failed(&sb) && sb.len)
+			fprintf(out, "%s%s", sb.buf, sb.buf[sb.len - 1] == '\n' ? "" : "\n");
+		fprintf(out, "  (more: 'tdprof explain %s')\n", v->node ? v->node : v->category);
+	}
+	strbuf_release(&sb);
+}
+
+static void print_tree(FILE *out, const struct topdown_report *r, const struct metric_tree *t)
+{
+	const struct model *m = t->model;
+
+	if (m->core_type)
+		fprintf(out, "%s: %s (%s)\n", m->core_type, m->name, m->description);
+	else
+		fprintf(out, "model: %s (%s)\n", m->name, m->description);
+	if (m->note)
+		fprintf(out, "note: %s\n", m->note);
+	if (t->kind == MODEL_KIND_SLOTS && !isnan(t->slots))
+		fprintf(out, "\n  %-*s  %% of slots (%g per cycle)\n", LABEL_WIDTH, "", t->slots);
+	else if (t->kind == MODEL_KIND_SLOTS)
+		fprintf(out, "\n  %-*s  %% of slots\n", LABEL_WIDTH, "");
+	else
+		fprintf(out, "\n  %-*s  %% of cycles\n", LABEL_WIDTH, "");
+	/* level 1 in the table's order, each followed by its children */
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct metric_node *n = &t->v[i];
+
+		if (n->level != 1)
+			continue;
+		print_node(out, r, n);
+		for (size_t j = 0; j < t->nr; j++)
+			if (t->v[j].parent && !strcmp(t->v[j].parent, n->key))
+				print_node(out, r, &t->v[j]);
+	}
+	fputc('\n', out);
+	if (t->kind == MODEL_KIND_SLOTS) {
+		if (isnan(t->level1_sum))
+			fputs("level-1 sum: not computed (a level-1 node is not measurable)\n", out);
+		else if (t->sum_off)
+			fprintf(out, "level-1 sum: %.1f %% of slots: off 100 by more than 1 point (the nodes came from "
+				"different groups or multiplexing added noise)\n", t->level1_sum);
+		else
+			fprintf(out, "level-1 sum: %.1f %% of slots\n", t->level1_sum);
+	}
+}
+
+/* The groups as the counts came: one line each when there are several. */
+static void print_groups(FILE *out, const struct topdown_report *r)
+{
+	const struct countset *cs = r->counts;
+	size_t ng = countset_nr_groups(cs);
+	double lo = 101, hi = -1;
+
+	if (!ng)
+		return;
+	for (size_t g = 0; g < ng; g++) {
+		double pct = -1;
+
+		for (size_t i = 0; i < cs->nr; i++)
+			if (cs->v[i].group == (int)g && cs->v[i].status == COUNT_OK && cs->v[i].running_pct >= 0 &&
+			    (pct < 0 || cs->v[i].running_pct < pct))
+				pct = cs->v[i].running_pct;
+		if (pct >= 0) {
+			lo = pct < lo ? pct : lo;
+			hi = pct > hi ? pct : hi;
+		}
+	}
+	if (r->no_multiplex)
+		fprintf(out, "no multiplexing: the workload ran %zu times, one group set per run\n", r->runs);
+	else if (hi >= 0 && lo < 99.995)
+		fprintf(out, "multiplexing: %zu group%s took turns on the counters; each counted %.1f-%.1f %% of the "
+			"time, its counts scaled up (estimates)\n", ng, ng == 1 ? "" : "s", lo, hi);
+	else
+		fprintf(out, "groups: %zu, each counted all the time (no multiplexing)\n", ng);
+	if (ng < 2)
+		return;
+	for (size_t g = 0; g < ng; g++) {
+		bool first = true;
+		double pct = -1;
+
+		for (size_t i = 0; i < cs->nr; i++)
+			if (cs->v[i].group == (int)g && cs->v[i].running_pct >= 0 && (pct < 0 || cs->v[i].running_pct < pct))
+				pct = cs->v[i].running_pct;
+		if (pct >= 0)
+			fprintf(out, "  group %zu (%.2f %%):", g, pct);
+		else
+			fprintf(out, "  group %zu:", g);
+		for (size_t i = 0; i < cs->nr; i++)
+			if (cs->v[i].group == (int)g) {
+				fprintf(out, "%s %s", first ? "" : ",", cs->v[i].name);
+				first = false;
+			}
+		fputc('\n', out);
+	}
+}
+
+void topdown_text_print(FILE *out, const struct topdown_report *r)
+{
+	if (r->source)
+		fprintf(out, "counts: %s %s\n", r->backend == BACKEND_IMPORT ? "imported from" : "measured over",
+			r->source);
+	for (size_t i = 0; i < r->nr_notes; i++)
+		fprintf(out, "note: %s\n", r->notes[i]);
+	for (size_t i = 0; i < r->nr_trees; i++) {
+		if (i || r->source || r->nr_notes)
+			fputc('\n', out);
+		print_tree(out, r, r->trees[i]);
+	}
+	if (r->counts)
+		print_groups(out, r);
+	for (size_t i = 0; i < r->nr_trees; i++) {
+		fputc('\n', out);
+		if (r->nr_trees > 1)
+			fprintf(out, "%s: ", r->trees[i]->model->core_type ? r->trees[i]->model->core_type : "core");
+		print_verdict(out, r->trees[i]);
+	}
+}

@@ -1,0 +1,87 @@
+/*
+ * topdown.h: the renderers of `tdprof topdown`: the tree for a person (text,
+ * with bars on a terminal) and one JSON document for tools.
+ *
+ * A renderer formats: the values, the flags above thresholds and the verdict all
+ * come computed in the metric trees (model_eval() and model_classify()); the
+ * groups section lists the counts as they came (countset). The advice under the
+ * verdict is the knowledge base's summary for the node (model/advice.h).
+ *
+ * Lifecycle:
+ *   1. struct topdown_report r = { .trees = {&t}, .nr_trees = 1, .counts = &cs, ... };
+ *   2. topdown_text_print(out, &r) or topdown_json_print(out, &r, &err);
+ * Both write to a FILE the caller owns and never close it.
+ *
+ * JSON document (design.md's contract):
+ *   backend       "pmu" | "sim" | "import"
+ *   cpu           the model's name ("zen4")
+ *   model_kind    "slots" | "cycle_accounting"
+ *   model         {name, description, vendor, slots, core_type, note, sources}
+ *   source        the imported file or the command, or null
+ *   level         the deepest level asked for (1 or 2)
+ *   level1        {retiring, bad_speculation, frontend_bound, backend_bound} in percent
+ *                 of slots (null: not measurable), plus vendor extras (AMD's
+ *                 smt_contention) beside them; a cycle-accounting model has the four
+ *                 keys null and its buckets under "cycle_accounting"
+ *   extra         the names of the extra level-1 keys
+ *   cycle_accounting {frontend_stalled_cycles, backend_stalled_cycles} in percent of
+ *                 cycles (cycle-accounting models only)
+ *   level1_sum, level1_sum_off
+ *   level2        {frontend_bound: {fetch_latency, fetch_bandwidth}, bad_speculation:
+ *                 {branch_mispredicts, machine_clears}, backend_bound: {memory_bound,
+ *                 core_bound}, retiring: {light_operations, heavy_operations}} (only
+ *                 the nodes the model has, at level 2)
+ *   thresholds    {node: percent}
+ *   flagged       [node, ...] above their thresholds
+ *   verdict       {category, node, value, node_value, over_threshold, next_step, advice}
+ *   nodes         [{key, parent, level, label, value, vendor_metric, formula, expr,
+ *                 source, group, split, flagged, why}]
+ *   groups        [{group, events, counts, running_pct}] (counts null when not counted)
+ *   multiplexed   true when several groups shared the counters
+ *   no_multiplex  true when each group set ran alone (--no-multiplex)
+ *   notes         [text, ...]
+ *   core_types    hybrids: one object per core type with the per-tree keys above
+ *                 (core_type, cpu, model_kind, level1, ..., verdict); the top-level
+ *                 per-tree keys then describe the first (P-core) tree
+ */
+#ifndef TDPROF_REPORT_TOPDOWN_H
+#define TDPROF_REPORT_TOPDOWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/countset.h"
+#include "model/model.h"
+
+struct tdp_err;
+
+#define TOPDOWN_MAX_TREES 2  /* hybrids: P-core and E-core */
+#define TOPDOWN_MAX_NOTES 8
+
+struct topdown_report {
+	const struct metric_tree *trees[TOPDOWN_MAX_TREES]; /* borrowed, classified; P-core first */
+	size_t nr_trees;
+	enum tdp_backend backend;
+	const char *source;          /* the file imported or the command run; NULL: none */
+	int level;                   /* 1 or 2: deepest level asked for */
+	const struct countset *counts; /* borrowed; NULL: no groups section */
+	bool no_multiplex;           /* each group set ran alone, in its own run */
+	size_t runs;                 /* runs of the workload (no_multiplex); 0: unknown */
+	const char *notes[TOPDOWN_MAX_NOTES]; /* borrowed lines said with the result */
+	size_t nr_notes;
+	bool bars;                   /* draw bars (a terminal) */
+	bool verbose;                /* text: also each node's formula and source */
+};
+
+/** Print the tree, the sum, the groups, the verdict and its advice as text. */
+void topdown_text_print(FILE *out, const struct topdown_report *r);
+
+/**
+ * Print one JSON document (indented, ending in a newline). Returns 0, or
+ * TDP_ENOMEM / TDP_EIO with err set.
+ */
+int topdown_json_print(FILE *out, const struct topdown_report *r, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+#endif
