@@ -17,7 +17,8 @@
 #define DETECT_MAX_LINE 4096
 
 static const char hint_formats[] =
-	"give the output of 'perf stat -x, -o FILE -- CMD', 'perf stat -j -o FILE -- CMD' or plain 'perf stat'";
+	"give the output of 'perf stat -x, -o FILE -- CMD', 'perf stat -j -o FILE -- CMD' or plain 'perf stat' "
+	"(--metric-only output holds no counts)";
 
 void import_result_init(struct import_result *r)
 {
@@ -70,12 +71,20 @@ static bool csv_sep_fits(const char *line, size_t n, char sep)
 
 static char csv_sep_of(const char *line, size_t n)
 {
-	for (const char *s = csv_seps; *s; s++)
+	bool tried[256] = { false };
+
+	for (const char *s = csv_seps; *s; s++) {
+		tried[(unsigned char)*s] = true;
 		if (memchr(line, *s, n) && csv_sep_fits(line, n, *s))
 			return *s;
+	}
+	/* Each other punctuation character once: detection stays linear in the line. */
 	for (size_t i = 0; i < n; i++) {
 		char c = line[i];
 
+		if (tried[(unsigned char)c])
+			continue;
+		tried[(unsigned char)c] = true;
 		if ((unsigned char)c > 0x20 && (unsigned char)c < 0x7f && !((c >= '0' && c <= '9') ||
 		    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || strchr("._-<>/=%@", c)) &&
 		    csv_sep_fits(line, n, c))

@@ -121,7 +121,8 @@ struct import_result {
 	size_t alloc_notes;
 	enum import_format format;
 	char sep;                       /* the CSV separator; 0 for other formats */
-	unsigned runs;                  /* N of `-r N`; 1 when the input does not say */
+	unsigned runs;                  /* N of `-r N` (text header); 0 when CSV/JSON show -r variances
+					   but not N; 1 otherwise */
 	size_t nr_intervals;            /* -I intervals summed; 0 when not an interval output */
 	size_t nr_aggr;                 /* CPUs/cores/sockets/threads/cgroups summed; 0 when fewer than 2 */
 	double user_ns;                 /* `seconds user` in ns; <0 when absent */
