@@ -9,7 +9,7 @@
  *     pcnt-running,metric-value,metric-unit`. Extra metrics of one event come on
  *     lines whose value field is empty. `-r N` puts the variance ("3.49%") right
  *     after the event name (perf 6.1; the man page says otherwise).
- *   - JSON lines, `perf stat -j` (perf 5.17+): one flat object per line with
+ *   - JSON lines, `perf stat -j` (perf 5.x and 6.x): one flat object per line with
  *     "counter-value" (a string), "unit", "event", "event-runtime", "pcnt-running",
  *     "variance", "metric-value" (a number in 6.1, a string in 6.13),
  *     "metric-unit", "interval", "cpu"/"core"/"die"/"socket"/"node"/"thread"/

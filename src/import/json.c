@@ -1,5 +1,5 @@
 /*
- * json.c: `perf stat -j` output (perf 5.17+; perf_json_output_lint.py in perf's
+ * json.c: `perf stat -j` output (perf 5.x and 6.x; perf_json_output_lint.py in perf's
  * tests): one flat JSON object per line,
  *
  *   {"counter-value" : "2.781637", "unit" : "msec", "event" : "task-clock",
