@@ -107,8 +107,42 @@ static void free_build_ids(struct pd_features *f)
 		tdp_free((void *)f->build_ids[i].filename);
 	tdp_free(f->build_ids);
 	f->build_ids = NULL;
+	f->build_ids_alloc = 0;
 	f->pub.build_ids = NULL;
 	f->pub.nr_build_ids = 0;
+}
+
+int pd_build_id_add(struct perfdata *p, const struct perfdata_record *rec, struct tdp_err *err)
+{
+	const struct perfdata_build_id_record *b = &rec->u.build_id;
+	struct pd_features *f = &p->feat;
+	struct perfdata_build_id *e;
+	char *name;
+
+	for (size_t i = 0; i < f->pub.nr_build_ids; i++) {
+		e = &f->build_ids[i];
+		if (e->size == b->size && !memcmp(e->id, b->id, b->size) &&
+		    strlen(e->filename) == b->filename.len &&
+		    !memcmp(e->filename, b->filename.s, b->filename.len))
+			return 0;
+	}
+	if (f->pub.nr_build_ids >= PERFDATA_MAX_LIST)
+		return pd_error(p, err, TDP_ELIMIT,
+				"record at offset 0x%" PRIx64 ": more than %u build-ids (PERFDATA_MAX_LIST)",
+				rec->offset, PERFDATA_MAX_LIST);
+	name = tdp_strndup(b->filename.s, b->filename.len);
+	if (!name || TDP_GROW(f->build_ids, f->build_ids_alloc, f->pub.nr_build_ids + 1)) {
+		tdp_free(name);
+		return tdp_err_oom(err);
+	}
+	e = &f->build_ids[f->pub.nr_build_ids++];
+	e->pid = b->pid;
+	e->misc = rec->misc;
+	e->size = b->size;
+	memcpy(e->id, b->id, sizeof(e->id));
+	e->filename = name;
+	f->pub.build_ids = f->build_ids;
+	return 0;
 }
 
 static void free_pmus(struct pd_features *f)
@@ -251,6 +285,7 @@ static int parse_build_ids(struct fcur *c)
 	}
 	free_build_ids(f);
 	f->build_ids = ids;
+	f->build_ids_alloc = nr ? nr : 1;
 	f->pub.build_ids = ids;
 	f->pub.nr_build_ids = nr;
 	return 0;

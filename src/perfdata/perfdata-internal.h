@@ -44,6 +44,7 @@ struct pd_features {
 	char *str[PERFDATA_FEAT_BITS];      /* string features by id */
 	char **cmdline;
 	struct perfdata_build_id *build_ids; /* filenames owned */
+	size_t build_ids_alloc;
 	struct perfdata_pmu_mapping *pmus;   /* names owned */
 	const uint8_t *raw[PERFDATA_FEAT_BITS];
 	size_t raw_len[PERFDATA_FEAT_BITS];
@@ -127,6 +128,9 @@ int pd_set_attr_name(struct pd_attr *a, const char *name, size_t len)
 int pd_feature_parse(struct perfdata *p, unsigned feat, const uint8_t *data, size_t len,
 		     uint64_t off, struct tdp_err *err) __attribute__((warn_unused_result));
 void pd_features_release(struct pd_features *f);
+/* Add a build-id seen in a HEADER_BUILD_ID record (unless the list has it already). */
+int pd_build_id_add(struct perfdata *p, const struct perfdata_record *rec, struct tdp_err *err)
+	__attribute__((warn_unused_result));
 
 /* names.c: true for the record types perfdata_record_type_name() knows */
 bool pd_record_type_known(uint32_t type);

@@ -679,7 +679,12 @@ const struct perfdata_attr *perfdata_attr(const struct perfdata *p, size_t i);
  */
 const struct perfdata_attr *perfdata_attr_by_id(const struct perfdata *p, uint64_t id);
 
-/** The parsed features (in pipe mode, those seen so far). Never NULL. */
+/**
+ * The parsed features. Never NULL. In pipe mode they are those seen so far, and
+ * build-ids of HEADER_BUILD_ID records (pipe streams, perf inject -b) are added to
+ * build_ids as perfdata_next() meets them: the arrays may then grow and move, so
+ * read the pointers again after perfdata_next().
+ */
 const struct perfdata_features *perfdata_features(const struct perfdata *p);
 
 /**

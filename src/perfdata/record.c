@@ -394,6 +394,9 @@ int pd_record_decode(struct perfdata *p, struct perfdata_record *rec, bool apply
 	case PERFDATA_RECORD_ID_INDEX:
 		ret = apply_id_index(p, rec, err);
 		break;
+	case PERFDATA_RECORD_HEADER_BUILD_ID:
+		ret = pd_build_id_add(p, rec, err);
+		break;
 	case PERFDATA_RECORD_HEADER_FEATURE:
 		if (p->pipe && rec->u.feature < PERFDATA_FEAT_BITS)
 			ret = pd_feature_parse(p, (unsigned)rec->u.feature, b + 8, blen - 8,

@@ -644,6 +644,51 @@ static void pipe_header_records(void **state)
 	tdp_free(m.p);
 }
 
+/* HEADER_BUILD_ID records join the build-id list: at the start, later, not twice. */
+static void build_id_records(void **state)
+{
+	struct attr_spec s = { .size = 128, .sample_type = PERFDATA_SAMPLE_IP };
+	struct img m = { 0 };
+	struct perfdata_record r;
+	struct perfdata *p;
+	const struct perfdata_features *f;
+	size_t at;
+
+	(void)state;
+	pipe_begin(&m, &s, 1, NULL, NULL);
+	for (int k = 0; k < 3; k++) {
+		uint8_t id[24] = { 0 };
+
+		if (k == 1) { /* a sample between them */
+			at = rec_begin(&m, PERFDATA_RECORD_SAMPLE, 0);
+			u64(&m, 0x10);
+			rec_end(&m, at);
+		}
+		id[0] = (uint8_t)(k == 0 ? 0x22 : 0x11); /* the third repeats the second */
+		id[20] = 16;                                  /* size, valid with BUILD_ID_SIZE */
+		at = rec_begin(&m, PERFDATA_RECORD_HEADER_BUILD_ID,
+			       PERFDATA_MISC_USER | PERFDATA_MISC_BUILD_ID_SIZE);
+		u32(&m, (uint32_t)-1);
+		put(&m, id, 24);
+		put(&m, k == 0 ? "/usr/lib/libc.so.6\0\0\0\0\0\0" : "/usr/bin/app\0\0\0\0", k == 0 ? 24 : 16);
+		rec_end(&m, at);
+	}
+	p = open_ok(&m);
+	f = perfdata_features(p);
+	assert_int_equal(f->nr_build_ids, 1); /* the one before any event, applied at open */
+	assert_string_equal(f->build_ids[0].filename, "/usr/lib/libc.so.6");
+	while (perfdata_next(p, &r, NULL) > 0)
+		;
+	f = perfdata_features(p);
+	assert_int_equal(f->nr_build_ids, 2);
+	assert_int_equal(f->build_ids[1].size, 16);
+	assert_int_equal(f->build_ids[1].id[0], 0x11);
+	assert_int_equal(f->build_ids[1].pid, -1);
+	assert_string_equal(f->build_ids[1].filename, "/usr/bin/app");
+	perfdata_close(p);
+	tdp_free(m.p);
+}
+
 /* ---- errors: code, file name and offset in the message ---- */
 
 static void expect_error(struct img *m, unsigned flags, int code, const char *text)
@@ -801,6 +846,7 @@ int main(void)
 		cmocka_unit_test(attr_sizes),
 		cmocka_unit_test(record_types),
 		cmocka_unit_test(pipe_header_records),
+		cmocka_unit_test(build_id_records),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(bad_magic),
 		cmocka_unit_test(sticky_error),
