@@ -314,19 +314,23 @@ static void build_ids(void **state)
 	assert_int_equal(f->build_ids[0].id[0], 0x67); /* 672679ce... */
 	assert_int_equal(f->build_ids[0].id[19], 0x42);
 	for (at = text; (at = strstr(at, "\nbuild_ids {\n")); at++, i++) {
-		const struct perfdata_build_id *b = &f->build_ids[i];
 		const char *h = strstr(at, "build_id_hash: \""), *fn = strstr(at, "filename: \"");
-		const char *he = h ? strstr(h, "\"\n") : NULL;
+		const char *he = h ? strstr(h, "\"\n") : NULL, *misc = strstr(at, "misc: ");
+		const struct perfdata_build_id *b;
+		uint64_t want_misc = 0;
 		uint8_t id[32];
 		char want[512];
 
 		assert_true(i < f->nr_build_ids);
+		b = &f->build_ids[i];
 		assert_non_null(he);
 		assert_int_equal(unescape(h + 16, (size_t)(he - h - 16), id, sizeof(id)), 20);
 		assert_memory_equal(b->id, id, 20);
 		assert_int_equal(b->size, 20);
 		assert_int_equal(b->pid, -1); /* pid: 4294967295 */
-		assert_int_equal(b->misc & PERFDATA_MISC_CPUMODE_MASK, strtoul(strstr(at, "misc: ") + 6, NULL, 10));
+		assert_non_null(misc);
+		assert_true(str_to_u64_n(misc + 6, strcspn(misc + 6, "\n"), &want_misc));
+		assert_int_equal(b->misc & PERFDATA_MISC_CPUMODE_MASK, want_misc);
 		snprintf(want, sizeof(want), "filename: \"%s\"\n", b->filename);
 		assert_true(fn && !strncmp(fn, want, strlen(want)));
 	}
