@@ -661,8 +661,9 @@ void perfdata_close(struct perfdata *p);
  * the data is malformed at the offset named in err; TDP_ENOMEM (growing a reused
  * buffer, or a pipe-mode attr). After an error every later call returns the same
  * code without reading further. Allocates only when a reused buffer must grow
- * (bounded by BRSTACK_MAX_NR and PERFDATA_MAX_CALLCHAIN) or for pipe-mode
- * HEADER_ATTR/HEADER_FEATURE/EVENT_UPDATE records.
+ * (bounded by BRSTACK_MAX_NR and PERFDATA_MAX_CALLCHAIN), for pipe-mode
+ * HEADER_ATTR/HEADER_FEATURE/EVENT_UPDATE/ID_INDEX records and for new
+ * HEADER_BUILD_ID records.
  */
 int perfdata_next(struct perfdata *p, struct perfdata_record *out, struct tdp_err *err)
 	__attribute__((warn_unused_result));
@@ -680,10 +681,10 @@ const struct perfdata_attr *perfdata_attr(const struct perfdata *p, size_t i);
 const struct perfdata_attr *perfdata_attr_by_id(const struct perfdata *p, uint64_t id);
 
 /**
- * The parsed features. Never NULL. In pipe mode they are those seen so far, and
- * build-ids of HEADER_BUILD_ID records (pipe streams, perf inject -b) are added to
- * build_ids as perfdata_next() meets them: the arrays may then grow and move, so
- * read the pointers again after perfdata_next().
+ * The parsed features. Never NULL. In pipe mode they are those seen so far. In
+ * both modes, build-ids of HEADER_BUILD_ID records (pipe streams, files written by
+ * perf inject -b) are added to build_ids as perfdata_next() meets them: that array
+ * may then grow and move, so read the pointer again after perfdata_next().
  */
 const struct perfdata_features *perfdata_features(const struct perfdata *p);
 
