@@ -248,14 +248,20 @@ static int run_once(struct session *S, const struct pmu_event_list *events, stru
 	t0 = now_ns();
 	t_last = t0;
 	if (o->argv) {
-		ret = pmu_workload_start(&w, o->argv, err);
+		ret = pmu_workload_start(&w, err);
 		if (ret)
 			goto out;
-		r->workload_ran = true;
 	}
 	ret = run_loop(S, &w, &c, pidfd, t0, &t_end, &t_last, err);
 	if (ret)
 		goto out;
+	if (o->argv) {
+		/* known at once now that the child has ended or counting stopped */
+		ret = pmu_workload_exec_result(&w, o->argv, err);
+		if (ret)
+			goto out;
+		r->workload_ran = true;
+	}
 	ret = pmu_counters_read(&c, err);
 	if (ret)
 		goto out;

@@ -77,6 +77,7 @@ int pmu_workload_prepare(struct pmu_workload *w, char *const *argv, const sigset
 	ep[0] = -1;
 	w->started = false;
 	w->reaped = false;
+	w->exec_errno = -1;
 	/* pidfd_open (Linux 5.3) lets the caller poll for the exit next to other fds. */
 	w->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (w->pidfd < 0)
@@ -119,10 +120,9 @@ static int exec_failure(const char *cmd, int e, struct tdp_err *err)
 	return err ? err->code : TDP_ENOEXEC;
 }
 
-int pmu_workload_start(struct pmu_workload *w, char *const *argv, struct tdp_err *err)
+int pmu_workload_start(struct pmu_workload *w, struct tdp_err *err)
 {
 	ssize_t n;
-	int e = 0;
 
 	if (w->pid < 0 || w->started || w->go_fd < 0)
 		return tdp_err_set(err, TDP_EINVAL, "workload started twice or not prepared");
@@ -133,18 +133,30 @@ int pmu_workload_start(struct pmu_workload *w, char *const *argv, struct tdp_err
 	close_fd(&w->go_fd);
 	if (n != 1)
 		return tdp_err_set(err, TDP_ECHILD, "cannot start the workload: %s", strerror(errno));
-	/* Blocks until the child's exec closes the pipe (success) or it writes errno. */
-	do
-		n = read(w->err_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close_fd(&w->err_fd);
-	if (n == (ssize_t)sizeof(e)) {
-		int r = pmu_workload_reap(w, true, NULL);
-
-		(void)r;
-		return exec_failure(argv[0], e, err);
-	}
 	return 0;
+}
+
+int pmu_workload_exec_result(struct pmu_workload *w, char *const *argv, struct tdp_err *err)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (!w->started)
+		return tdp_err_set(err, TDP_EINVAL, "workload not started");
+	if (w->exec_errno < 0) {
+		/* EOF: the exec closed the pipe; an int: the child's errno from execvp */
+		do
+			n = read(w->err_fd, &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
+		close_fd(&w->err_fd);
+		w->exec_errno = n == (ssize_t)sizeof(e) && e > 0 ? e : 0;
+		if (w->exec_errno) {
+			int r = pmu_workload_reap(w, true, NULL);
+
+			(void)r;
+		}
+	}
+	return w->exec_errno ? exec_failure(argv[0], w->exec_errno, err) : 0;
 }
 
 int pmu_workload_reap(struct pmu_workload *w, bool block, struct tdp_err *err)

@@ -28,10 +28,12 @@ static int run_to_end(char *const *argv, struct pmu_workload *w, struct tdp_err 
 
 	if (ret)
 		return ret;
-	ret = pmu_workload_start(w, argv, err);
+	ret = pmu_workload_start(w, err);
 	if (ret)
 		return ret;
-	return pmu_workload_reap(w, true, err) == 1 ? 0 : -1;
+	if (pmu_workload_reap(w, true, err) != 1)
+		return -1;
+	return pmu_workload_exec_result(w, argv, err);
 }
 
 static void test_exit_status(void **state)
@@ -65,7 +67,7 @@ static void test_parked_until_started(void **state)
 	usleep(50000);
 	assert_int_equal(stat(path, &st), 0); /* still there: rm has not run */
 	assert_int_equal(pmu_workload_reap(&w, false, NULL), 0); /* still parked */
-	assert_int_equal(pmu_workload_start(&w, argv, NULL), 0);
+	assert_int_equal(pmu_workload_start(&w, NULL), 0);
 	assert_int_equal(pmu_workload_reap(&w, true, NULL), 1);
 	assert_int_equal(WEXITSTATUS(w.wstatus), 0);
 	assert_int_equal(stat(path, &st), -1); /* rm ran */
@@ -126,7 +128,10 @@ static void test_signal_and_release(void **state)
 
 	(void)state;
 	assert_int_equal(pmu_workload_prepare(&w, argv, NULL, NULL), 0);
-	assert_int_equal(pmu_workload_start(&w, argv, NULL), 0);
+	assert_int_equal(pmu_workload_start(&w, NULL), 0);
+	/* sleep is running: the exec succeeded, known without waiting for its end */
+	assert_int_equal(pmu_workload_exec_result(&w, argv, NULL), 0);
+	assert_int_equal(pmu_workload_reap(&w, false, NULL), 0);
 	assert_int_equal(pmu_workload_signal(&w, SIGTERM), 0);
 	assert_int_equal(pmu_workload_reap(&w, true, NULL), 1);
 	assert_true(WIFSIGNALED(w.wstatus));
@@ -157,7 +162,7 @@ static void test_child_mask(void **state)
 	child = old;
 	sigdelset(&child, SIGTERM);
 	assert_int_equal(pmu_workload_prepare(&w, argv, &child, NULL), 0);
-	assert_int_equal(pmu_workload_start(&w, argv, NULL), 0);
+	assert_int_equal(pmu_workload_start(&w, NULL), 0);
 	assert_int_equal(pmu_workload_reap(&w, true, NULL), 1);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	assert_true(WIFSIGNALED(w.wstatus));
@@ -174,7 +179,9 @@ static void test_misuse(void **state)
 	(void)state;
 	assert_int_equal(pmu_workload_prepare(&w, argv, NULL, &err), TDP_EINVAL);
 	tdp_err_clear(&err);
-	assert_int_equal(pmu_workload_start(&w, argv, &err), TDP_EINVAL);
+	assert_int_equal(pmu_workload_start(&w, &err), TDP_EINVAL);
+	tdp_err_clear(&err);
+	assert_int_equal(pmu_workload_exec_result(&w, argv, &err), TDP_EINVAL);
 	pmu_workload_release(&w);
 }
 
