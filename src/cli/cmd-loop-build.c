@@ -406,6 +406,7 @@ static void add_main(struct strbuf *sb, const struct loop_job *j)
 int loop_build(struct loop_job *j, struct strbuf *diag, struct tdp_err *err)
 {
 	struct strbuf src = STRBUF_INIT;
+	char *obj = in_dir(j, "loop-main.o");
 	const char *extra[8];
 	size_t n = 0;
 	bool ok;
@@ -414,25 +415,35 @@ int loop_build(struct loop_job *j, struct strbuf *diag, struct tdp_err *err)
 	j->main_c = in_dir(j, "loop-main.c");
 	j->exe = in_dir(j, "loop");
 	add_main(&src, j);
-	if (!j->main_c || !j->exe || strbuf_failed(&src)) {
+	if (!obj || !j->main_c || !j->exe || strbuf_failed(&src)) {
 		rc = tdp_err_oom(err);
 		goto out;
 	}
 	if ((rc = write_text(j->main_c, &src, err)) != 0)
 		goto out;
+	/* Compile, then link: a sanitized build's runtime (link_extra) must not instrument the kernel. */
 	extra[n++] = "-I";
 	extra[n++] = j->incdir;
+	extra[n++] = "-c";
 	extra[n++] = "-o";
-	extra[n++] = j->exe;
+	extra[n++] = obj;
 	extra[n++] = j->main_c;
-	extra[n++] = j->lib;
-	if (*j->link_extra)
-		extra[n++] = j->link_extra;
-	extra[n++] = "-lm";
 	rc = compile(j, extra, n, diag, &ok, err);
+	if (!rc && ok) {
+		n = 0;
+		extra[n++] = "-o";
+		extra[n++] = j->exe;
+		extra[n++] = obj;
+		extra[n++] = j->lib;
+		if (*j->link_extra)
+			extra[n++] = j->link_extra;
+		extra[n++] = "-lm";
+		rc = compile(j, extra, n, diag, &ok, err);
+	}
 	if (!rc && !ok)
 		rc = tdp_err_set(err, TDP_EUSAGE, "cannot build the harness program for '%s'", j->function);
 out:
+	tdp_free(obj);
 	strbuf_release(&src);
 	return rc;
 }
@@ -453,7 +464,8 @@ int loop_run(struct loop_job *j, int cpu, long reps, double target_ms, struct st
 
 void loop_job_close(struct loop_job *j)
 {
-	static const char *const files[] = { "probe.c", "loop-main.c", "loop", "loop-main.s", "hot.s" };
+	static const char *const files[] = { "probe.c", "loop-main.c", "loop-main.o", "loop", "loop-main.s",
+					     "hot.s" };
 
 	if (j->dir && !j->keep) {
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {

@@ -9,8 +9,10 @@
 static inline bool harness_arch_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
 	unsigned a, b, c, d;
+	/* The highest leaf of the range leaf is in (basic or extended); its type differs between gcc and clang. */
+	uint32_t max = (uint32_t)__get_cpuid_max(leaf & 0x80000000u, NULL);
 
-	if ((leaf & 0x80000000u) ? __get_cpuid_max(0x80000000u, NULL) < leaf : __get_cpuid_max(0, NULL) < leaf)
+	if (max < leaf)
 		return false;
 	__cpuid_count(leaf, sub, a, b, c, d);
 	r[0] = a;
