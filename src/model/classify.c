@@ -57,8 +57,14 @@ static const char *next_step(const char *category, const char *child)
 		return "instruction supply: i-cache and i-TLB misses and decode; shrink and lay out the hot code "
 		       "(PGO, BOLT, fewer inlined cold paths); 'tdprof stat' shows the i-cache misses";
 	}
-	if (!strcmp(category, "backend_bound") || !strcmp(category, "backend_stalled_cycles")) {
-		if (child && !strcmp(child, "core_bound"))
+	if (!strcmp(category, "backend_stalled_cycles"))
+		return "memory or execution ports (cycle accounting cannot tell which): 'tdprof stat' shows the "
+		       "cache misses per kilo-instruction (many: memory; few: execution ports and dependency chains)";
+	if (!strcmp(category, "backend_bound")) {
+		if (!child)
+			return "memory or execution ports: level 2 tells which (memory: data layout, locality, "
+			       "prefetching; ports: shorter dependency chains, cheaper instructions)";
+		if (!strcmp(child, "core_bound"))
 			return "execution ports: break long dependency chains, use cheaper instructions, vectorise; "
 			       "isolate the loop with 'tdprof loop'";
 		return "memory: cache and TLB misses; improve data layout and locality, prefetch, shrink the "

@@ -89,6 +89,7 @@ static void print_verdict(FILE *out, const struct metric_tree *t)
 static void print_tree(FILE *out, const struct topdown_report *r, const struct metric_tree *t)
 {
 	const struct model *m = t->model;
+	bool show_l2 = false;
 
 	if (m->core_type)
 		fprintf(out, "%s: %s (%s)\n", m->core_type, m->name, m->description);
@@ -102,14 +103,16 @@ static void print_tree(FILE *out, const struct topdown_report *r, const struct m
 		fprintf(out, "\n  %-*s  %% of slots\n", LABEL_WIDTH, "");
 	else
 		fprintf(out, "\n  %-*s  %% of cycles\n", LABEL_WIDTH, "");
-	/* level 1 in the table's order, each followed by its children */
+	/* level 1 in the table's order, each followed by its children (unless no child was measured) */
+	for (size_t i = 0; i < t->nr; i++)
+		show_l2 |= t->v[i].level == 2 && !isnan(t->v[i].value);
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct metric_node *n = &t->v[i];
 
 		if (n->level != 1)
 			continue;
 		print_node(out, r, n);
-		for (size_t j = 0; j < t->nr; j++)
+		for (size_t j = 0; j < t->nr && show_l2; j++)
 			if (t->v[j].parent && !strcmp(t->v[j].parent, n->key))
 				print_node(out, r, &t->v[j]);
 	}
