@@ -57,6 +57,13 @@ extern "C" {
 #define TDP_HARNESS_VERSION_MAJOR 0
 #define TDP_HARNESS_VERSION_MINOR 1
 
+/* The library is built with hidden visibility; this marks what it exports. */
+#if defined(__GNUC__)
+#define TDP_HARNESS_API __attribute__((visibility("default")))
+#else
+#define TDP_HARNESS_API
+#endif
+
 /** A harness: opaque; made by tdp_harness_open(), freed by tdp_harness_close(). */
 struct tdp_harness;
 
@@ -191,7 +198,7 @@ struct tdp_harness_result {
 };
 
 /** Fill cfg with the defaults documented in struct tdp_harness_config. */
-void tdp_harness_config_init(struct tdp_harness_config *cfg);
+TDP_HARNESS_API void tdp_harness_config_init(struct tdp_harness_config *cfg);
 
 /**
  * Open a harness: check cfg, pin the calling thread to cfg->cpu (unless
@@ -204,7 +211,7 @@ void tdp_harness_config_init(struct tdp_harness_config *cfg);
  * may run on); -ENOMEM. On failure *out is untouched and the affinity restored.
  * Not thread-safe with respect to the same harness; allocates.
  */
-int tdp_harness_open(struct tdp_harness **out, const struct tdp_harness_config *cfg,
+TDP_HARNESS_API int tdp_harness_open(struct tdp_harness **out, const struct tdp_harness_config *cfg,
 		     char *errbuf, size_t errlen);
 
 /**
@@ -216,23 +223,23 @@ int tdp_harness_open(struct tdp_harness **out, const struct tdp_harness_config *
  * returned non-zero); -EIO (the thread was moved off its CPU, or reading the
  * counters failed); -ENOMEM. The message is in tdp_harness_error(h).
  */
-int tdp_harness_run(struct tdp_harness *h, const struct tdp_harness_kernel *k,
+TDP_HARNESS_API int tdp_harness_run(struct tdp_harness *h, const struct tdp_harness_kernel *k,
 		    struct tdp_harness_result *out);
 
 /** The message of the last failure of h ("" when none); owned by h. */
 const char *tdp_harness_error(const struct tdp_harness *h);
 
 /** The method h reads counters with (fixed at open). */
-enum tdp_harness_method tdp_harness_method(const struct tdp_harness *h);
+TDP_HARNESS_API enum tdp_harness_method tdp_harness_method(const struct tdp_harness *h);
 
 /** Close h: counters, mappings, the thread's original affinity. NULL does nothing. */
-void tdp_harness_close(struct tdp_harness *h);
+TDP_HARNESS_API void tdp_harness_close(struct tdp_harness *h);
 
 /**
  * One-shot: open with cfg (NULL: defaults), run k, close. Returns as
  * tdp_harness_open() / tdp_harness_run(); errbuf (may be NULL) gets the message.
  */
-int tdp_harness_measure(const struct tdp_harness_kernel *k, const struct tdp_harness_config *cfg,
+TDP_HARNESS_API int tdp_harness_measure(const struct tdp_harness_kernel *k, const struct tdp_harness_config *cfg,
 			struct tdp_harness_result *out, char *errbuf, size_t errlen);
 
 /** "rdpmc", "read" or "clock"; "unknown" for other values. Never NULL. */
@@ -246,7 +253,7 @@ const char *tdp_harness_clock_name(enum tdp_harness_clock c);
  * when size > 0), like snprintf. Returns the length the full text needs (excluding
  * the NUL): when it is >= size the text was truncated.
  */
-size_t tdp_harness_format_text(const struct tdp_harness_result *r, char *buf, size_t size);
+TDP_HARNESS_API size_t tdp_harness_format_text(const struct tdp_harness_result *r, char *buf, size_t size);
 
 /**
  * Write r as one JSON object (keys: kernel, method, clock, cpu, iterations,
@@ -256,7 +263,7 @@ size_t tdp_harness_format_text(const struct tdp_harness_result *r, char *buf, si
  * remeasured, disturbed_repetitions, steal_ms, notes, warnings),
  * like snprintf. Returns the length the full text needs, as tdp_harness_format_text().
  */
-size_t tdp_harness_format_json(const struct tdp_harness_result *r, char *buf, size_t size);
+TDP_HARNESS_API size_t tdp_harness_format_json(const struct tdp_harness_result *r, char *buf, size_t size);
 
 #ifdef __cplusplus
 }
