@@ -135,6 +135,7 @@ int stat_json_print(FILE *f, const struct stat_report *r, struct tdp_err *err)
 		put(doc, "route", route_object(r, &failed), &failed);
 	put(hw, "available", json_boolean(!r->hw_note), &failed);
 	put(hw, "reason", r->hw_note ? json_string(r->hw_note) : json_null(), &failed);
+	put(hw, "hint", r->hw_hint ? json_string(r->hw_hint) : json_null(), &failed);
 	put(doc, "hardware", hw, &failed);
 	put(doc, "exit_status", json_integer(r->exit_status), &failed);
 	put(doc, "elapsed_ns", r->counts->elapsed_ns >= 0 ? json_integer((json_int_t)llround(r->counts->elapsed_ns))

@@ -88,7 +88,7 @@ void stat_csv_interval(FILE *f, const struct stat_interval *iv, const char *sep)
  * when not counted/supported), unit, status, running_pct, scaled, stddev_pct}],
  * metrics {cpi, ipc, branch_miss_rate, branch_mpki, l1i_mpki, llc_mpki} (null when
  * an input is missing), route {next, reason, command, signals}, hardware
- * {available, reason}, exit_status, elapsed_ns, and with intervals an `intervals`
+ * {available, reason, hint}, exit_status, elapsed_ns, and with intervals an `intervals`
  * array [{time, events}]. Values of "msec" counts are in milliseconds as their unit
  * says. Returns 0, TDP_ENOMEM or TDP_EIO (write failed).
  */
