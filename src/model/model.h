@@ -52,7 +52,7 @@ struct tdp_err;
 struct strbuf;
 
 #define MODEL_MAX_VARIANTS 4  /* alternatives of one formula */
-#define MODEL_MAX_ALIASES 10  /* other spellings of one event, or other names of a model */
+#define MODEL_MAX_ALIASES 12  /* other spellings of one event, or other names of a model */
 #define MODEL_MAX_EVENTS 96   /* events of one model */
 #define MODEL_MAX_FORMULAS 80 /* formulas of one model */
 #define MODEL_MAX_NODES 24    /* nodes of one tree */

@@ -47,7 +47,7 @@ static const struct model_node_def sbsa_nodes[] = {
 const struct model model_sbsa = {
 	.name = "sbsa",
 	.aliases = { "arm64", "armv8", "armv9", "cortex-a710", "cortex-x2", "cortex-a715", "cortex-x3", "cortex-a720",
-		     "cortex-x4" },
+		     "cortex-x4", "cortex-a725", "cortex-x925" },
 	.description = "Arm, generic: any core with STALL_SLOT*/OP_* events; #slots from the PMU's caps/slots",
 	.sources = "perf arm64/sbsa.json (torvalds/linux blob 602bf1830798); tools/perf/arch/arm64/util/pmu.c "
 		   "(#slots from caps/slots)",

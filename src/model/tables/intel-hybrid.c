@@ -126,8 +126,8 @@ static const char sources[] = "Intel E-core_TMA_Metrics.csv 3.52 (intel/perfmon 
 
 const struct model model_gracemont = {
 	.name = "gracemont",
-	.aliases = { "alderlake-e", "raptorlake-e", "alderlake_atom", "grt" },
-	.description = "Intel Gracemont E-cores of Alder Lake and Raptor Lake, 5-wide",
+	.aliases = { "alderlake-e", "raptorlake-e", "alderlake_atom", "grt", "alderlaken" },
+	.description = "Intel Gracemont E-cores of Alder Lake, Raptor Lake and Alder Lake-N, 5-wide",
 	.sources = sources,
 	.vendor = MODEL_VENDOR_INTEL,
 	.kind = MODEL_KIND_SLOTS,
@@ -147,8 +147,8 @@ const struct model model_gracemont = {
 
 const struct model model_crestmont = {
 	.name = "crestmont",
-	.aliases = { "meteorlake-e", "cmt" },
-	.description = "Intel Crestmont E-cores of Meteor Lake, 6-wide",
+	.aliases = { "meteorlake-e", "cmt", "sierraforest", "grandridge" },
+	.description = "Intel Crestmont E-cores of Meteor Lake (and Sierra Forest, Grand Ridge), 6-wide",
 	.sources = sources,
 	.vendor = MODEL_VENDOR_INTEL,
 	.kind = MODEL_KIND_SLOTS,

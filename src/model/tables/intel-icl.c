@@ -30,7 +30,8 @@ static const char src_icx[] =
 	"perf icelakex/icx-metrics.json (torvalds/linux @06f609b3) and icelake/icl-metrics.json; Intel TMA 5.2 ICL";
 
 static const struct model_event icl_events[] = {
-	{ .name = "TOPDOWN.SLOTS", .aliases = { "slots", "topdown.slots_p" }, .spec = "cpu/slots/",
+	{ .name = "TOPDOWN.SLOTS", .aliases = { "slots", "topdown.slots_p", "topdown.slots:perf_metrics" },
+	  .spec = "cpu/slots/",
 	  .counter = MODEL_CTR_FIXED, .fixed_idx = 3, .leader = true },
 	{ .name = "topdown-retiring", .aliases = { "perf_metrics.retiring" }, .spec = "cpu/topdown-retiring/",
 	  .counter = MODEL_CTR_METRICS },

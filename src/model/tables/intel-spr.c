@@ -31,7 +31,8 @@ static const char src_spr[] =
 	"Intel TMA_Metrics-full.csv 5.2 SPR/ADL columns";
 
 #define TOPDOWN_EVENTS(pmu) \
-	{ .name = "TOPDOWN.SLOTS", .aliases = { "slots", "topdown.slots_p" }, .spec = pmu "/slots/", \
+	{ .name = "TOPDOWN.SLOTS", .aliases = { "slots", "topdown.slots_p", "topdown.slots:perf_metrics" }, \
+	  .spec = pmu "/slots/", \
 	  .counter = MODEL_CTR_FIXED, .fixed_idx = 3, .leader = true, .clock = true }, \
 	{ .name = "topdown-retiring", .aliases = { "perf_metrics.retiring" }, .spec = pmu "/topdown-retiring/", \
 	  .counter = MODEL_CTR_METRICS }, \
