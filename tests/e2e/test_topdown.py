@@ -230,6 +230,46 @@ def test_output_file():
         tdp.check(json.load(f)["cpu"] == "icelakex", "the document went to the file")
 
 
+def test_json_lines_import():
+    """perf stat -j (JSON lines): the same Zen 4 level 1 as the CSV test."""
+    rows = [("ls_not_halted_cyc", 1000000), ("de_no_dispatch_per_slot.no_ops_from_frontend", 600000),
+            ("de_src_op_disp.all", 3300000), ("ex_ret_ops", 3000000),
+            ("de_no_dispatch_per_slot.backend_stalls", 1800000)]
+    text = "".join('{"counter-value" : "%d.000000", "unit" : "", "event" : "%s", "event-runtime" : 1000, '
+                   '"pcnt-running" : 100.00, "metric-value" : 0.000000, "metric-unit" : ""}\n' % (v, n)
+                   for n, v in rows)
+    path = write("zen.json", text)
+    doc = tdp.run("topdown", "--import", path, "--cpu", "zen4", "--json").json()
+    tdp.check(abs(doc["level1"]["backend_bound"] - 30) < 1e-6, "backend 1.8e6 / 6e6 = 30 %")
+    tdp.check(abs(doc["level1"]["retiring"] - 50) < 1e-6, "retiring 3e6 / 6e6 = 50 %")
+
+
+def test_bars_on_a_terminal():
+    """A bar per node when stdout is a terminal (and only then)."""
+    import pty
+    import subprocess
+    path = write("icx-tty.csv", ICX_CSV.replace("{clears}", "40"))
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([tdp.TDPROF, "topdown", "--import", path, "--cpu", "icelakex"],
+                            stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=60)
+    os.close(master)
+    out = b"".join(chunks).decode()
+    tdp.check(proc.returncode == 0, "exit 0 on a terminal: %r" % out)
+    # Retiring 40 % of a 30-column bar is 12 '#'
+    tdp.check("Retiring                    40.0 %  ############.................." in out, "bar: %r" % out)
+
+
 def test_live_without_pmu():
     if not tdp.no_pmu():
         raise tdp.Skip("this machine has a PMU")
