@@ -21,6 +21,7 @@
 #define DEFAULT_SPREAD_WARNING 0.01
 #define MAX_TARGET_SECONDS 60.0
 #define MAX_WARMUP_SECONDS 600.0
+
 void tdp_harness_config_init(struct tdp_harness_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -186,6 +187,9 @@ static void open_topdown(struct tdp_harness *h)
 	}
 	if (rc)
 		harness_appendf(h->note, sizeof(h->note), "; top-down not counted: %s", err);
+	else
+		harness_appendf(h->note, sizeof(h->note), "; top-down level 1 from %zu events, in a separate pass",
+				h->tdg.nr);
 }
 
 static void describe_clock(struct tdp_harness *h)
