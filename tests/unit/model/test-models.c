@@ -352,9 +352,24 @@ static void test_skylake_smt_forms(void **state)
 		{ "topdown-recovery-bubbles", 200, -1, COUNT_OK },
 		ROWS_END,
 	};
+	/*
+	 * perf's own unit test (tools/perf/tests/parse-metric.c, Frontend_Bound_SMT): with
+	 * idq_uops_not_delivered.core 300, cpu_clk_unhalted.thread 200, one_thread_active 400
+	 * and ref_xclk 600, the SMT form of Frontend Bound is 0.45: 300 / (4 * 200 / 2 * (1 + 400 / 600)).
+	 */
+	static const struct row perf_test[] = {
+		{ "idq_uops_not_delivered.core", 300, -1, COUNT_OK },
+		{ "cpu_clk_unhalted.thread", 200, -1, COUNT_OK },
+		{ "cpu_clk_unhalted.one_thread_active", 400, -1, COUNT_OK },
+		{ "cpu_clk_unhalted.ref_xclk", 600, -1, COUNT_OK },
+		ROWS_END,
+	};
 	struct metric_tree t;
 
 	(void)state;
+	assert_int_equal(eval_rows("skylake", perf_test, 0, &t, NULL), 0);
+	expect(&t, "frontend_bound", 45);
+	expect(&t, "retiring", NAN); /* its events are not there: not 0 */
 	assert_int_equal(eval_rows("skylake", ebs, 0, &t, NULL), 0);
 	expect(&t, "frontend_bound", 24);
 	expect(&t, "bad_speculation", 10.8);
