@@ -10,6 +10,7 @@
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "cpu/cpu.h"
+#include "model/model.h"
 #include "report/info.h"
 
 #include <errno.h>
@@ -48,25 +49,12 @@ static const struct cmd_doc doc = {
 	.see_also = "tdprof-stat(1), tdprof-list(1), perf-list(1)",
 };
 
-/*
- * Model names of design.md, used until the model module can be asked.
- * NEEDSWORK: replace with model_for_uarch() from model/model.h once it lands,
- * which also knows the hybrid core-type names (goldencove, gracemont, ...).
- */
-static const char *const known_models[] = {
-	"skylake", "cascadelake", "icelake", "icelakex", "sapphirerapids", "alderlake",
-	"zen2", "zen3", "zen4", "zen5",
-	"neoverse-n1", "neoverse-v1", "neoverse-n2", "neoverse-v2", "neoverse-v3",
-};
-
+/* The top-down model for this CPU's micro-architecture, from the model registry. */
 static const char *model_for(const char *uarch)
 {
-	if (!uarch)
-		return NULL;
-	for (size_t i = 0; i < sizeof(known_models) / sizeof(known_models[0]); i++)
-		if (!strcmp(known_models[i], uarch))
-			return known_models[i];
-	return NULL;
+	const struct model *m = uarch ? model_for_uarch(uarch) : NULL;
+
+	return m ? m->name : NULL;
 }
 
 static void topdown_reason(const struct cpu_system *s, const char *model, struct strbuf *sb)
@@ -74,7 +62,11 @@ static void topdown_reason(const struct cpu_system *s, const char *model, struct
 	const struct cpu_info *c = &s->cpu;
 
 	if (model) {
-		strbuf_addf(sb, "the CPU is %s, which has a top-down model", c->uarch);
+		const struct model *m = model_find(model);
+
+		strbuf_addf(sb, "the CPU is %s: %s", c->uarch, m && m->description ? m->description : model);
+		if (m && m->kind == MODEL_KIND_CYCLE_ACCOUNTING)
+			strbuf_adds(sb, " (cycle accounting only: this CPU has no slot-level top-down events)");
 		if (!s->probe.opened)
 			strbuf_adds(sb, "; hardware events do not open here, so it applies to counts imported "
 					"from such a machine, and live runs fall back to the simulated backend");

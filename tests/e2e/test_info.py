@@ -152,6 +152,35 @@ def icelakex_snapshot(root):
     return sysfs, procfs
 
 
+def neoverse_n1_snapshot(root):
+    """An Arm Neoverse N1 (MIDR implementer 0x41, part 0xd0c: arm64 cputype.h) with its PMU."""
+    sysfs, procfs = os.path.join(root, "sys"), os.path.join(root, "proc")
+    write(sysfs, "devices/system/cpu/online", "0-3\n")
+    for n in range(4):
+        write(sysfs, "devices/system/cpu/cpu%d/regs/identification/midr_el1" % n, "0x00000000413fd0c1\n")
+    pmu = "bus/event_source/devices/armv8_pmuv3_0/"
+    write(sysfs, pmu + "type", "8\n")
+    write(sysfs, pmu + "format/event", "config:0-15\n")
+    write(sysfs, pmu + "events/stall_frontend", "event=0x0023\n")
+    write(sysfs, "bus/event_source/devices/software/type", "1\n")
+    write(procfs, "sys/kernel/perf_event_paranoid", "1\n")
+    return sysfs, procfs
+
+
+def test_snapshot_cycle_accounting_model_is_stated():
+    root = tempfile.mkdtemp(prefix="tdprof-info-")
+    try:
+        sysfs, procfs = neoverse_n1_snapshot(root)
+        r = tdp.run("info", "--json", "--sysfs", sysfs, "--procfs", procfs)
+        tdp.expect_exit(r, 0)
+        d = r.json()
+        tdp.check(d["cpu"]["uarch"] == "neoverse-n1", "uarch neoverse-n1", r)
+        tdp.check(d["topdown"]["model"] == "neoverse-n1", "top-down model from the registry", r)
+        tdp.expect_in("cycle accounting only", d["topdown"]["reason"], "topdown.reason", r)
+    finally:
+        shutil.rmtree(root)
+
+
 def test_sysfs_snapshot_json():
     root = tempfile.mkdtemp(prefix="tdprof-info-")
     try:
