@@ -12,7 +12,7 @@ import time
 import traceback
 
 TDPROF = os.environ.get("TDPROF") or os.path.join(
-    os.path.dirname(__file__), "..", "..", "build", "src", "cli", "tdprof")
+    os.path.dirname(__file__), "..", "..", "build", "tdprof")
 SHARED = os.environ.get("TDPROF_SHARED_DATA") or os.path.join(
     os.path.dirname(__file__), "..", "..", "..", "shared", "data")
 SOURCE_ROOT = os.environ.get("TDPROF_SOURCE_ROOT") or os.path.join(os.path.dirname(__file__), "..", "..")
