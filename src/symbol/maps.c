@@ -238,9 +238,11 @@ static int add_map(struct symbol_session *s, uint32_t pid, bool kernel, uint64_t
 	if (kernel && path_len >= 17 && is_kernel_name(path)) {
 		/*
 		 * The main kernel map: "[kernel.kallsyms]_text", pgoff = the runtime
-		 * address of _text (perf's reference symbol, used to undo KASLR). perf
-		 * 3.4 recorded it as [0, 0xffffffff9fffffff) with pgoff = _stext; the
-		 * kernel really starts at the reference symbol.
+		 * address of _text (perf's reference symbol, used to undo KASLR).
+		 * perf 3.4 recorded it as [0, 0xffffffff9fffffff) with pgoff = _stext;
+		 * perf 6.1 keeps that range, so an address no user map holds (even 0)
+		 * is a kernel one there ("[k] 0000000000000000"): so do we. Kernel
+		 * addresses are absolute: pgoff is not used for them.
 		 */
 		const char *close = memchr(path, ']', path_len);
 
@@ -248,10 +250,6 @@ static int add_map(struct symbol_session *s, uint32_t pid, bool kernel, uint64_t
 		s->kernel_ref_addr = pgoff;
 		if (name_len < path_len)
 			s->kernel_ref_name = arena_strndup(&s->arena, close + 1, path_len - name_len);
-		if (start == 0 || start > pgoff) {
-			start = pgoff & ~(uint64_t)0xfff;
-			len = UINT64_MAX - start;
-		}
 		pgoff = start;
 	}
 	e.start = start;
@@ -358,7 +356,7 @@ bool symbol_find_map(struct symbol_session *s, uint32_t pid, uint64_t addr, stru
 	if (s->cache_valid && s->cache_pid == pid && addr >= s->cache_map.start &&
 	    addr < s->cache_map.end) {
 		*out = s->cache_map;
-		*kernel = s->cache_kernel;
+		*kernel = false;
 		return true;
 	}
 	p = pid == SYMBOL_PID_NONE ? NULL : proc_find(s, pid);
@@ -368,16 +366,17 @@ bool symbol_find_map(struct symbol_session *s, uint32_t pid, uint64_t addr, stru
 	for (size_t i = p ? p->nr_retired : 0; i-- > 0;)
 		if (find_in(&p->retired[i], addr, out))
 			goto found;
+	/* not cached: a kernel map may span user space (perf 3.4's did), and the
+	 * process's own maps must be asked first for every address */
 	*kernel = true;
 	if (find_in(&s->kernel.cur, addr, out))
-		goto found;
+		return true;
 	*kernel = addr >= SYMBOL_KERNEL_START;
 	return false;
 found:
 	s->cache_valid = true;
 	s->cache_pid = pid;
 	s->cache_map = *out;
-	s->cache_kernel = *kernel;
 	return true;
 }
 

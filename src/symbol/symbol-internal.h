@@ -239,8 +239,7 @@ struct symbol_session {
 	/* symbol_map()'s one-entry cache */
 	bool cache_valid;
 	uint32_t cache_pid;
-	struct map_ent cache_map;
-	bool cache_kernel;
+	struct map_ent cache_map; /* a user map of cache_pid */
 };
 
 /* maps.c */
