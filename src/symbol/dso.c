@@ -472,9 +472,18 @@ ok:
 	return e;
 }
 
-static int read_segments(struct symbol_binary *b, Elf *elf)
+/*
+ * The PT_LOAD segments. debug_only: elf is a separate debug file and the binary
+ * was not found. objcopy --only-keep-debug keeps p_vaddr and p_memsz but zeroes
+ * p_filesz and moves p_offset, so the file offsets of the binary are lost; we
+ * assume the layout GNU ld and lld give PIEs, shared objects and executables alike
+ * (each segment at file offset p_vaddr - the first segment's page), which holds
+ * for the code segments of every binary built with them.
+ */
+static int read_segments(struct symbol_binary *b, Elf *elf, bool debug_only)
 {
 	size_t phnum, alloc = 0;
+	uint64_t base = UINT64_MAX;
 
 	if (elf_getphdrnum(elf, &phnum))
 		return 0;
@@ -483,6 +492,12 @@ static int read_segments(struct symbol_binary *b, Elf *elf)
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
+		if (base == UINT64_MAX)
+			base = ph.p_vaddr & ~(uint64_t)0xfff;
+		if (debug_only && ph.p_filesz == 0 && ph.p_vaddr >= base) {
+			ph.p_offset = ph.p_vaddr - base;
+			ph.p_filesz = ph.p_memsz;
+		}
 		if (TDP_GROW(b->segs, alloc, b->nr_segs + 1))
 			return TDP_ENOMEM;
 		b->segs[b->nr_segs++] = (struct load_seg){
@@ -613,7 +628,7 @@ void symbol_dso_load(struct symbol_session *s, struct symbol_dso *dso)
 	b->e_machine = eh.e_machine;
 	b->arch = symbol_arch_from_elf(eh.e_machine);
 	b->is_exec = eh.e_type == ET_EXEC;
-	if (read_segments(b, main_elf))
+	if (read_segments(b, main_elf, b->elf == NULL))
 		goto oom;
 	if (b->elf) {
 		size_t size = 0;
