@@ -11,9 +11,10 @@
  * cap_user_rdpmc is set and index is non-zero the event is live in hardware
  * counter index - 1, and its value is offset + the counter sign-extended from
  * pmc_width bits. Index 0 means the event is not on a counter right now
- * (descheduled, multiplexed out): fall back to read() for that reading. When
- * enabled and running times differ, they are brought up to date with the
- * page's time_mult/time_shift/time_offset applied to the time counter, and the
+ * (descheduled, multiplexed out): fall back to read() for that reading. The
+ * enabled and running times are brought up to date with the page's
+ * time_mult/time_shift/time_offset applied to the time counter (also when they
+ * are equal: the page holds them as of the event's last schedule-in), and the
  * count is scaled by enabled / running. See docs/harness.md for the cost of one
  * such read from its instruction sequence.
  */
@@ -156,7 +157,9 @@ static bool page_read(const struct perf_event_mmap_page *page, uint64_t *count, 
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		en = pc->time_enabled;
 		run = pc->time_running;
-		ext = pc->cap_user_time && en != run;
+		/* always: with enabled == running the page's times are those of the
+		   last update (schedule-in), so two reads would show no running time */
+		ext = pc->cap_user_time;
 		if (ext) {
 			cyc = harness_arch_user_time();
 			mult = pc->time_mult;
