@@ -76,6 +76,9 @@ static unsigned x86_branch(csh h, const cs_insn *in)
 		return direct ? BRANCH_TYPE_CALL : BRANCH_TYPE_IND_CALL;
 	case X86_INS_JMP: case X86_INS_LJMP:
 		return direct ? BRANCH_TYPE_UNCOND : BRANCH_TYPE_IND;
+	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
+	case X86_INS_JCXZ: case X86_INS_JECXZ: case X86_INS_JRCXZ:
+		return BRANCH_TYPE_COND; /* not all in capstone 4's jump group */
 	default:
 		/* jcc, jcxz/jecxz/jrcxz, loop/loope/loopne */
 		return cs_insn_group(h, in, CS_GRP_JUMP) ? BRANCH_TYPE_COND : BRANCH_TYPE_UNKNOWN;
