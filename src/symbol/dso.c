@@ -235,7 +235,8 @@ static bool has_dwarf(Elf *elf)
 static Elf *open_elf(const char *path, int *errnum)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO at the path must not hang us (it is refused below) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	Elf *e = NULL;
 
 	if (fd < 0) {

@@ -118,7 +118,8 @@ static int build_spans(struct symbol_dwarf *d)
 	}
 	if (ret == TDP_ENOMEM)
 		return ret;
-	qsort(d->spans, d->nr_spans, sizeof(d->spans[0]), span_cmp);
+	if (d->nr_spans)
+		qsort(d->spans, d->nr_spans, sizeof(d->spans[0]), span_cmp);
 	return 0;
 }
 
@@ -300,7 +301,8 @@ static int index_cu(struct symbol_dwarf *d, struct symbol_cu *cu)
 	for (size_t i = 0; i < cu->nr_ranges; i++)
 		if (cu->ranges[i].parent == ROOT_PENDING)
 			cu->ranges[i].parent = (uint32_t)nr;
-	qsort(cu->ranges, cu->nr_ranges, sizeof(cu->ranges[0]), range_cmp);
+	if (cu->nr_ranges)
+		qsort(cu->ranges, cu->nr_ranges, sizeof(cu->ranges[0]), range_cmp);
 	cu->child_begin = tdp_calloc(nr + 1, sizeof(uint32_t));
 	cu->child_end = tdp_calloc(nr + 1, sizeof(uint32_t));
 	if (!cu->child_begin || !cu->child_end)

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -105,11 +106,17 @@ size_t symbol_notes_build_id(const uint8_t *buf, size_t len, uint8_t out[20])
 
 static int read_whole(const char *path, size_t max, char **out, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
 	int ret;
 
 	if (fd < 0)
 		return errno == ENOENT ? TDP_ENOENT : TDP_EIO;
+	/* procfs and sysfs files are regular (size 0); a FIFO or a device is not read */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return TDP_EIO;
+	}
 	ret = tdp_read_fd(fd, path, max, out, len, NULL);
 	close(fd);
 	return ret;

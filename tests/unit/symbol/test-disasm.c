@@ -269,6 +269,8 @@ static void check_disasm(const char *bin, const char *const *funcs)
 	size_t n = objdump(bin, &od), checked = 0, branches = 0;
 	struct symbol_session *s = map_bin(bin);
 	struct tdp_err err = TDP_ERR_INIT;
+	char end_func[256] = "";
+	uint64_t end = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		bool wanted = false;
@@ -279,7 +281,10 @@ static void check_disasm(const char *bin, const char *const *funcs)
 			continue;
 		/* objdump lists the alignment padding after a function under it; the
 		 * function's symbol ends before, and so does our decoding */
-		uint64_t end = func_end(bin, od[i].func);
+		if (strcmp(end_func, od[i].func)) {
+			end = func_end(bin, od[i].func);
+			snprintf(end_func, sizeof(end_func), "%s", od[i].func);
+		}
 
 		if (od[i].vaddr >= end)
 			continue;
