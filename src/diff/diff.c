@@ -1,0 +1,262 @@
+/* diff.c: two documents side by side: the checks, the nodes, the verdict (see diff.h). */
+#include "diff/diff.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "diff/diff-internal.h"
+
+const char *diff_rule_name(enum diff_rule r)
+{
+	return r == DIFF_RULE_INTERVALS ? "intervals" : "noise_floor";
+}
+
+const char *diff_match_name(enum diff_match m)
+{
+	static const char *const names[] = { "location", "function+offset", "address", "only_a", "only_b" };
+
+	return (size_t)m < sizeof(names) / sizeof(names[0]) ? names[m] : "unknown";
+}
+
+static bool str_differ(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a != b;
+	return strcmp(a, b) != 0;
+}
+
+int diff_check(const struct tdoc *a, const struct tdoc *b, struct tdp_err *err)
+{
+	const char *what = NULL, *va = NULL, *vb = NULL;
+
+	if (a->kind != b->kind) {
+		tdp_err_set(err, TDP_EUSAGE, "cannot compare '%s' with '%s': a '%s' document with a '%s' document",
+			    a->name, b->name, tdoc_kind_name(a->kind), tdoc_kind_name(b->kind));
+		return tdp_err_hint(err, "compare two documents of one command (two 'tdprof topdown --json', two "
+				    "'tdprof why --json' or two 'tdprof branches report --json')");
+	}
+	if (str_differ(a->backend, b->backend)) {
+		what = "backends";
+		va = a->backend;
+		vb = b->backend;
+	} else if (str_differ(a->cpu, b->cpu)) {
+		what = "models";
+		va = a->cpu;
+		vb = b->cpu;
+	} else if (str_differ(a->model_kind, b->model_kind)) {
+		what = "model kinds";
+		va = a->model_kind;
+		vb = b->model_kind;
+	}
+	if (!what)
+		return 0;
+	tdp_err_set(err, TDP_EUSAGE, "cannot compare '%s' with '%s': they come from different %s ('%s' and '%s')",
+		    a->name, b->name, what, va ? va : "none", vb ? vb : "none");
+	if (!strcmp(what, "backends"))
+		return tdp_err_hint(err, "measure both with one backend, e.g. 'tdprof %s --backend=%s --json' for "
+				    "each build", a->kind == TDOC_BRANCHES ? "why" : tdoc_kind_name(a->kind),
+				    va ? va : "sim");
+	return tdp_err_hint(err, "a difference between two CPU models is not a regression: measure both builds "
+			    "on one machine, or import both with the same '--cpu MODEL'");
+}
+
+/* ---------------------------------------------------------------------------
+ * Nodes
+ */
+
+static const struct tdoc_node *find_node(const struct tdoc *d, const struct tdoc_node *like)
+{
+	for (size_t i = 0; i < d->nr_nodes; i++) {
+		const struct tdoc_node *n = &d->nodes[i];
+
+		if (!strcmp(n->key, like->key) && !str_differ(n->parent, like->parent))
+			return n;
+	}
+	return NULL;
+}
+
+/* Intervals decide only when both sides have them and they are not both points. */
+static bool use_intervals(const struct stats_summary *a, const struct stats_summary *b)
+{
+	return a->n >= 2 && b->n >= 2 && !isnan(a->half) && !isnan(b->half) && (a->half > 0 || b->half > 0);
+}
+
+static void compare_node(struct diff_result *r, const struct tdoc_node *a, const struct tdoc_node *b)
+{
+	struct diff_node *n = &r->nodes[r->nr_nodes++];
+	const struct tdoc_node *any = a ? a : b;
+	struct stats_diff sd;
+
+	memset(n, 0, sizeof(*n));
+	n->key = any->key;
+	n->parent = any->parent;
+	n->label = any->label;
+	n->level = any->level;
+	n->a = a;
+	n->b = b;
+	n->delta = n->half = NAN;
+	n->rule = DIFF_RULE_NOISE_FLOOR;
+	if (!a || !b || isnan(a->value) || isnan(b->value))
+		return;
+	n->delta = b->value - a->value;
+	if (use_intervals(&a->s, &b->s)) {
+		n->rule = DIFF_RULE_INTERVALS;
+		stats_diff(&a->s, &b->s, &sd);
+		n->half = sd.half;
+		n->flagged = stats_disjoint(&a->s, &b->s);
+	} else {
+		n->flagged = fabs(n->delta) > r->opts.noise_floor;
+	}
+}
+
+static void compare_nodes(struct diff_result *r)
+{
+	const struct tdoc *a = r->a, *b = r->b;
+	bool all_intervals = true, any = false;
+
+	for (size_t i = 0; i < a->nr_nodes; i++)
+		compare_node(r, &a->nodes[i], find_node(b, &a->nodes[i]));
+	for (size_t i = 0; i < b->nr_nodes; i++)
+		if (!find_node(a, &b->nodes[i]))
+			compare_node(r, NULL, &b->nodes[i]);
+	for (size_t i = 0; i < r->nr_nodes; i++) {
+		if (isnan(r->nodes[i].delta))
+			continue;
+		any = true;
+		all_intervals &= r->nodes[i].rule == DIFF_RULE_INTERVALS;
+		r->rank[r->nr_rank++] = i;
+	}
+	r->rule = any && all_intervals ? DIFF_RULE_INTERVALS : DIFF_RULE_NOISE_FLOOR;
+	/* rank by |change| (insertion sort: at most 64 nodes), ties in tree order */
+	for (size_t i = 1; i < r->nr_rank; i++) {
+		size_t k = r->rank[i], j = i;
+
+		while (j > 0 && fabs(r->nodes[r->rank[j - 1]].delta) < fabs(r->nodes[k].delta)) {
+			r->rank[j] = r->rank[j - 1];
+			j--;
+		}
+		r->rank[j] = k;
+	}
+}
+
+/* The verdict's nodes: the principal change, its child, the largest change. */
+static void pick_nodes(struct diff_result *r)
+{
+	struct diff_verdict *v = &r->verdict;
+	const struct diff_node *rose = NULL, *moved = NULL;
+
+	for (size_t i = 0; i < r->nr_nodes; i++) {
+		const struct diff_node *n = &r->nodes[i];
+
+		if (n->level != 1 || isnan(n->delta))
+			continue;
+		if (!v->largest || fabs(n->delta) > fabs(v->largest->delta))
+			v->largest = n;
+		if (!n->flagged)
+			continue;
+		/* a stall that rose is the regression to explain first */
+		if (strcmp(n->key, "retiring") && n->delta > 0 && (!rose || n->delta > rose->delta))
+			rose = n;
+		if (!moved || fabs(n->delta) > fabs(moved->delta))
+			moved = n;
+	}
+	v->node = rose ? rose : moved;
+	if (!v->node)
+		return;
+	for (size_t i = 0; i < r->nr_nodes; i++) {
+		const struct diff_node *n = &r->nodes[i];
+		double dir = v->node->delta >= 0 ? 1 : -1;
+
+		if (n->level != 2 || !n->parent || strcmp(n->parent, v->node->key) || isnan(n->delta))
+			continue;
+		if (n->delta * dir > 0 && (!v->child || n->delta * dir > v->child->delta * dir))
+			v->child = n;
+	}
+}
+
+const char *diff_site_measure(const struct tdoc *a, const struct tdoc *b, const char *node_key)
+{
+	static const struct {
+		const char *node;
+		const char *measures[6];
+	} prefs[] = {
+		{ "bad_speculation", { "mispredicts", "branch_misses", NULL } },
+		{ "backend_bound", { "ll_misses", "d1_misses", "misses", "data_misses", "dlmr", "d1mr" } },
+		{ "frontend_bound", { "i1_misses", "icache_misses", "misses", "instruction_misses", "i1mr", NULL } },
+		{ "retiring", { "instructions", "executions", "ir", NULL } },
+	};
+	const struct tdoc *d = b->nr_sites ? b : a;
+
+	if (!d->nr_sites)
+		return NULL;
+	if (d->kind == TDOC_BRANCHES || !node_key)
+		node_key = d->kind == TDOC_BRANCHES ? "bad_speculation" : d->verdict.category;
+	for (size_t i = 0; node_key && i < sizeof(prefs) / sizeof(prefs[0]); i++) {
+		if (strcmp(prefs[i].node, node_key))
+			continue;
+		for (size_t k = 0; k < 6 && prefs[i].measures[k]; k++)
+			for (size_t s = 0; s < d->nr_sites && s < 8; s++)
+				if (!isnan(tdoc_site_count(&d->sites[s], prefs[i].measures[k])))
+					return prefs[i].measures[k];
+	}
+	for (size_t s = 0; s < d->nr_sites && s < 8; s++)
+		if (!isnan(tdoc_site_count(&d->sites[s], "cycles")))
+			return "cycles";
+	return d->sites[0].nr_counts ? d->sites[0].counts[0].name : NULL;
+}
+
+static double summary_value(const struct tdoc *d, const char *name)
+{
+	for (size_t i = 0; i < d->nr_summary; i++)
+		if (!strcmp(d->summary[i].name, name))
+			return d->summary[i].value;
+	return NAN;
+}
+
+int diff_compare(const struct tdoc *a, const struct tdoc *b, const struct diff_opts *o, struct diff_result *out,
+		 struct tdp_err *err)
+{
+	struct diff_verdict *v = &out->verdict;
+	const char *key;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->a = a;
+	out->b = b;
+	out->opts = *o;
+	out->kind = a->kind;
+	v->summary_a = v->summary_b = NAN;
+	compare_nodes(out);
+	pick_nodes(out);
+	key = v->node ? v->node->key : NULL;
+	out->measure = diff_site_measure(a, b, key);
+	ret = diff_match_sites(out, err);
+	if (!ret)
+		ret = diff_match_edges(out, err);
+	if (!ret) {
+		for (size_t i = 0; i < out->nr_sites; i++)
+			if (out->sites[i].b && out->sites[i].b->rank == 1) {
+				v->top = &out->sites[i];
+				v->top_is_new = !v->top->a || v->top->a->rank != 1;
+			}
+		if (a->kind == TDOC_BRANCHES) {
+			v->summary_a = summary_value(a, "mispredicted_entries");
+			v->summary_b = summary_value(b, "mispredicted_entries");
+		}
+		ret = diff_verdict_text(out, err);
+	}
+	if (ret)
+		diff_result_release(out);
+	return ret;
+}
+
+void diff_result_release(struct diff_result *r)
+{
+	tdp_free(r->sites);
+	tdp_free(r->edges);
+	tdp_free(r->verdict.text);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,99 @@
+/* verdict.c: the one paragraph that says what changed (see diff.h). */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "diff/diff-internal.h"
+
+void diff_site_name(const struct tdoc_site *s, struct strbuf *sb)
+{
+	const char *file = s->file ? strrchr(s->file, '/') : NULL;
+
+	file = file ? file + 1 : s->file;
+	if (file && s->line) {
+		strbuf_addf(sb, "%s:%" PRIu64, file, s->line);
+		if (s->function)
+			strbuf_addf(sb, " in %s", s->function);
+	} else if (s->function && s->has_offset) {
+		strbuf_addf(sb, "%s+0x%" PRIx64, s->function, s->offset);
+	} else if (s->function) {
+		strbuf_adds(sb, s->function);
+	} else if (s->has_address) {
+		strbuf_addf(sb, "0x%" PRIx64, s->address);
+	} else {
+		strbuf_addf(sb, "site %zu", s->rank);
+	}
+}
+
+static void nodes_part(const struct diff_result *r, struct strbuf *sb)
+{
+	const struct diff_verdict *v = &r->verdict;
+	const struct diff_node *n = v->node;
+
+	if (n) {
+		strbuf_addf(sb, "%s %s %.1f points", n->label, n->delta > 0 ? "rose" : "fell", fabs(n->delta));
+		if (!isnan(n->half))
+			strbuf_addf(sb, " (\u00b1%.1f)", n->half);
+		else
+			strbuf_addf(sb, " (single runs: beyond the %.1f-point noise floor)", r->opts.noise_floor);
+		if (v->child)
+			strbuf_addf(sb, ": %s %+.1f", v->child->key, v->child->delta);
+		return;
+	}
+	if (v->largest) {
+		strbuf_addf(sb, "No level-1 node moved beyond the noise: the largest change is %s, %+.1f points",
+			    v->largest->label, v->largest->delta);
+		if (v->largest->rule == DIFF_RULE_INTERVALS)
+			strbuf_adds(sb, " (the 95 % intervals of A and B overlap)");
+		else
+			strbuf_addf(sb, " (within the %.1f-point noise floor)", r->opts.noise_floor);
+		return;
+	}
+	if (!isnan(v->summary_a) && !isnan(v->summary_b)) {
+		strbuf_addf(sb, "Mispredicted branch entries %s from %.0f to %.0f",
+			    v->summary_b >= v->summary_a ? "rose" : "fell", v->summary_a, v->summary_b);
+		if (v->summary_a > 0)
+			strbuf_addf(sb, " (%+.0f %%)", 100.0 * (v->summary_b - v->summary_a) / v->summary_a);
+		return;
+	}
+	if (r->kind != TDOC_BRANCHES)
+		strbuf_adds(sb, "No node of the tree was measured in both documents");
+}
+
+static void site_part(const struct diff_result *r, struct strbuf *sb)
+{
+	const struct diff_site *t = r->verdict.top;
+	size_t start = sb->len;
+
+	if (!t)
+		return;
+	strbuf_adds(sb, sb->len ? "; " : "");
+	start = sb->len;
+	strbuf_adds(sb, r->verdict.top_is_new ? "the new top site is " : "the top site is still ");
+	if (start == 0 && sb->len)
+		sb->buf[0] = 'T';
+	diff_site_name(t->b, sb);
+	if (!t->a)
+		strbuf_addf(sb, ", new in B (%.0f %s)", t->vb, r->measure ? r->measure : "");
+	else if (!isnan(t->pct))
+		strbuf_addf(sb, ", %+.0f %% %s", t->pct, r->measure ? r->measure : "");
+	else if (t->vb > 0)
+		strbuf_addf(sb, ", %.0f %s (none in A)", t->vb, r->measure ? r->measure : "");
+}
+
+int diff_verdict_text(struct diff_result *r, struct tdp_err *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	nodes_part(r, &sb);
+	site_part(r, &sb);
+	if (!sb.len)
+		strbuf_adds(&sb, "Nothing to compare: neither document has a tree or sites");
+	strbuf_addch(&sb, '.');
+	r->verdict.text = strbuf_failed(&sb) ? NULL : strbuf_detach(&sb);
+	strbuf_release(&sb);
+	return r->verdict.text ? 0 : tdp_err_oom(err);
+}
