@@ -649,6 +649,8 @@ void symbol_dso_load(struct symbol_session *s, struct symbol_dso *dso)
 		n = symtab_read_elf(&b->symtab, b->elf, SHT_DYNSYM);
 		b->symtab_dynsym_only = n > 0;
 	}
+	if (n >= 0 && b->elf)
+		n = symtab_add_plt(&b->symtab, b->elf, &s->arena, b->arch == SYMBOL_ARCH_AARCH64);
 	if (n < 0)
 		goto oom;
 	symtab_finish(&b->symtab);

@@ -57,6 +57,9 @@ void symtab_release(struct symbol_symtab *t);
 /* Read the function symbols of section type `type` (SHT_SYMTAB or SHT_DYNSYM).
  * Returns the number added (0 when there is no such table), or TDP_ENOMEM/ELIMIT. */
 int symtab_read_elf(struct symbol_symtab *t, Elf *elf, unsigned type);
+/* Add "name@plt" symbols for the PLT entries (names in a). Returns the number
+ * added or TDP_ENOMEM. */
+int symtab_add_plt(struct symbol_symtab *t, Elf *elf, struct symbol_arena *a, bool aarch64);
 
 /* ---------------------------------------------------------------------------
  * DWARF: compile units, their function trees, lines

@@ -145,3 +145,88 @@ void symtab_release(struct symbol_symtab *t)
 	t->syms = NULL;
 	t->nr = t->alloc = 0;
 }
+
+static Elf_Scn *section_named(Elf *elf, size_t shstrndx, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * PLT stubs as perf names them ("printf@plt"): the n-th entry of .plt (after its
+ * header: 16 bytes on x86, 32 on AArch64) or of .plt.sec (no header; x86 with
+ * IBT) jumps through the GOT slot of the n-th relocation of .rela.plt, whose
+ * symbol names it.
+ */
+int symtab_add_plt(struct symbol_symtab *t, Elf *elf, struct symbol_arena *a, bool aarch64)
+{
+	size_t shstrndx, added = 0;
+	GElf_Shdr rel_sh, plt_sh, dyn_sh;
+	Elf_Scn *rel, *plt, *dyn;
+	Elf_Data *rd, *dd;
+	uint64_t header, entsize, nr;
+	bool rela = true;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	rel = section_named(elf, shstrndx, ".rela.plt", &rel_sh);
+	if (!rel) {
+		rel = section_named(elf, shstrndx, ".rel.plt", &rel_sh);
+		rela = false;
+	}
+	if (!rel || rel_sh.sh_type != (rela ? SHT_RELA : SHT_REL))
+		return 0;
+	plt = section_named(elf, shstrndx, ".plt.sec", &plt_sh);
+	header = 0;
+	if (!plt) {
+		plt = section_named(elf, shstrndx, ".plt", &plt_sh);
+		header = aarch64 ? 32 : 16;
+	}
+	dyn = elf_getscn(elf, rel_sh.sh_link);
+	if (!plt || plt_sh.sh_type != SHT_PROGBITS || !dyn || !gelf_getshdr(dyn, &dyn_sh) ||
+	    !(rd = elf_getdata(rel, NULL)) || !(dd = elf_getdata(dyn, NULL)) || !rd->d_buf || !dd->d_buf)
+		return 0;
+	entsize = plt_sh.sh_entsize >= 4 && plt_sh.sh_entsize <= 64 ? plt_sh.sh_entsize : 16;
+	if (plt_sh.sh_size <= header)
+		return 0;
+	nr = (plt_sh.sh_size - header) / entsize;
+	for (uint64_t i = 0; i < nr; i++) {
+		GElf_Rela ra;
+		GElf_Rel r;
+		GElf_Sym sym;
+		uint64_t info;
+		const char *name;
+		char *full;
+		size_t len;
+
+		if (rela ? !gelf_getrela(rd, (int)i, &ra) : !gelf_getrel(rd, (int)i, &r))
+			break;
+		info = rela ? ra.r_info : r.r_info;
+		if (!gelf_getsym(dd, (int)GELF_R_SYM(info), &sym) ||
+		    !(name = elf_strptr(elf, dyn_sh.sh_link, sym.st_name)) || !*name)
+			continue;
+		if (t->nr >= SYMBOL_MAX_SYMBOLS)
+			break;
+		len = strlen(name);
+		full = arena_alloc(a, len + 5);
+		if (!full || TDP_GROW(t->syms, t->alloc, t->nr + 1))
+			return TDP_ENOMEM;
+		memcpy(full, name, len);
+		memcpy(full + len, "@plt", 5);
+		t->syms[t->nr++] = (struct symbol_sym){
+			.addr = plt_sh.sh_addr + header + i * entsize, .size = entsize, .name = full,
+			.demangled = NULL, .rank = 0,
+		};
+		added++;
+	}
+	return added > (size_t)INT32_MAX ? INT32_MAX : (int)added;
+}
+
