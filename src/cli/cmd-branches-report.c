@@ -1,0 +1,312 @@
+/*
+ * cmd-branches-report.c: `tdprof branches report -i FILE`: read a perf.data with
+ * branch stacks (or Arm SPE trace), aggregate it (branch/branch.h), name the
+ * addresses (branch/annotate.h) and render it (report/branches.h).
+ */
+#include "cli/cmd.h"
+#include "cli/cmd-branches.h"
+#include "cli/exitcode.h"
+#include "cli/msg.h"
+#include "cli/opts.h"
+#include "base/err.h"
+#include "base/file.h"
+#include "base/strbuf.h"
+#include "branch/annotate.h"
+#include "branch/branch.h"
+#include "perfdata/perfdata.h"
+#include "report/branches.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Rows per table of the text report when -n is not given (other formats: all). */
+#define TEXT_TOP_DEFAULT 20
+
+const char cmd_branches_report_summary[] = "rank misprediction sites, edges and timed blocks of a perf.data";
+
+static const struct cmd_doc doc = {
+	.name = "branches report",
+	.summary = cmd_branches_report_summary,
+	.usage = "branches report [-i FILE] [--symfs DIR] [--json | --csv | --folded] [-n TOP] "
+		 "[--sort mispredicts|executions|rate] [--by site|edge|type|block] [--no-source] [--no-disasm] "
+		 "[-o FILE]",
+	.description =
+		"Reads a perf.data file with branch stacks (tdprof branches record, perf record -b or -j, any "
+		"perf since 3.4, file or pipe format) or with Arm SPE trace (perf record -e arm_spe//), and "
+		"reports:\n"
+		"\n"
+		"misprediction sites: each branch address with its executions (the LBR entries that name "
+		"it), mispredicts, mispredict rate, share of all mispredicted entries and branch type (as "
+		"recorded with -j save_type, else decoded from the binary), with function, file:line and the "
+		"inline chain;\n"
+		"\n"
+		"edges grouped by (source symbol, target symbol, mispredicted) exactly as 'perf report "
+		"--sort symbol_from,symbol_to,mispredict' counts them (overhead = entries of the row / all "
+		"entries; unresolved addresses printed as perf prints them);\n"
+		"\n"
+		"branches by type; the disassembly around the top sites with the branch marked;\n"
+		"\n"
+		"timed basic blocks: Intel's LBR (and Arm BRBE) record in each entry the cycles since the "
+		"previous entry, so the code from the older entry's target to the newer entry's branch ran "
+		"in that many cycles; blocks are ranked by total cycles with their average cycles, "
+		"instructions and IPC. Recordings without timing (AMD LbrExtV2 and BRS, Arm SPE) say 'no "
+		"timing in this recording'.\n"
+		"\n"
+		"Binaries are found where the recording names them, under --symfs DIR, and by build-id in "
+		"~/.debug and /usr/lib/debug. Without them, addresses stay addresses.\n"
+		"\n"
+		"--folded writes 'FROM;TO N' lines for flamegraph.pl: FROM and TO are the source and target "
+		"functions of edges, N their mispredicted entries (--sort executions: all entries).\n"
+		"\n"
+		"JSON ('backend' is 'import' for a file recorded by another program, 'pmu' for one recorded "
+		"by tdprof): samples, branch_entries, mispredicted_entries, lost_samples, sites, edges, "
+		"symbol_edges, types, timing (or null with timing_reason), blocks, disassembly; addresses are "
+		"\"0x...\" strings.",
+	.examples = "tdprof branches report -i perf.data\n"
+		    "the text report: sites, types, edges, blocks, disassembly\n"
+		    "tdprof branches report -i perf.data --json -n 50 | jq '.sites[0]'\n"
+		    "the worst site as JSON\n"
+		    "tdprof branches report -i perf.data --folded > br.folded && flamegraph.pl br.folded > br.svg\n"
+		    "a flame graph of mispredictions by source and target function",
+	.exit_status = "0: the report was written.\n"
+		       "2: bad usage, a file that cannot be read, is not a perf.data, is corrupt or truncated "
+		       "(the message names the offset), or has no branch records.\n"
+		       "1: the report could not be produced or written.",
+	.see_also = "tdprof-branches-record(1), perf-report(1), perf-script(1)",
+};
+
+struct report_opts {
+	const char *input, *output, *symfs, *kallsyms, *sort, *by;
+	bool json, csv, folded, source, disasm;
+	long top;
+};
+
+static int write_output(const char *path, const struct strbuf *sb)
+{
+	int fd, rc;
+
+	if (!path) {
+		if (fwrite(sb->buf, 1, sb->len, stdout) != sb->len || fflush(stdout)) {
+			msg_error("cannot write the report to standard output: %s", strerror(errno));
+			return EXIT_ANALYSIS;
+		}
+		return EXIT_OK;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		msg_error("cannot open '%s' for writing: %s", path, strerror(errno));
+		return EXIT_ANALYSIS;
+	}
+	rc = tdp_write_all(fd, sb->buf, sb->len);
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (rc) {
+		msg_error("cannot write '%s': %s", path, strerror(-rc));
+		return EXIT_ANALYSIS;
+	}
+	return EXIT_OK;
+}
+
+static enum branches_view parse_view(const char *by)
+{
+	if (!by)
+		return BRANCHES_VIEW_ALL;
+	if (!strcmp(by, "site"))
+		return BRANCHES_VIEW_SITE;
+	if (!strcmp(by, "edge"))
+		return BRANCHES_VIEW_EDGE;
+	if (!strcmp(by, "type"))
+		return BRANCHES_VIEW_TYPE;
+	return BRANCHES_VIEW_BLOCK;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Who recorded the file: tdprof names itself in the CMDLINE feature. */
+static bool recorded_by_tdprof(const struct perfdata_features *f)
+{
+	return f->nr_cmdline && f->cmdline[0] && !strncmp(basename_of(f->cmdline[0]), "tdprof", 6);
+}
+
+static const char *timing_reason(const struct branch_result *res, const struct branch_load_info *li,
+				 const struct perfdata_features *f)
+{
+	if (res->has_timing)
+		return NULL;
+	if (li->spe.present)
+		return "no timing in this recording: Arm SPE records latencies per sampled operation, not LBR "
+		       "cycles between branches";
+	if (!res->counts.branch_entries)
+		return "no timing in this recording: it holds no branch entries";
+	if (f->cpuid && !strncmp(f->cpuid, "AuthenticAMD", 12))
+		return "no timing in this recording: every cycles field is 0 (AMD LbrExtV2 and BRS record none)";
+	return "no timing in this recording: every cycles field is 0 (the hardware or the branch filter "
+	       "recorded no LBR cycles)";
+}
+
+/* Load, aggregate and annotate; then render into out. Returns an exit status. */
+static int run(const struct report_opts *o, struct strbuf *out)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct tdp_file f = TDP_FILE_INIT;
+	struct perfdata *p = NULL;
+	struct branch_agg *agg = NULL;
+	struct branch_annot *an = NULL;
+	struct branch_prefault *pf = NULL;
+	struct branch_result res = BRANCH_RESULT_INIT;
+	struct branch_load_info li;
+	struct branch_annot_opts ao;
+	struct branches_report r;
+	const struct perfdata_features *feat;
+	enum branch_sort sort = BRANCH_SORT_MISPREDICTS;
+	char recorder[128], *debug_dir = NULL;
+	const char *bid_dirs[2] = { NULL, NULL }, *home = getenv("HOME");
+	bool text = !o->json && !o->csv && !o->folded;
+	int rc, status = EXIT_OK;
+
+	if (o->sort && !branch_sort_parse(o->sort, &sort))
+		return msg_usage("branches report", "--sort: '%s' is not mispredicts, executions or rate", o->sort);
+	rc = tdp_file_open(&f, o->input, 0, &err);
+	if (!rc && f.mapped)
+		rc = branch_prefault_start(&pf, f.data, f.size, &err);
+	if (!rc)
+		rc = perfdata_open(&p, f.data, f.size, o->input, PERFDATA_OPEN_UNFINISHED, &err);
+	if (rc)
+		goto fail;
+	if (perfdata_is_unfinished(p))
+		msg_warning("'%s' is an unfinished recording (its header was never completed): reading the "
+			    "records it holds", o->input);
+	branch_annot_opts_init(&ao);
+	ao.symfs = o->symfs;
+	ao.kallsyms = o->kallsyms;
+	ao.lines = o->source;
+	ao.disasm = o->disasm;
+	if (home && *home && (debug_dir = malloc(strlen(home) + sizeof("/.debug")))) {
+		memcpy(debug_dir, home, strlen(home));
+		memcpy(debug_dir + strlen(home), "/.debug", sizeof("/.debug"));
+		bid_dirs[0] = debug_dir;
+		ao.buildid_dirs = bid_dirs;
+	}
+	ao.block_insns = o->top > 0 ? (size_t)o->top : TEXT_TOP_DEFAULT;
+	feat = perfdata_features(p);
+	rc = branch_agg_new(&agg, &err);
+	if (!rc)
+		rc = branch_annot_new(&an, &ao, &err);
+	if (!rc)
+		rc = branch_annot_features(an, feat, &err);
+	if (!rc)
+		rc = branch_load(p, agg, branch_annot_record, an, &li, &err);
+	branch_prefault_stop(pf);
+	pf = NULL;
+	if (rc)
+		goto fail;
+	feat = perfdata_features(p); /* pipe mode: features arrive with the records */
+	if (!li.nr_branch_attrs && !li.spe.present) {
+		msg_error("'%s' has no branch records: no event samples branch stacks and there is no Arm SPE "
+			  "trace", o->input);
+		msg_hint("record with 'tdprof branches record -o FILE -- CMD' or 'perf record -b -o FILE -- CMD'");
+		status = EXIT_USAGE;
+		goto out;
+	}
+	rc = branch_agg_finish(agg, &res, &err);
+	if (rc)
+		goto fail;
+	branch_sites_sort(res.sites, res.nr_sites, sort);
+	rc = branch_annot_run(an, &res, &err);
+	if (rc)
+		goto fail;
+
+	memset(&r, 0, sizeof(r));
+	r.file = o->input;
+	r.backend = recorded_by_tdprof(feat) ? "pmu" : "import";
+	if (recorded_by_tdprof(feat))
+		snprintf(recorder, sizeof(recorder), "tdprof");
+	else if (feat->version)
+		snprintf(recorder, sizeof(recorder), "perf %s", feat->version);
+	else
+		recorder[0] = 0;
+	r.recorded_by = recorder[0] ? recorder : NULL;
+	r.cpu = feat->cpudesc ? feat->cpudesc : feat->cpuid;
+	r.event = li.event_name;
+	r.res = &res;
+	r.load = &li;
+	r.syms = branch_annot_symbols(an);
+	r.sort = o->sort ? o->sort : "mispredicts";
+	r.sort_executions = sort == BRANCH_SORT_EXECUTIONS;
+	r.top = o->top >= 0 ? (size_t)o->top : text ? TEXT_TOP_DEFAULT : 0;
+	r.view = parse_view(o->by);
+	r.timing_reason = timing_reason(&res, &li, feat);
+	if (o->json)
+		rc = report_branches_json(out, &r, &err);
+	else if (o->csv)
+		report_branches_csv(out, &r);
+	else if (o->folded)
+		report_branches_folded(out, &r);
+	else
+		report_branches_text(out, &r);
+	if (!rc && strbuf_failed(out))
+		rc = tdp_err_oom(&err);
+	if (rc)
+		goto fail;
+	goto out;
+fail:
+	msg_err(&err);
+	status = exitcode_from_err(rc);
+out:
+	branch_prefault_stop(pf);
+	branch_result_release(&res);
+	branch_annot_free(an);
+	branch_agg_free(agg);
+	perfdata_close(p);
+	tdp_file_close(&f);
+	free(debug_dir);
+	return status;
+}
+
+int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
+{
+	struct report_opts o = { .input = "perf.data", .source = true, .disasm = true, .top = -1 };
+	const struct opt opts[] = {
+		OPT_STRING('i', "input", &o.input, "FILE", "the perf.data to read (default perf.data; - for stdin)"),
+		OPT_STRING('o', "output", &o.output, "FILE", "write the report to FILE instead of stdout"),
+		OPT_GROUP("format"),
+		OPT_BOOL(0, "json", &o.json, "write one JSON document"),
+		OPT_BOOL(0, "csv", &o.csv, "write one CSV table (the --by view; sites by default)"),
+		OPT_BOOL(0, "folded", &o.folded, "write folded stacks for flamegraph.pl ('FROM;TO N')"),
+		OPT_LONG('n', "top", &o.top, "N", "rows per table (text: 20, others: all; 0: all)", 0, 1L << 30),
+		OPT_CHOICE(0, "sort", &o.sort, "mispredicts|executions|rate", "rank sites by (default mispredicts)"),
+		OPT_CHOICE(0, "by", &o.by, "site|edge|type|block", "show one view (text: all; CSV: site)"),
+		OPT_GROUP("symbols"),
+		OPT_STRING(0, "symfs", &o.symfs, "DIR", "look for the recorded binaries under DIR"),
+		OPT_STRING(0, "kallsyms", &o.kallsyms, "FILE", "kernel symbols of the recorded kernel"),
+		OPT_BOOL(0, "source", &o.source, "source lines and inline chains (--no-source: faster)"),
+		OPT_BOOL(0, "disasm", &o.disasm, "disassemble the top sites (--no-disasm to skip)"),
+		OPT_END(),
+	};
+	struct strbuf out = STRBUF_INIT;
+	int i, status;
+
+	(void)ctx;
+	i = opts_parse(opts, &doc, argc, argv);
+	if (i < 0)
+		return opts_exit(i);
+	if (i < argc)
+		return msg_usage("branches report", "unexpected argument '%s' (the file is given with -i)", argv[i]);
+	if (o.json + o.csv + o.folded > 1)
+		return msg_usage("branches report", "--json, --csv and --folded exclude each other");
+	strbuf_init(&out, 1u << 30);
+	status = run(&o, &out);
+	if (status == EXIT_OK)
+		status = write_output(o.output, &out);
+	strbuf_release(&out);
+	return status;
+}

@@ -1,0 +1,140 @@
+/* branches-csv.c: `tdprof branches report --csv`: one table, chosen by --by (branches.h). */
+#include "report/branches.h"
+#include "base/strbuf.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* A CSV field: quoted (with doubled quotes) when it holds a comma, quote or newline. */
+static void field(struct strbuf *sb, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\n\r")) {
+		strbuf_adds(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			strbuf_addch(sb, '"');
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '"');
+}
+
+static size_t limit(const struct branches_report *r, size_t nr)
+{
+	return r->top && r->top < nr ? r->top : nr;
+}
+
+static void sites(struct strbuf *sb, const struct branches_report *r)
+{
+	const struct branch_result *res = r->res;
+
+	strbuf_adds(sb, "rank,address,function,offset,dso,file,line,executions,mispredicts,rate,share,type,symbol\n");
+	for (size_t i = 0; i < limit(r, res->nr_sites); i++) {
+		const struct branch_site *s = &res->sites[i];
+		const struct branch_loc *l = branch_symbols_find(r->syms, s->addr);
+		bool named = l && l->resolved;
+
+		strbuf_addf(sb, "%zu,0x%" PRIx64 ",", i + 1, s->addr);
+		field(sb, named ? l->function : NULL);
+		strbuf_addch(sb, ',');
+		if (named)
+			strbuf_addf(sb, "0x%" PRIx64, l->offset);
+		strbuf_addch(sb, ',');
+		field(sb, l ? l->dso : NULL);
+		strbuf_addch(sb, ',');
+		field(sb, l ? l->file : NULL);
+		strbuf_addch(sb, ',');
+		if (l && l->file && l->line)
+			strbuf_addf(sb, "%u", l->line);
+		strbuf_addf(sb, ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%s,", s->executions, s->mispredicts,
+			    branch_site_rate(s), branch_site_share(s, &res->counts),
+			    s->type ? branch_type_name(s->type, s->new_type) : "");
+		field(sb, l ? l->perf_text : NULL);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+static void edges(struct strbuf *sb, const struct branches_report *r)
+{
+	const struct branch_result *res = r->res;
+
+	strbuf_adds(sb, "from,to,from_symbol,to_symbol,count,mispredicts,predicted,type\n");
+	for (size_t i = 0; i < limit(r, res->nr_edges); i++) {
+		const struct branch_edge *e = &res->edges[i];
+		const struct branch_loc *f = branch_symbols_find(r->syms, e->from);
+		const struct branch_loc *t = branch_symbols_find(r->syms, e->to);
+
+		strbuf_addf(sb, "0x%" PRIx64 ",0x%" PRIx64 ",", e->from, e->to);
+		field(sb, f ? f->perf_text : NULL);
+		strbuf_addch(sb, ',');
+		field(sb, t ? t->perf_text : NULL);
+		strbuf_addf(sb, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n", e->count, e->mispredicts, e->predicted,
+			    e->type ? branch_type_name(e->type, e->new_type) : "");
+	}
+}
+
+static void types(struct strbuf *sb, const struct branches_report *r)
+{
+	const struct branch_result *res = r->res;
+
+	strbuf_adds(sb, "type,sites,executions,mispredicts,rate,share\n");
+	for (size_t i = 0; i < res->nr_types; i++) {
+		const struct branch_type_row *t = &res->types[i];
+
+		strbuf_addf(sb, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f\n", branch_type_name(t->type, t->new_type),
+			    t->sites, t->executions, t->mispredicts,
+			    t->executions ? (double)t->mispredicts / (double)t->executions : 0.0,
+			    res->counts.mispredicted_entries
+				    ? (double)t->mispredicts / (double)res->counts.mispredicted_entries
+				    : 0.0);
+	}
+}
+
+static void blocks(struct strbuf *sb, const struct branches_report *r)
+{
+	const struct branch_result *res = r->res;
+	const struct branch_symbols *sy = r->syms;
+
+	strbuf_adds(sb, "start,end,function,count,timed,avg_cycles,instructions,ipc\n");
+	for (size_t i = 0; i < limit(r, res->nr_blocks); i++) {
+		const struct branch_block *b = &res->blocks[i];
+		const struct branch_loc *l = branch_symbols_find(sy, b->start);
+		int64_t insns = i < sy->nr_block_insns ? sy->block_insns[i] : -1;
+		double ipc = branch_block_ipc(b, insns);
+
+		strbuf_addf(sb, "0x%" PRIx64 ",0x%" PRIx64 ",", b->start, b->end);
+		field(sb, l && l->resolved ? l->function : NULL);
+		strbuf_addf(sb, ",%" PRIu64 ",%" PRIu64 ",", b->count, b->timed);
+		if (b->timed)
+			strbuf_addf(sb, "%.4f", branch_block_avg_cycles(b));
+		strbuf_addch(sb, ',');
+		if (insns >= 0)
+			strbuf_addf(sb, "%" PRId64, insns);
+		strbuf_addch(sb, ',');
+		if (ipc >= 0)
+			strbuf_addf(sb, "%.4f", ipc);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+void report_branches_csv(struct strbuf *out, const struct branches_report *r)
+{
+	switch (r->view) {
+	case BRANCHES_VIEW_EDGE:
+		edges(out, r);
+		break;
+	case BRANCHES_VIEW_TYPE:
+		types(out, r);
+		break;
+	case BRANCHES_VIEW_BLOCK:
+		blocks(out, r);
+		break;
+	default:
+		sites(out, r);
+		break;
+	}
+}

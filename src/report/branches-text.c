@@ -1,0 +1,237 @@
+/* branches-text.c: `tdprof branches report` for a person (branches.h). */
+#include "report/branches.h"
+#include "base/strbuf.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static size_t limit(const struct branches_report *r, size_t nr)
+{
+	return r->top && r->top < nr ? r->top : nr;
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* "func+0x1a  file.c:12 (inlined into g at x.c:40)", or where the address lies */
+static void where(struct strbuf *sb, const struct branch_loc *l, bool with_source)
+{
+	if (!l) {
+		strbuf_adds(sb, "?");
+		return;
+	}
+	if (l->resolved) {
+		strbuf_addf(sb, "%s+0x%" PRIx64, l->function, l->offset);
+	} else if (l->dso) {
+		strbuf_addf(sb, "%s+0x%" PRIx64, l->kernel ? "[kernel]" : basename_of(l->dso), l->dso_addr);
+	} else {
+		strbuf_adds(sb, l->kernel ? "[kernel]" : "[unknown]");
+	}
+	if (!with_source)
+		return;
+	if (l->file)
+		strbuf_addf(sb, "  %s:%u", l->file, l->line);
+	for (size_t i = 1; i < l->nr_inlines; i++) {
+		const struct branch_frame *f = &l->inlines[i];
+
+		strbuf_addf(sb, "%s%s", i == 1 ? " (inlined into " : ", into ", f->function ? f->function : "?");
+		if (f->file)
+			strbuf_addf(sb, " at %s:%u", basename_of(f->file), f->line);
+		if (i + 1 == l->nr_inlines)
+			strbuf_addch(sb, ')');
+	}
+}
+
+static void header(struct strbuf *sb, const struct branches_report *r)
+{
+	const struct branch_counts *c = &r->res->counts;
+
+	strbuf_addf(sb, "tdprof branches report: '%s'", r->file);
+	if (r->recorded_by)
+		strbuf_addf(sb, ", recorded by %s", r->recorded_by);
+	if (r->cpu)
+		strbuf_addf(sb, " on %s", r->cpu);
+	strbuf_addf(sb, " (backend %s", r->backend);
+	if (r->event)
+		strbuf_addf(sb, ", event %s", r->event);
+	if (r->load->spe.present)
+		strbuf_adds(sb, ", Arm SPE");
+	strbuf_adds(sb, ")\n");
+	strbuf_addf(sb, "samples %" PRIu64 ", branch entries %" PRIu64, c->samples, c->branch_entries);
+	if (c->zero_entries)
+		strbuf_addf(sb, " (%" PRIu64 " with a 0 address)", c->zero_entries);
+	if (r->res->has_mispred_flags)
+		strbuf_addf(sb, ", mispredicted %" PRIu64 " (%.2f%%)", c->mispredicted_entries,
+			    pct(c->mispredicted_entries, c->branch_entries));
+	else
+		strbuf_adds(sb, ", mispredicted: not recorded (the hardware sets no mispredict flag)");
+	strbuf_addf(sb, ", lost samples %" PRIu64 "\n", c->lost + c->lost_samples);
+	if (r->load->spe.present)
+		strbuf_addf(sb, "Arm SPE: %" PRIu64 " records, %" PRIu64 " branches, %" PRIu64 " trace bytes (%" PRIu64
+				" undecodable, %" PRIu64 " truncated)\n",
+			    r->load->spe.records, r->load->spe.branch_records, r->load->spe.auxtrace_bytes,
+			    r->load->spe.bad_bytes, r->load->spe.truncated);
+	if (!strcmp(r->syms->symbolizer, "none"))
+		strbuf_adds(sb, "symbols: none (this tdprof was built without the symbol module)\n");
+	else
+		strbuf_addf(sb, "symbols: %zu of %zu addresses resolved\n", r->syms->nr_resolved, r->syms->nr_locs);
+}
+
+static void sites(struct strbuf *sb, const struct branches_report *r)
+{
+	const struct branch_result *res = r->res;
+	size_t n = limit(r, res->nr_sites);
+
+	strbuf_addf(sb, "\nMisprediction sites by %s (%zu of %zu)\n", r->sort, n, res->nr_sites);
+	strbuf_addf(sb, "%5s  %-18s  %10s  %10s  %7s  %7s  %-9s  %s\n", "rank", "address", "mispred", "executions",
+		    "rate", "share", "type", "function  source");
+	for (size_t i = 0; i < n; i++) {
+		const struct branch_site *s = &res->sites[i];
+
+		strbuf_addf(sb, "%5zu  0x%016" PRIx64 "  %10" PRIu64 "  %10" PRIu64 "  %6.2f%%  %6.2f%%  %-9s  ", i + 1,
+			    s->addr, s->mispredicts, s->executions, 100.0 * branch_site_rate(s),
+			    100.0 * branch_site_share(s, &res->counts), branch_type_name(s->type, s->new_type));
+		where(sb, branch_symbols_find(r->syms, s->addr), true);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+static void types(struct strbuf *sb, const struct branches_report *r)
+{
+	const struct branch_result *res = r->res;
+
+	strbuf_adds(sb, "\nBranches by type");
+	if (!res->has_types)
+		strbuf_adds(sb, " (decoded from the binaries: the recording saved no types)");
+	strbuf_addch(sb, '\n');
+	strbuf_addf(sb, "  %-12s  %8s  %12s  %12s  %7s  %7s\n", "type", "sites", "executions", "mispredicts", "rate",
+		    "share");
+	for (size_t i = 0; i < res->nr_types; i++) {
+		const struct branch_type_row *t = &res->types[i];
+
+		strbuf_addf(sb, "  %-12s  %8" PRIu64 "  %12" PRIu64 "  %12" PRIu64 "  %6.2f%%  %6.2f%%\n",
+			    branch_type_name(t->type, t->new_type), t->sites, t->executions, t->mispredicts,
+			    pct(t->mispredicts, t->executions), pct(t->mispredicts, res->counts.mispredicted_entries));
+	}
+}
+
+static const char *const flag_text[] = { "N", "Y", "N/A" };
+
+static void edges(struct strbuf *sb, const struct branches_report *r)
+{
+	const struct branch_symbols *sy = r->syms;
+	size_t n = limit(r, sy->nr_sym_edges), wf = 13, wt = 13;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t a = strlen(sy->sym_edges[i].from->perf_text), b = strlen(sy->sym_edges[i].to->perf_text);
+
+		wf = a > wf ? a : wf;
+		wt = b > wt ? b : wt;
+	}
+	strbuf_addf(sb, "\nEdges as perf report --sort symbol_from,symbol_to,mispredict (%zu of %zu)\n", n,
+		    sy->nr_sym_edges);
+	strbuf_addf(sb, "  %8s  %-*s  %-*s  %s\n", "Overhead", (int)wf, "Source Symbol", (int)wt, "Target Symbol",
+		    "Branch Mispredicted");
+	for (size_t i = 0; i < n; i++) {
+		const struct branch_sym_edge *e = &sy->sym_edges[i];
+
+		strbuf_addf(sb, "  %7.2f%%  %-*s  %-*s  %s\n", pct(e->count, r->res->counts.branch_entries), (int)wf,
+			    e->from->perf_text, (int)wt, e->to->perf_text, flag_text[e->flag < 3 ? e->flag : 2]);
+	}
+}
+
+static void blocks(struct strbuf *sb, const struct branches_report *r)
+{
+	const struct branch_result *res = r->res;
+	const struct branch_symbols *sy = r->syms;
+	size_t n = limit(r, res->nr_blocks);
+
+	if (!res->has_timing) {
+		strbuf_addf(sb, "\nTimed basic blocks: no timing in this recording (%s)\n",
+			    r->timing_reason ? r->timing_reason : "every cycles field is 0");
+		return;
+	}
+	strbuf_addf(sb, "\nTimed basic blocks by total cycles (%zu of %zu; %" PRIu64 " of %" PRIu64
+			" candidates skipped: a 0 address or not straight-line)\n",
+		    n, res->nr_blocks, res->counts.blocks_skipped, res->counts.blocks_seen);
+	strbuf_addf(sb, "  %-18s  %-18s  %8s  %10s  %6s  %6s  %s\n", "start", "end", "seen", "avg cycles", "insns",
+		    "IPC", "function");
+	for (size_t i = 0; i < n; i++) {
+		const struct branch_block *b = &res->blocks[i];
+		int64_t insns = i < sy->nr_block_insns ? sy->block_insns[i] : -1;
+		double ipc = branch_block_ipc(b, insns);
+
+		strbuf_addf(sb, "  0x%016" PRIx64 "  0x%016" PRIx64 "  %8" PRIu64 "  %10.2f  ", b->start, b->end, b->count,
+			    branch_block_avg_cycles(b));
+		if (insns >= 0)
+			strbuf_addf(sb, "%6" PRId64 "  ", insns);
+		else
+			strbuf_addf(sb, "%6s  ", "-");
+		if (ipc >= 0)
+			strbuf_addf(sb, "%6.2f  ", ipc);
+		else
+			strbuf_addf(sb, "%6s  ", "-");
+		where(sb, branch_symbols_find(sy, b->start), false);
+		strbuf_addch(sb, '\n');
+	}
+	if (sy->block_note)
+		strbuf_addf(sb, "  (instructions and IPC unknown: %s)\n", sy->block_note);
+}
+
+static void disasm(struct strbuf *sb, const struct branches_report *r)
+{
+	const struct branch_symbols *sy = r->syms;
+
+	if (!sy->nr_disasm)
+		return;
+	strbuf_adds(sb, "\nDisassembly around the top sites (=> marks the branch)\n");
+	for (size_t i = 0; i < sy->nr_disasm; i++) {
+		const struct branch_site_disasm *d = &sy->disasm[i];
+
+		strbuf_addf(sb, "  site 0x%" PRIx64 "  ", d->addr);
+		where(sb, branch_symbols_find(sy, d->addr), true);
+		strbuf_addch(sb, '\n');
+		if (!d->nr_lines) {
+			strbuf_addf(sb, "     (%s)\n", d->error ? d->error : "no code");
+			continue;
+		}
+		for (size_t k = 0; k < d->nr_lines; k++)
+			strbuf_addf(sb, "  %s 0x%016" PRIx64 "  %s\n", d->lines[k].target ? "=>" : "  ",
+				    d->lines[k].addr, d->lines[k].text);
+	}
+}
+
+void report_branches_text(struct strbuf *out, const struct branches_report *r)
+{
+	header(out, r);
+	switch (r->view) {
+	case BRANCHES_VIEW_SITE:
+		sites(out, r);
+		break;
+	case BRANCHES_VIEW_EDGE:
+		edges(out, r);
+		break;
+	case BRANCHES_VIEW_TYPE:
+		types(out, r);
+		break;
+	case BRANCHES_VIEW_BLOCK:
+		blocks(out, r);
+		break;
+	default:
+		sites(out, r);
+		types(out, r);
+		edges(out, r);
+		blocks(out, r);
+		disasm(out, r);
+		break;
+	}
+}
