@@ -481,6 +481,70 @@ ok:
  * (each segment at file offset p_vaddr - the first segment's page), which holds
  * for the code segments of every binary built with them.
  */
+/*
+ * dwz moves what several debug files share into one file named by
+ * .gnu_debugaltlink (a path, then the alt file's build-id). libdw opens an
+ * absolute path itself; a relative one, a path under --symfs, or only the
+ * build-id (DIR/.build-id/xx/yyyy.debug, where Debian's dbgsym packages link it)
+ * need us. Without the alt file, names from it are missing; lines still work.
+ */
+static void set_alt(struct search *st, struct symbol_binary *b, struct strbuf *path)
+{
+	struct symbol_session *s = st->s;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	const char *name;
+	size_t n, id_size;
+	const uint8_t *id;
+	Elf *alt = NULL;
+	struct search ast = { .s = s, .tried = STRBUF_INIT };
+
+	if (dwarf_getalt(b->dwarf.dw))
+		return;
+	scn = find_section(b->dbg_elf, ".gnu_debugaltlink", &sh);
+	if (!scn || !(d = elf_getdata(scn, NULL)) || !d->d_buf || !d->d_size)
+		return;
+	name = d->d_buf;
+	n = strnlen(name, d->d_size);
+	if (n == 0 || n + 1 >= d->d_size)
+		return;
+	id = (const uint8_t *)name + n + 1;
+	id_size = d->d_size - n - 1;
+	if (id_size > 20)
+		id_size = 20;
+	ast.bid = id;
+	ast.bid_size = id_size;
+	if (name[0] == '/' && s->opts.symfs) {
+		strbuf_reset(path);
+		strbuf_addf(path, "%s%s", s->opts.symfs, name);
+		if (!strbuf_failed(path))
+			alt = try_candidate(&ast, path->buf, true);
+	}
+	if (!alt && name[0] != '/' && b->dbg_path && strrchr(b->dbg_path, '/')) {
+		strbuf_reset(path);
+		strbuf_add(path, b->dbg_path, (size_t)(strrchr(b->dbg_path, '/') - b->dbg_path) + 1);
+		strbuf_adds(path, name);
+		if (!strbuf_failed(path))
+			alt = try_candidate(&ast, path->buf, true);
+	}
+	for (const char *const *dir = s->opts.debug_dirs; !alt && dir && *dir; dir++) {
+		build_id_path(path, *dir, id, id_size, ".debug");
+		if (!strbuf_failed(path))
+			alt = try_candidate(&ast, path->buf, true);
+	}
+	strbuf_release(&ast.tried);
+	if (!alt)
+		return;
+	b->dwarf.alt = dwarf_begin_elf(alt, DWARF_C_READ, NULL);
+	if (!b->dwarf.alt) {
+		elf_end(alt);
+		return;
+	}
+	b->dwarf.alt_elf = alt;
+	dwarf_setalt(b->dwarf.dw, b->dwarf.alt);
+}
+
 static int read_segments(struct symbol_binary *b, Elf *elf, bool debug_only)
 {
 	size_t phnum, alloc = 0;
@@ -658,6 +722,8 @@ void symbol_dso_load(struct symbol_session *s, struct symbol_dso *dso)
 	if (b->has_dwarf) {
 		b->dwarf.dw = dwarf_begin_elf(b->dbg_elf, DWARF_C_READ, NULL);
 		b->has_dwarf = b->dwarf.dw != NULL;
+		if (b->has_dwarf)
+			set_alt(&st, b, &path);
 	}
 	dso->bin = b;
 	b = NULL;

@@ -385,6 +385,111 @@ static void test_stripped_library(void **state)
 	symbol_session_free(ss.s);
 }
 
+/* addr2line -f -i on the original binary: the inline chain's function names */
+static size_t a2l_chain(const char *bin, uint64_t vaddr, char names[][256], size_t max)
+{
+	char addr[32];
+	char *argv[] = { "addr2line", "-f", "-i", "-e", (char *)bin, addr, NULL };
+	char *text, *cur, *line;
+	size_t n = 0;
+
+	snprintf(addr, sizeof(addr), "%#" PRIx64, vaddr);
+	assert_int_equal(st_run(argv, &text), 0);
+	cur = text;
+	while (n < max && (line = st_next_line(&cur))) {
+		snprintf(names[n++], 256, "%s", line);
+		if (!st_next_line(&cur))
+			break;
+	}
+	free(text);
+	return n;
+}
+
+/*
+ * dwz: the subprogram DIEs of inlined functions move to a common file named by
+ * .gnu_debugaltlink. The link here is relative (libdw cannot find it without the
+ * binary's directory) and then only reachable by build-id.
+ */
+static void test_dwz(void **state)
+{
+	char dir[1024], a1[2048], a2[2048], common[2048], orig[2048];
+	char src1[1024], src2[1024], names[8][256];
+	struct session ss;
+	struct symbol_result r;
+	uint64_t outer;
+	size_t want = 0, k;
+
+	(void)state;
+	if (!have_tools || !st_have("dwz"))
+		skip();
+	path_of(dir, sizeof(dir), "dwz");
+	st_mkdirs(dir);
+	st_src(src1, sizeof(src1), "prog.c");
+	st_src(src2, sizeof(src2), "prog-util.c");
+	snprintf(a1, sizeof(a1), "%s/a1", dir);
+	snprintf(a2, sizeof(a2), "%s/a2", dir);
+	snprintf(orig, sizeof(orig), "%s/orig", dir);
+	snprintf(common, sizeof(common), "%s/common.debug", dir);
+	char *cc[] = { "gcc", "-O2", "-g", "-o", a1, src1, src2, NULL };
+
+	assert_int_equal(st_run(cc, NULL), 0);
+	assert_true(st_copy(a1, a2));
+	assert_true(st_copy(a1, orig));
+	/* dwz needs two files to share; -M records the name "common.debug" */
+	char *dz[] = { "dwz", "-m", common, "-M", "common.debug", a1, a2, NULL };
+
+	if (st_run(dz, NULL))
+		skip();
+	outer = nm_addr(orig, "outer", false);
+	/* the address of the innermost inlined leaf() in outer(): the deepest chain
+	 * addr2line reports in outer's first 64 bytes */
+	uint64_t at = outer;
+
+	for (uint64_t v = outer; v < outer + 64; v++) {
+		size_t n = a2l_chain(orig, v, names, 8);
+
+		if (n > want) {
+			want = n;
+			at = v;
+		}
+	}
+	assert_true(want >= 3); /* leaf in middle in outer */
+	want = a2l_chain(orig, at, names, 8);
+	/* next to the debug file: found through the relative link */
+	open_session(&ss, NULL, NULL, NULL);
+	r = map_and_resolve(&ss, a1, a1, NULL, 0, at);
+	assert_int_equal(r.nr_frames, want);
+	for (k = 0; k < want; k++)
+		assert_string_equal(r.frames[k].function, names[k]);
+	symbol_session_free(ss.s);
+
+	/* moved away: only its build-id finds it, under a debug root */
+	char root[1024], byid[2048];
+	uint8_t cid[20];
+	size_t cn = st_build_id(common, cid);
+
+	assert_true(cn > 0);
+	path_of(root, sizeof(root), "dwz-root");
+	bid_path(byid, sizeof(byid), root, cid, cn, "");
+	*strrchr(byid, '/') = '\0';
+	st_mkdirs(byid);
+	bid_path(byid, sizeof(byid), root, cid, cn, ".debug");
+	assert_int_equal(rename(common, byid), 0);
+	open_session(&ss, NULL, NULL, NULL);
+	r = map_and_resolve(&ss, a1, a1, NULL, 0, at);
+	/* without it: lines, but the inlined functions have no names */
+	assert_non_null(r.file);
+	assert_true(r.nr_frames == 0 || r.frames[0].function == NULL ||
+		    strcmp(r.frames[0].function, names[0]));
+	symbol_session_free(ss.s);
+	open_session(&ss, NULL, NULL, root);
+	r = map_and_resolve(&ss, a1, a1, NULL, 0, at);
+	assert_int_equal(r.nr_frames, want);
+	for (k = 0; k < want; k++)
+		assert_string_equal(r.frames[k].function, names[k]);
+	symbol_session_free(ss.s);
+}
+
 static void test_missing_and_anon(void **state)
 {
 	struct session ss;
@@ -463,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_debug_file_by_build_id),
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_stripped_library),
+		cmocka_unit_test(test_dwz),
 		cmocka_unit_test(test_missing_and_anon),
 	};
 
