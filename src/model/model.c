@@ -77,6 +77,7 @@ const char *model_vendor_name(enum model_vendor v)
 	case MODEL_VENDOR_INTEL: return "Intel";
 	case MODEL_VENDOR_AMD: return "AMD";
 	case MODEL_VENDOR_ARM: return "Arm";
+	case MODEL_VENDOR_SIM: return "simulated";
 	}
 	return "?";
 }

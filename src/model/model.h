@@ -68,6 +68,7 @@ enum model_vendor {
 	MODEL_VENDOR_INTEL = 0,
 	MODEL_VENDOR_AMD,
 	MODEL_VENDOR_ARM,
+	MODEL_VENDOR_SIM,   /* no vendor: the simulated machine (model_tree_from_sim) */
 };
 
 /* What an event occupies when it is counted (groups.c fits them to the PMU). */
@@ -296,6 +297,33 @@ void model_classify(struct metric_tree *t);
 
 /** The human label of a vocabulary key ("Frontend Bound"); the key itself when unknown. */
 const char *model_node_label(const char *key);
+
+/* ---------------------------------------------------------------------------
+ * The simulated backend's tree (sim-tree.c)
+ */
+
+struct sim_topdown;
+
+/**
+ * The model that trees of the simulated backend name (model_sim()->name "sim"):
+ * a slot model whose numbers come from valgrind and the cost model of
+ * docs/sim-machine.md, not from counters; its note says every figure is an
+ * estimate. Static; not in model_all().
+ */
+const struct model *model_sim(void);
+
+/**
+ * Fill out with the simulation's level-1 estimate td (percent of slots, borrowed)
+ * on a machine of `width` slots per cycle, and with max_level 2 the level-2 nodes
+ * the cost model determines: branch_mispredicts = all of Bad Speculation (the
+ * model charges only mispredicts there), fetch_latency = all of Frontend Bound
+ * (i-cache misses), memory_bound = all of Backend Bound (data misses); the others
+ * (machine_clears, fetch_bandwidth, core_bound, light/heavy_operations) are NAN
+ * with the reason in why, never 0. Thresholds as the hardware models' (design.md
+ * level 1, Intel TMA level 2). The tree is not classified: call model_classify().
+ * Always succeeds; no allocation.
+ */
+void model_tree_from_sim(const struct sim_topdown *td, double width, int max_level, struct metric_tree *out);
 
 /* ---------------------------------------------------------------------------
  * Validation (validate.c)

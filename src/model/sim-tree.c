@@ -1,0 +1,107 @@
+/*
+ * sim-tree.c: the metric tree of the simulated backend (see model.h,
+ * model_tree_from_sim()). The simulation's cost model (src/sim/cost.h,
+ * docs/sim-machine.md) charges cycles to four kinds of event only, so three
+ * level-2 nodes follow from level 1 and the others cannot be estimated:
+ *
+ *   branch_mispredicts = Bad Speculation   (mispredicts are all it charges there)
+ *   fetch_latency      = Frontend Bound    (i-cache misses: fetch stalls)
+ *   memory_bound       = Backend Bound     (data misses: no port or divider model)
+ *
+ * machine_clears, fetch_bandwidth, core_bound, light_operations and
+ * heavy_operations are NAN ("not simulated"), never 0.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "sim/cost.h"
+
+static const char sim_sources[] =
+	"docs/sim-machine.md: valgrind's cache and branch simulation (cachegrind) and tdprof's cost model "
+	"(src/sim/cost.h); level-1 thresholds from design.md, level-2 from Intel TMA metrics 5.2";
+
+static const struct model sim_model = {
+	.name = "sim",
+	.description = "simulated machine: valgrind's counts and tdprof's cost model, every figure an estimate",
+	.sources = sim_sources,
+	.note = "estimate (simulated): not measured by counters; see docs/sim-machine.md for the model and "
+		"its limits",
+	.vendor = MODEL_VENDOR_SIM,
+	.kind = MODEL_KIND_SLOTS,
+};
+
+const struct model *model_sim(void)
+{
+	return &sim_model;
+}
+
+struct sim_node {
+	const char *key, *parent;
+	int bucket;        /* enum sim_bucket whose value the node takes; -1: not simulated */
+	double threshold;  /* percent (classify.c gives the sources) */
+	const char *why;   /* why a node without a bucket is not estimated */
+};
+
+static const struct sim_node sim_nodes[] = {
+	{ "retiring", NULL, SIM_RETIRING, 80, NULL },
+	{ "bad_speculation", NULL, SIM_BAD_SPECULATION, 15, NULL },
+	{ "frontend_bound", NULL, SIM_FRONTEND_BOUND, 20, NULL },
+	{ "backend_bound", NULL, SIM_BACKEND_BOUND, 40, NULL },
+	{ "fetch_latency", "frontend_bound", SIM_FRONTEND_BOUND, 10, NULL },
+	{ "fetch_bandwidth", "frontend_bound", -1, 20, "not simulated: decoders and the uop cache are not modelled" },
+	{ "branch_mispredicts", "bad_speculation", SIM_BAD_SPECULATION, 10, NULL },
+	{ "machine_clears", "bad_speculation", -1, 10, "not simulated: memory-ordering and self-modifying-code "
+							"clears are not modelled" },
+	{ "memory_bound", "backend_bound", SIM_BACKEND_BOUND, 20, NULL },
+	{ "core_bound", "backend_bound", -1, 10, "not simulated: ports, dividers and dependency chains are not "
+						 "modelled (such code shows as Retiring)" },
+	{ "light_operations", "retiring", -1, 60, "not simulated: every instruction counts as one uop" },
+	{ "heavy_operations", "retiring", -1, 10, "not simulated: every instruction counts as one uop" },
+};
+
+static double bucket_value(const struct sim_topdown *td, int bucket)
+{
+	switch (bucket) {
+	case SIM_RETIRING: return td->retiring;
+	case SIM_BAD_SPECULATION: return td->bad_speculation;
+	case SIM_FRONTEND_BOUND: return td->frontend_bound;
+	case SIM_BACKEND_BOUND: return td->backend_bound;
+	default: return NAN;
+	}
+}
+
+void model_tree_from_sim(const struct sim_topdown *td, double width, int max_level, struct metric_tree *out)
+{
+	double sum = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->model = &sim_model;
+	out->kind = MODEL_KIND_SLOTS;
+	out->slots = width;
+	out->max_level = max_level >= 2 ? 2 : 1;
+	for (size_t i = 0; i < sizeof(sim_nodes) / sizeof(sim_nodes[0]) && out->nr < MODEL_MAX_NODES; i++) {
+		const struct sim_node *d = &sim_nodes[i];
+		struct metric_node *n;
+
+		if (d->parent && out->max_level < 2)
+			continue;
+		n = &out->v[out->nr++];
+		n->key = d->key;
+		n->parent = d->parent;
+		n->label = model_node_label(d->key);
+		n->level = d->parent ? 2 : 1;
+		n->value = bucket_value(td, d->bucket);
+		n->threshold = d->threshold;
+		n->group = -1;
+		n->formula = d->bucket >= 0 ? sim_bucket_name((enum sim_bucket)d->bucket) : NULL;
+		n->source = d->bucket >= 0 ? "src/sim/cost.h" : NULL;
+		if (d->why)
+			snprintf(n->why, sizeof(n->why), "%s", d->why);
+		if (!d->parent)
+			sum += n->value;
+	}
+	out->level1_sum = sum;
+	out->sum_off = fabs(sum - 100.0) > 1.0;
+}
