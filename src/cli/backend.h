@@ -1,0 +1,103 @@
+/*
+ * backend.h: `--backend=auto|pmu|sim|import`, shared by every command that
+ * measures (stat, topdown, why, selftest), and the simulated run those commands
+ * make when the choice is `sim`.
+ *
+ *   auto    the PMU when a hardware event opens here (cpu_probe_hw_events()),
+ *           otherwise the simulation, with one `tdprof: note:` line saying that
+ *           there is no PMU, why (the probe's explanation), and that every figure
+ *           is an estimate;
+ *   pmu     the PMU; where none exists: the probe's explanation and exit 1;
+ *   sim     always the simulation (valgrind, src/sim/);
+ *   import  counts read from a file (topdown --import FILE).
+ *
+ * Lives in cli/ because it reads options and the environment (PATH, TMPDIR for
+ * valgrind) and prints (msg.h); the modules below take what it decided.
+ *
+ * Usage:
+ *   const char *backend = "auto";   OPT_CHOICE(0, "backend", &backend, BACKEND_CHOICES, BACKEND_HELP)
+ *   enum tdp_backend b;
+ *   rc = backend_select("why", backend, &(struct backend_select_opts){ .can_sim = true }, &b);
+ *   if (rc) return rc;               (the message was printed)
+ *   if (b == BACKEND_SIM) {
+ *       struct backend_sim s; backend_sim_init(&s);
+ *       rc = backend_sim_machine("why", spec, &s.machine);    (2 on a bad --sim-machine)
+ *       rc = backend_sim_run(argv, &s);    0, or the exit status for the failure
+ *       ... s.profile, s.est (when s.have_est), s.run.status ...
+ *       backend_sim_release(&s);
+ *   }
+ */
+#ifndef TDPROF_CLI_BACKEND_H
+#define TDPROF_CLI_BACKEND_H
+
+#include <stdbool.h>
+
+#include "base/countset.h"
+#include "sim/sim.h"
+
+#define BACKEND_CHOICES "auto|pmu|sim|import"
+#define BACKEND_HELP                                                                                        \
+	"where counts come from: auto (the PMU, else the simulation), pmu, sim (valgrind; estimates), import " \
+	"(a file)"
+
+struct backend_select_opts {
+	bool can_sim;      /* the command can simulate (a command to run, default events) */
+	bool can_import;   /* the command reads counts from a file (--import) */
+	bool has_import;   /* --import FILE was given */
+	bool auto_pmu;     /* auto keeps the PMU even without hardware events (stat: its software
+			    * counts are measurements); the note then suggests --backend=sim */
+};
+
+/**
+ * Decide the backend for command `cmd` from the --backend value `choice` (NULL:
+ * "auto"). Prints the auto fallback note, or the error and hint. Returns 0 and
+ * sets *out, or the exit status: 1 when `pmu` was asked for and no hardware event
+ * opens (the probe's explanation and its remedy are printed), 2 for a choice the
+ * command cannot take (`import` without --import, `sim` or `import` where the
+ * command cannot).
+ */
+int backend_select(const char *cmd, const char *choice, const struct backend_select_opts *o,
+		   enum tdp_backend *out);
+
+/** The simulated run of a workload and what the sim module made of it. */
+struct backend_sim {
+	struct sim_machine machine;  /* filled by backend_sim_machine() */
+	struct sim_profile profile;  /* valgrind's costs (owned) */
+	struct sim_run_result run;   /* the workload's status (run.status) */
+	struct sim_estimate est;     /* the whole run's estimate, when have_est */
+	bool have_est;
+	char machine_desc[256];      /* sim_machine_describe() */
+};
+
+/** Make s empty (the machine is "generic"). */
+void backend_sim_init(struct backend_sim *s);
+
+/** Free what s owns; s is left as after backend_sim_init(). */
+void backend_sim_release(struct backend_sim *s);
+
+/**
+ * Load --sim-machine `spec` (NULL: "generic": a preset, KEY=VAL list or file) into
+ * m. Returns 0, or prints the error and returns the exit status (2: bad spec,
+ * 1: an unreadable file).
+ */
+int backend_sim_machine(const char *cmd, const char *spec, struct sim_machine *m);
+
+/**
+ * Run argv (NULL-terminated, borrowed) under valgrind on s->machine (set by
+ * backend_sim_machine()), parse its cost files and estimate. PATH and TMPDIR are
+ * taken from the environment. Prints a progress line before and after. Returns 0
+ * when the workload ran (its status is s->run.status; s->have_est is false when
+ * the profile could not be estimated, with a warning printed), or prints the error
+ * and returns the exit status: 127 (not found), 126 (not executable), 1 (valgrind
+ * missing or failed, cost files unreadable).
+ */
+int backend_sim_run(char *const *argv, struct backend_sim *s);
+
+/**
+ * The workload as one shell-readable line (special characters quoted with '...')
+ * into sb. For messages and for commands a user copies.
+ */
+struct strbuf;
+void backend_join_command(struct strbuf *sb, char *const *argv);
+
+#endif

@@ -1,0 +1,343 @@
+/*
+ * cmd-why.c: `tdprof why`, the whole workflow in one command: triage, top-down,
+ * the drill-down into the dominant bucket and a ranked diagnosis with sites and
+ * fixes. The analysis is src/diagnose/; the renderers are report/why.h; this file
+ * reads options, chooses the backend, runs the workload and reports.
+ */
+#include "cli/backend.h"
+#include "cli/cmd.h"
+#include "cli/exitcode.h"
+#include "cli/msg.h"
+#include "cli/opts.h"
+#include "base/alloc.h"
+#include "base/countset.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "cpu/cpu.h"
+#include "diagnose/diagnose.h"
+#include "model/groups.h"
+#include "model/model.h"
+#include "pmu/event.h"
+#include "pmu/session.h"
+#include "report/why.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char cmd_why_summary[] = "the whole workflow in one command: why is it slow, where, and what to change";
+
+static const struct cmd_doc doc = {
+	.name = "why",
+	.summary = cmd_why_summary,
+	.usage = "why [--backend=auto|pmu|sim] [--sim-machine M] [-l 1|2] [-n TOP] [--json] [-o FILE] -- CMD [ARGS]",
+	.description =
+		"Runs CMD once and goes through the top-down workflow for you: triage (CPI, branch, i-cache and "
+		"last-level-cache misses per 1000 instructions), the top-down tree (level 2 where the backend "
+		"can tell), the verdict, then a drill-down into the bottleneck: Bad Speculation -> the branch "
+		"sites ranked by mispredicts with the disassembly around the worst one; Frontend Bound -> the "
+		"i-cache misses and the hot code footprint per function; Backend Bound -> memory versus core "
+		"and the data-miss sites; Retiring -> the hot loop and the 'tdprof loop' command that measures it "
+		"alone. It ends in a ranked diagnosis: each finding with the numbers behind it, its source line "
+		"and function, and a fix from the knowledge base ('tdprof explain NODE' says more).\n"
+		"\n"
+		"Backends: with a hardware PMU the tree is measured; without one (most virtual machines) "
+		"--backend=auto, the default, says so and simulates the run under valgrind (cachegrind, its "
+		"cache and branch simulators) on the machine --sim-machine describes (docs/sim-machine.md): "
+		"every figure is then an estimate (simulated), and the output says so. A simulated run takes "
+		"20-100 times the normal run time; progress lines go to stderr. --backend=pmu fails (exit 1) "
+		"where no hardware event opens, with the reason.\n"
+		"\n"
+		"The verdict is the level-1 node above its threshold (Retiring 80 %, Bad Speculation 15 %, "
+		"Frontend Bound 20 %, Backend Bound 40 %) with the largest share of slots, or, when none is, the "
+		"largest node. In a simulated run the costs of the dynamic loader and the libraries are left out "
+		"when the program's own code ran at least half of the instructions (a short program would "
+		"otherwise look like its start-up); the output names the scope and gives the whole run beside it.\n"
+		"\n"
+		"With --json and no -o, CMD's standard output goes to stderr, so that stdout holds only the "
+		"JSON document. Build CMD with -g for source lines (and -fno-omit-frame-pointer does no harm). To reuse counts "
+		"recorded elsewhere, 'tdprof topdown --import FILE' classifies them; 'why' runs the workload, so "
+		"it takes no --import.",
+	.examples = "tdprof why -- ./app input.txt\n"
+		    "the whole workflow over one run of ./app\n"
+		    "tdprof why --backend=sim --sim-machine zen4 -- ./app\n"
+		    "simulated on a Zen 4-shaped machine, whatever this machine has\n"
+		    "tdprof why --json -o why.json -- ./app\n"
+		    "one JSON document: backend, level1, level2, verdict, sites, findings",
+	.exit_status = "CMD's exit status (128+N when signal N killed it), 127 when CMD is not found, 126 when it "
+		       "cannot be run; 1 when the analysis failed (valgrind missing, no hardware counters with "
+		       "--backend=pmu); 2 for a usage error.",
+	.see_also = "tdprof-stat(1), tdprof-topdown(1), tdprof-explain(1), tdprof-loop(1), valgrind(1)",
+};
+
+struct why_opts {
+	const char *backend, *machine, *out_path;
+	long level, top;
+	bool json;
+};
+
+static int render(const struct why_opts *wo, const struct why_report *r, struct tdp_ctx *ctx)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	FILE *out = stdout;
+	struct why_report rr = *r;
+	int rc = EXIT_OK;
+
+	if (wo->out_path && !(out = fopen(wo->out_path, "we"))) {
+		msg_error("cannot open '%s' for writing: %s", wo->out_path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	rr.verbose = ctx->verbose > 0;
+	if (wo->json) {
+		if (why_json_print(out, &rr, &err)) {
+			msg_err(&err);
+			rc = EXIT_ANALYSIS;
+		}
+	} else {
+		why_text_print(out, &rr);
+	}
+	if (out != stdout ? fclose(out) != 0 : fflush(out) != 0) {
+		msg_error("cannot write '%s': %s", wo->out_path ? wo->out_path : "stdout", strerror(errno));
+		rc = EXIT_ANALYSIS;
+	}
+	return rc;
+}
+
+static void fill_opts(struct diag_opts *o, const struct why_opts *wo, const char *exe, const char *cwd,
+		      const char *command)
+{
+	o->exe = exe;
+	o->cwd = cwd;
+	o->command = command;
+	o->level = (int)wo->level;
+	o->top = (size_t)wo->top;
+}
+
+/*
+ * With --json on stdout, the workload's own output would corrupt the document: it
+ * goes to stderr while the workload runs. Returns the saved stdout (or -1).
+ */
+static int divert_stdout(const struct why_opts *wo)
+{
+	int saved;
+
+	if (!wo->json || wo->out_path)
+		return -1;
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	if (saved >= 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		close(saved);
+		saved = -1;
+	}
+	return saved;
+}
+
+static void restore_stdout(int saved)
+{
+	if (saved < 0)
+		return;
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+}
+
+static int run_sim(const struct why_opts *wo, char *const *argv, const char *command, struct tdp_ctx *ctx)
+{
+	struct backend_sim s;
+	struct diag d;
+	struct diag_opts o = { 0 };
+	struct tdp_err err = TDP_ERR_INIT;
+	struct why_report r = { 0 };
+	char *exe = NULL, cwd[4096];
+	int rc, ret, saved;
+
+	backend_sim_init(&s);
+	diag_init(&d);
+	rc = backend_sim_machine("why", wo->machine, &s.machine);
+	if (rc)
+		goto out;
+	saved = divert_stdout(wo);
+	rc = backend_sim_run(argv, &s);
+	restore_stdout(saved);
+	if (rc)
+		goto out;
+	if (!s.have_est) {
+		rc = EXIT_ANALYSIS;
+		goto out;
+	}
+	if (sim_find_program(argv[0], getenv("PATH"), &exe) == 0) {
+		char *abs = realpath(exe, NULL); /* the symbol session finds binaries by absolute path */
+
+		if (abs) {
+			tdp_free(exe);
+			exe = tdp_strdup(abs);
+			free(abs);
+		}
+	} else {
+		exe = NULL;
+	}
+	fill_opts(&o, wo, exe, getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);
+	msg_progress("diagnosing: scope, sites, drill-down");
+	ret = diag_from_sim(&d, &s.profile, &s.machine, &s.est, &o, &err);
+	if (ret) {
+		msg_err(&err);
+		rc = exitcode_from_err(ret);
+		goto out;
+	}
+	r.d = &d;
+	r.command = command;
+	r.workload_ran = true;
+	r.exit_status = s.run.status;
+	rc = render(wo, &r, ctx);
+	if (rc == EXIT_OK)
+		rc = s.run.status;
+out:
+	tdp_free(exe);
+	diag_release(&d);
+	backend_sim_release(&s);
+	return rc;
+}
+
+/* The triage events counted beside the model's groups. */
+static const char pmu_triage_events[] = "cycles,instructions,branches,branch-misses,L1-icache-load-misses,"
+					"LLC-load-misses";
+
+/* The events of model m as one event-list string (its groups, then the triage events). */
+static int pmu_spec(const struct model *m, const struct cpu_system *sys, int level, struct strbuf *spec,
+		    struct model_eval_opts *eo, struct tdp_err *err)
+{
+	struct model_compiled *mc = NULL;
+	struct groups_budget b;
+	struct groups_plan plan = GROUPS_PLAN_INIT;
+	int ret;
+
+	eo->max_level = level;
+	eo->smt_on = sys->cpu.smt == 1;
+	model_default_budget(m, &b);
+	if (sys->cpu.gp_counters > 0)
+		b.gp = (unsigned)sys->cpu.gp_counters;
+	b.nmi_watchdog = sys->perms.nmi_watchdog == 1;
+	ret = model_compile(m, &mc, err);
+	if (!ret)
+		ret = model_plan(mc, eo, &b, &plan, err);
+	if (!ret) {
+		model_plan_spec(m, &plan, 0, plan.nr, spec);
+		strbuf_addf(spec, ",%s", pmu_triage_events);
+		if (strbuf_failed(spec))
+			ret = tdp_err_oom(err);
+	}
+	groups_plan_release(&plan);
+	model_compiled_free(mc);
+	return ret;
+}
+
+static int run_pmu(const struct why_opts *wo, char *const *argv, const char *command, struct tdp_ctx *ctx)
+{
+	struct cpu_system sys;
+	struct tdp_err err = TDP_ERR_INIT;
+	const struct model *m;
+	struct model_eval_opts eo = MODEL_EVAL_OPTS_INIT;
+	struct strbuf spec = STRBUF_INIT;
+	struct pmu_event_list list = PMU_EVENT_LIST_INIT;
+	struct pmu_env penv = PMU_ENV_INIT;
+	struct pmu_session_opts so = PMU_SESSION_OPTS_INIT;
+	struct pmu_session_result res = PMU_SESSION_RESULT_INIT;
+	struct metric_tree tree;
+	struct diag d;
+	struct diag_opts o = { 0 };
+	struct why_report r = { 0 };
+	int ret, rc = EXIT_ANALYSIS;
+
+	diag_init(&d);
+	ret = cpu_system_detect(&sys, NULL, &err);
+	if (ret) {
+		msg_err(&err);
+		return exitcode_from_err(ret);
+	}
+	m = sys.cpu.uarch ? model_for_uarch(sys.cpu.uarch) : NULL;
+	if (!m) {
+		msg_error("no top-down model for this CPU (%s)", sys.cpu.uarch ? sys.cpu.uarch : "not recognised");
+		msg_hint("use '--backend=sim' for a simulated estimate; 'tdprof list models' shows the models");
+		goto out;
+	}
+	msg_progress("counting the top-down events of model '%s' over '%s'", m->name, argv[0]);
+	ret = pmu_spec(m, &sys, (int)wo->level, &spec, &eo, &err);
+	if (!ret)
+		ret = pmu_event_list_parse(&list, spec.buf, &penv, &err);
+	so.argv = argv;
+	if (!ret) {
+		int saved = divert_stdout(wo);
+
+		ret = pmu_session_run(&list, &so, &res, &err);
+		restore_stdout(saved);
+	}
+	if (!ret)
+		ret = model_evaluate(m, &res.counts, &eo, &tree, &err);
+	if (ret) {
+		msg_err(&err);
+		rc = exitcode_from_err(ret);
+		goto out;
+	}
+	fill_opts(&o, wo, NULL, NULL, command);
+	res.counts.backend = BACKEND_PMU;
+	if (diag_from_counts(&d, BACKEND_PMU, &res.counts, &tree, &o, &err)) {
+		msg_err(&err);
+		goto out;
+	}
+	r.d = &d;
+	r.command = command;
+	r.workload_ran = res.workload_ran;
+	r.exit_status = res.workload_ran ? exitcode_from_wait(res.wstatus) : 0;
+	rc = render(wo, &r, ctx);
+	if (rc == EXIT_OK)
+		rc = r.exit_status;
+out:
+	diag_release(&d);
+	pmu_session_result_release(&res);
+	pmu_event_list_release(&list);
+	strbuf_release(&spec);
+	cpu_system_release(&sys);
+	return rc;
+}
+
+int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
+{
+	struct why_opts wo = { .backend = "auto", .level = 2, .top = 10 };
+	struct opt opts[] = {
+		OPT_GROUP("how to measure"),
+		OPT_CHOICE(0, "backend", &wo.backend, "auto|pmu|sim", "where counts come from: auto (the PMU, else "
+								      "the simulation), pmu, sim (valgrind; estimates)"),
+		OPT_STRING(0, "sim-machine", &wo.machine, "M", "the simulated machine: a preset (generic, zen4, "
+							       "alderlake, skylake, neoverse-n1), KEY=VAL,... or a file"),
+		OPT_LONG('l', "level", &wo.level, "1|2", "deepest level of the tree (default 2)", 1, 2),
+		OPT_GROUP("output"),
+		OPT_LONG('n', "top", &wo.top, "N", "sites listed (default 10; JSON and -v list them all up to N)", 1,
+			 DIAG_MAX_SITES),
+		OPT_BOOL(0, "json", &wo.json, "one JSON document"),
+		OPT_STRING('o', "output", &wo.out_path, "FILE", "write the result to FILE instead of stdout"),
+		OPT_END(),
+	};
+	struct strbuf cmd = STRBUF_INIT;
+	enum tdp_backend b;
+	int i = opts_parse(opts, &doc, argc, argv), rc;
+
+	if (i < 0)
+		return opts_exit(i);
+	if (i >= argc)
+		return msg_usage("why", "no command to run: give it after '--'");
+	rc = backend_select("why", wo.backend, &(struct backend_select_opts){ .can_sim = true }, &b);
+	if (rc)
+		return rc;
+	if (wo.machine && b != BACKEND_SIM)
+		msg_warning("'--sim-machine' applies to the simulated backend only: the PMU measures this machine");
+	backend_join_command(&cmd, argv + i);
+	if (strbuf_failed(&cmd)) {
+		msg_error("out of memory");
+		rc = EXIT_ANALYSIS;
+	} else {
+		rc = b == BACKEND_SIM ? run_sim(&wo, argv + i, cmd.buf, ctx) : run_pmu(&wo, argv + i, cmd.buf, ctx);
+	}
+	strbuf_release(&cmd);
+	return rc;
+}

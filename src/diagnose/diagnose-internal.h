@@ -1,0 +1,38 @@
+/* diagnose-internal.h: helpers shared by the files of src/diagnose/ (not a contract for others). */
+#ifndef TDPROF_DIAGNOSE_DIAGNOSE_INTERNAL_H
+#define TDPROF_DIAGNOSE_DIAGNOSE_INTERNAL_H
+
+#include "diagnose/diagnose.h"
+
+struct strbuf;
+
+/**
+ * Append to sb the first bullet of the knowledge base's Fixes for `node` that
+ * contains `keyword` (case-insensitive; NULL or not found: the first bullet), as
+ * one plain sentence (Markdown backticks removed, a final ':' made a '.').
+ * Returns false when the node has no fixes.
+ */
+bool diag_kb_fix(const char *node, const char *keyword, struct strbuf *sb);
+
+/** The next step `tdprof why` gives for a category (static; "" for NULL). */
+const char *diag_next_step(const char *category);
+
+/**
+ * Add a copy of finding f (its strings are borrowed and copied; NULL file and
+ * function stay NULL). Returns 0 or TDP_ENOMEM; ignored past DIAG_MAX_FINDINGS.
+ */
+int diag_add_finding(struct diag *d, const struct diag_finding *f);
+
+/** Sort the findings by share, largest first (NAN last), keeping the order of equals. */
+void diag_sort_findings(struct diag *d);
+
+/** The largest measurable level-2 child of `parent` in t, or NULL. */
+const struct metric_node *diag_largest_child(const struct metric_tree *t, const char *parent);
+
+/** Append v with thousands separators ("1,234,567"). */
+void diag_add_grouped(struct strbuf *sb, uint64_t v);
+
+/** Add a note (static text) to d, ignored past DIAG_MAX_NOTES. */
+void diag_add_note(struct diag *d, const char *note);
+
+#endif

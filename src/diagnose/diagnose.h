@@ -1,0 +1,215 @@
+/*
+ * diagnose.h: the workflow of `tdprof why` as one analysis: triage (CPI and
+ * MPKIs), the top-down tree and its verdict, the drill-down into the dominant
+ * bucket (sites with their source lines, the disassembly around the top branch,
+ * the hot code footprint, the hot loop and its `tdprof loop` command) and a ranked
+ * diagnosis whose every finding has its evidence, its site and a fix from the
+ * knowledge base (model/advice.h).
+ *
+ * Sits above model, sim and symbol (it uses them all) and below report (which
+ * renders a struct diag) and cli (which runs the workload and reads options).
+ * Nothing here prints, exits or reads the environment.
+ *
+ * The category. The verdict is the level-1 bucket over its threshold (design.md:
+ * Retiring > 80 %, Bad Speculation > 15 %, Frontend Bound > 20 %, Backend Bound
+ * > 40 %) with the largest share of slots; when none is over its threshold, the
+ * largest bucket (the estimate's dominant one), Retiring included: a run whose
+ * stalls all stay under their thresholds is retiring-dominated, not "mildly
+ * backend bound".
+ *
+ * The scope (simulated backend). valgrind counts every instruction of the process,
+ * the dynamic loader's and the C library's start-up included. In a short program
+ * (under ~10 M instructions) the loader's first, cold misses would dominate the
+ * estimate. So the costs are attributed by object: an entry belongs to the program
+ * when its function is a function symbol of the workload's executable (and its
+ * source file, when valgrind names one, is in the executable's line tables). When
+ * the program's own code executed at least DIAG_SCOPE_MIN_PCT % of the
+ * instructions, the tree, the verdict, the sites and the findings describe the
+ * program's own code (scope "program") and the whole run is reported beside it;
+ * otherwise (the work is in shared libraries: memcpy-bound code, an interpreter
+ * such as python, or no executable was found) they describe the whole run (scope
+ * "whole_run"). Either way the output says which.
+ *
+ * Lifecycle:
+ *   struct diag d; diag_init(&d);
+ *   diag_from_sim(&d, &profile, &machine, &est, &opts, &err);   (simulated backend)
+ *   or diag_from_counts(&d, &counts, &tree, &opts, &err);      (PMU: no sites)
+ *   report/why.h renders d; diag_release(&d).
+ * Every pointer in a struct diag is owned by it (or static) unless said otherwise.
+ */
+#ifndef TDPROF_DIAGNOSE_DIAGNOSE_H
+#define TDPROF_DIAGNOSE_DIAGNOSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/countset.h"
+#include "base/err.h"
+#include "diagnose/exe.h"
+#include "model/model.h"
+#include "model/triage.h"
+
+struct tdp_err;
+struct sim_profile;
+struct sim_machine;
+struct sim_estimate;
+
+#define DIAG_SCOPE_MIN_PCT 50.0 /* program scope when its code ran this share of instructions */
+#define DIAG_MAX_SITES 100      /* sites kept (-n) */
+#define DIAG_MAX_FINDINGS 8
+#define DIAG_MAX_FUNCS 12       /* functions listed in the code footprint */
+#define DIAG_MAX_NOTES 8
+
+enum diag_scope {
+	DIAG_SCOPE_WHOLE_RUN = 0, /* every instruction of the run */
+	DIAG_SCOPE_PROGRAM,       /* the executable's own code */
+};
+
+enum diag_drill {
+	DIAG_DRILL_NONE = 0,
+	DIAG_DRILL_BRANCHES,  /* Bad Speculation: mispredicting branch sites and their disassembly */
+	DIAG_DRILL_ICACHE,    /* Frontend: i-cache evidence and the code footprint */
+	DIAG_DRILL_MEMORY,    /* Backend: memory versus core evidence and the miss sites */
+	DIAG_DRILL_HOT_LOOP,  /* Retiring: the hot loop and the tdprof loop command */
+};
+
+/* The counts of the scope, as valgrind counted them (estimates: simulated). */
+struct diag_counts {
+	uint64_t instructions, loads, l1d_misses, ll_misses, l1i_misses, ll_i_misses;
+	uint64_t cond_branches, cond_mispredicts, ind_branches, ind_mispredicts;
+	double cycles;                    /* the cost model's */
+};
+
+struct diag_site {
+	char *file;         /* normalised source path as the user sees it; NULL: unknown */
+	char *function;     /* NULL: unknown */
+	uint64_t line;      /* 0: unknown */
+	bool in_program;    /* the executable's own code */
+	struct diag_counts c;
+	uint64_t executions; /* times the line ran; 0: unknown (cachegrind) */
+	double share;       /* percent of the scope's slots the model charges to this line in the
+			     * bucket the sites are ranked by */
+	bool stream;        /* its data misses were costed as a sequential stream */
+};
+
+/* One function of the hot code footprint (Frontend). */
+struct diag_func {
+	char *name;
+	char *file;          /* NULL: unknown */
+	uint64_t bytes;      /* size of its code (symbol table); 0: unknown */
+	uint64_t instructions, l1i_misses;
+};
+
+struct diag_footprint {
+	uint64_t functions;      /* functions of the scope that executed */
+	uint64_t bytes;          /* their code, in bytes (those with a known size) */
+	uint64_t files;          /* source files they come from */
+	uint64_t i1_bytes;       /* the simulated L1 i-cache, for comparison; 0 when unknown */
+	struct diag_func v[DIAG_MAX_FUNCS]; /* most i-cache misses first */
+	size_t nr;
+};
+
+struct diag_finding {
+	char *title;
+	const char *category;    /* level-1 key (static) */
+	const char *node;        /* the knowledge-base node of its fix (static) */
+	char *evidence;          /* the numbers behind it, one sentence */
+	int site;                /* index into sites, -1: not one of them */
+	char *file;              /* where: the site's source file, function and line; */
+	char *function;          /*   NULL / 0 when unknown or when the finding has no site */
+	uint64_t line;
+	char *fix;               /* what to change (the knowledge base's first fix, made specific) */
+	double share;            /* percent of slots it accounts for (NAN: unknown) */
+};
+
+struct diag {
+	enum tdp_backend backend;
+	bool estimate;                /* every figure is simulated */
+	char machine_name[32];        /* sim: the preset ("generic"); "" otherwise */
+	char machine[256];            /* sim: sim_machine_describe(); "" otherwise */
+	double width;                 /* slots per cycle; NAN unknown */
+	enum diag_scope scope;
+	char *scope_object;           /* the executable the scope is; NULL for the whole run */
+	double scope_insn_pct;        /* its share of the run's instructions; NAN unknown */
+	char scope_reason[256];
+	struct countset counts;       /* triage counts of the scope (perf's names) */
+	struct triage_metrics triage;
+	struct triage_verdict route;
+	struct diag_counts totals;    /* the scope's counts (sim) */
+	struct metric_tree tree;      /* the scope's tree, classified; has_tree */
+	bool has_tree;
+	struct metric_tree whole;     /* the whole run's tree (sim, scope program only); has_whole */
+	bool has_whole;
+	const char *category;         /* the verdict (see the rule above); NULL: none */
+	const char *node;             /* its largest level-2 node, NULL: none */
+	double category_value;
+	bool over_threshold;
+	const char *next_step;        /* static text (model_classify's for the category) */
+	char reason[256];
+	enum diag_drill drill;
+	const char *ranked_by;        /* "mispredicts", "i-cache misses", "data misses", "instructions" */
+	struct diag_site *sites;      /* ranked, most guilty first */
+	size_t nr_sites;
+	struct diag_disasm disasm;    /* around the top branch site; has_disasm */
+	bool has_disasm;
+	char disasm_why[TDP_ERR_MSG_MAX];         /* why there is none, "" otherwise */
+	struct diag_footprint footprint; /* Frontend */
+	bool has_footprint;
+	char *loop_command;           /* Retiring: "tdprof loop FILE.c --function NAME -- FLAGS"; NULL */
+	struct diag_finding findings[DIAG_MAX_FINDINGS]; /* ranked */
+	size_t nr_findings;
+	const char *notes[DIAG_MAX_NOTES]; /* static lines said with the result */
+	size_t nr_notes;
+};
+
+struct diag_opts {
+	const char *exe;       /* the workload's executable (resolved path); NULL: unknown */
+	const char *cwd;       /* source paths under it are shown relative; NULL: absolute */
+	const char *command;   /* the workload as one line, for the commands suggested; NULL: "CMD" */
+	int level;             /* 1 or 2 */
+	size_t top;            /* sites kept (1..DIAG_MAX_SITES) */
+};
+
+/** Make d empty. */
+void diag_init(struct diag *d);
+
+/** Free what d owns; d is left as after diag_init(). */
+void diag_release(struct diag *d);
+
+/**
+ * The diagnosis of a simulated run: p (valgrind's costs, borrowed), m (the
+ * machine, borrowed), est (sim_estimate() of p: the whole run). Reads o->exe (ELF
+ * and DWARF) for the scope, the disassembly and the compiler flags; a missing or
+ * unreadable executable only narrows the result (scope whole_run, no disassembly,
+ * a note). Returns 0, TDP_EANALYSIS (p cannot be estimated) or TDP_ENOMEM, with
+ * err set; d is to be released either way.
+ */
+int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_machine *m,
+		  const struct sim_estimate *est, const struct diag_opts *o, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
+ * The diagnosis of counts from the PMU (or a file): triage over cs, the verdict of
+ * tree (evaluated, borrowed: copied into d and classified), findings without sites
+ * whose next step names the tdprof command that traces them. cs is copied.
+ * Returns 0 or TDP_ENOMEM.
+ */
+int diag_from_counts(struct diag *d, enum tdp_backend backend, const struct countset *cs,
+		     const struct metric_tree *tree, const struct diag_opts *o, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/** "program" or "whole_run". */
+const char *diag_scope_name(enum diag_scope s);
+
+/** "branches", "icache", "memory", "hot_loop" or "none". */
+const char *diag_drill_name(enum diag_drill k);
+
+/**
+ * The verdict rule above over a classified tree: the flagged level-1 node with the
+ * largest value, else the largest level-1 node. Returns its key (static) or NULL
+ * when no level-1 node is measurable.
+ */
+const char *diag_category(const struct metric_tree *t);
+
+#endif

@@ -1,0 +1,528 @@
+/* exe.c: the workload's executable: function symbols, DWARF files and lines, disassembly (see exe.h). */
+#include "diagnose/exe.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "perfdata/perfdata.h"
+#include "symbol/symbol.h"
+
+/* Where the executable is placed in the symbol session's address space. */
+#define DIAG_EXE_MAP_BASE 0x100000000000ull
+
+char *diag_path_normalise(const char *path, char *buf, size_t size)
+{
+	size_t n = 0;
+	const char *p = path;
+	bool abs = *path == '/';
+
+	if (size < 2)
+		return NULL;
+	if (abs)
+		buf[n++] = '/';
+	while (*p) {
+		const char *s;
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		s = p;
+		while (*p && *p != '/')
+			p++;
+		len = (size_t)(p - s);
+		if (!len || (len == 1 && s[0] == '.'))
+			continue;
+		if (len == 2 && s[0] == '.' && s[1] == '.') {
+			/* drop the last component unless there is none (or it is itself "..") */
+			size_t e = n, start;
+
+			while (e > (abs ? 1u : 0u) && buf[e - 1] == '/')
+				e--;
+			start = e;
+			while (start > 0 && buf[start - 1] != '/')
+				start--;
+			if (e > start && !(e - start == 2 && buf[start] == '.' && buf[start + 1] == '.')) {
+				n = start;
+				continue;
+			}
+			if (abs && e <= 1)
+				continue; /* "/.." is "/" */
+		}
+		if (n && buf[n - 1] != '/') {
+			if (n + 1 >= size)
+				return NULL;
+			buf[n++] = '/';
+		}
+		if (n + len >= size)
+			return NULL;
+		memcpy(buf + n, s, len);
+		n += len;
+	}
+	if (n > 1 && buf[n - 1] == '/')
+		n--;
+	if (!n)
+		buf[n++] = '.';
+	buf[n] = '\0';
+	return buf;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	return strcmp(((const struct diag_exe_func *)a)->name, ((const struct diag_exe_func *)b)->name);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The function symbols of the first symbol table of `type`. */
+static int read_symtab(struct diag_exe *x, Elf *elf, Elf64_Word type, size_t *alloc, struct tdp_err *err)
+{
+	Elf_Scn *scn = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	int ret = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t nr;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		nr = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < nr; i++) {
+			GElf_Sym sym;
+			const char *name;
+			struct diag_exe_func *f;
+			int d;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				break;
+			if ((GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) ||
+			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			if (x->nr_funcs >= DIAG_EXE_MAX_FUNCS) {
+				ret = tdp_err_set(err, TDP_ELIMIT, "'%s': more than %u function symbols", x->path,
+						  DIAG_EXE_MAX_FUNCS);
+				goto out;
+			}
+			if (TDP_GROW(x->funcs, *alloc, x->nr_funcs + 1)) {
+				ret = tdp_err_oom(err);
+				goto out;
+			}
+			strbuf_reset(&sb);
+			d = symbol_demangle(name, 0, &sb);
+			f = &x->funcs[x->nr_funcs];
+			f->name = tdp_strdup(d == 1 ? sb.buf : name);
+			if (!f->name || d < 0) {
+				tdp_free(f->name);
+				ret = tdp_err_oom(err);
+				goto out;
+			}
+			f->addr = sym.st_value;
+			f->size = sym.st_size;
+			x->nr_funcs++;
+		}
+		break;
+	}
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+static const char *attr_string(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr(die, name, &a) ? dwarf_formstring(&a) : NULL;
+}
+
+/*
+ * The normalised path of a line-table file name: a relative name is relative to
+ * the unit's compilation directory, as valgrind joins them. Returns buf or NULL.
+ */
+static char *unit_path(const char *comp_dir, const char *name, char *buf, size_t size)
+{
+	char joined[DIAG_EXE_MAX_PATH];
+	int len;
+
+	if (name[0] == '/' || !comp_dir)
+		return diag_path_normalise(name, buf, size);
+	len = snprintf(joined, sizeof(joined), "%s/%s", comp_dir, name);
+	if (len < 0 || (size_t)len >= sizeof(joined))
+		return NULL;
+	return diag_path_normalise(joined, buf, size);
+}
+
+static int add_file(struct diag_exe *x, const char *comp_dir, const char *name, size_t *alloc,
+		    struct tdp_err *err)
+{
+	char buf[DIAG_EXE_MAX_PATH];
+
+	if (!unit_path(comp_dir, name, buf, sizeof(buf)))
+		return 0; /* longer than any path valgrind would report */
+	if (x->nr_files && !strcmp(x->files[x->nr_files - 1], buf))
+		return 0;
+	if (x->nr_files >= DIAG_EXE_MAX_FILES)
+		return tdp_err_set(err, TDP_ELIMIT, "'%s': more than %u source files", x->path, DIAG_EXE_MAX_FILES);
+	if (TDP_GROW(x->files, *alloc, x->nr_files + 1) || !(x->files[x->nr_files] = tdp_strdup(buf)))
+		return tdp_err_oom(err);
+	x->nr_files++;
+	return 0;
+}
+
+/* The source files of every compile unit's line table. */
+static int read_files(struct diag_exe *x, struct tdp_err *err)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	size_t alloc = 0, cus = 0, w = 0;
+	int ret = 0;
+
+	while (dwarf_get_units(x->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		Dwarf_Files *files;
+		size_t nr;
+
+		if (++cus > DIAG_EXE_MAX_CUS)
+			return tdp_err_set(err, TDP_ELIMIT, "'%s': more than %u compile units", x->path, DIAG_EXE_MAX_CUS);
+		const char *dir;
+
+		if (dwarf_getsrcfiles(&cudie, &files, &nr) != 0)
+			continue;
+		dir = attr_string(&cudie, DW_AT_comp_dir);
+		for (size_t i = 0; i < nr; i++) {
+			const char *name = dwarf_filesrc(files, i, NULL, NULL);
+
+			if (name && *name && (ret = add_file(x, dir, name, &alloc, err)))
+				return ret;
+		}
+	}
+	if (x->nr_files > 1)
+		qsort(x->files, x->nr_files, sizeof(*x->files), cmp_str);
+	for (size_t i = 0; i < x->nr_files; i++) {
+		if (w && !strcmp(x->files[w - 1], x->files[i])) {
+			tdp_free(x->files[i]);
+			continue;
+		}
+		x->files[w++] = x->files[i];
+	}
+	x->nr_files = w;
+	return 0;
+}
+
+int diag_exe_open(struct diag_exe *x, const char *path, struct tdp_err *err)
+{
+	size_t alloc = 0;
+	Elf *elf;
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	x->fd = -1;
+	if (!(x->path = tdp_strdup(path)))
+		return tdp_err_oom(err);
+	x->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (x->fd < 0) {
+		int e = errno;
+
+		return tdp_err_set(err, e == ENOENT ? TDP_ENOENT : e == EACCES ? TDP_EPERM : TDP_EIO,
+				   "cannot open '%s': %s", path, strerror(e));
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_begin(x->fd, ELF_C_READ_MMAP, NULL);
+	x->elf = elf;
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		return tdp_err_set(err, TDP_EFORMAT, "'%s' is not an ELF file", path);
+	ret = read_symtab(x, elf, SHT_SYMTAB, &alloc, err);
+	if (!ret && !x->nr_funcs)
+		ret = read_symtab(x, elf, SHT_DYNSYM, &alloc, err);
+	if (ret)
+		return ret;
+	if (x->nr_funcs > 1)
+		qsort(x->funcs, x->nr_funcs, sizeof(*x->funcs), cmp_func);
+	x->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (x->dwarf && (ret = read_files(x, err)))
+		return ret;
+	return 0;
+}
+
+void diag_exe_close(struct diag_exe *x)
+{
+	for (size_t i = 0; i < x->nr_funcs; i++)
+		tdp_free(x->funcs[i].name);
+	for (size_t i = 0; i < x->nr_files; i++)
+		tdp_free(x->files[i]);
+	tdp_free(x->funcs);
+	tdp_free(x->files);
+	symbol_session_free(x->sym);
+	if (x->dwarf)
+		dwarf_end(x->dwarf);
+	if (x->elf)
+		elf_end(x->elf);
+	if (x->path && x->fd >= 0)
+		close(x->fd);
+	tdp_free(x->path);
+	memset(x, 0, sizeof(*x));
+	x->fd = -1;
+}
+
+const struct diag_exe_func *diag_exe_find_func(const struct diag_exe *x, const char *name)
+{
+	struct diag_exe_func key = { .name = (char *)name };
+
+	if (!x->nr_funcs || !name)
+		return NULL;
+	return bsearch(&key, x->funcs, x->nr_funcs, sizeof(*x->funcs), cmp_func);
+}
+
+bool diag_exe_has_file(const struct diag_exe *x, const char *file)
+{
+	return x->nr_files && file && bsearch(&file, x->files, x->nr_files, sizeof(*x->files), cmp_str);
+}
+
+/* Does line-table file name `src` of a unit compiled in comp_dir name `file` (normalised)? */
+static bool same_file(const char *comp_dir, const char *src, const char *file)
+{
+	char buf[DIAG_EXE_MAX_PATH];
+
+	return src && unit_path(comp_dir, src, buf, sizeof(buf)) && !strcmp(buf, file);
+}
+
+size_t diag_exe_line_ranges(const struct diag_exe *x, const char *file, uint64_t line, struct diag_exe_range *out,
+			    size_t max)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	size_t n = 0;
+
+	if (!x->dwarf || !file || !line)
+		return 0;
+	while (n < max && dwarf_get_units(x->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		Dwarf_Lines *lines;
+		size_t nr;
+		const char *last_src = NULL, *dir = attr_string(&cudie, DW_AT_comp_dir);
+		bool last_match = false;
+
+		if (dwarf_getsrclines(&cudie, &lines, &nr) != 0)
+			continue;
+		for (size_t i = 0; i + 1 < nr && n < max; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i), *next = dwarf_onesrcline(lines, i + 1);
+			const char *src;
+			Dwarf_Addr lo, hi;
+			int ln;
+			bool end;
+
+			if (!l || !next || dwarf_lineno(l, &ln) || (uint64_t)ln != line || dwarf_lineendsequence(l, &end) ||
+			    end)
+				continue;
+			src = dwarf_linesrc(l, NULL, NULL);
+			if (src != last_src) {
+				last_src = src;
+				last_match = same_file(dir, src, file);
+			}
+			if (!last_match || dwarf_lineaddr(l, &lo) || dwarf_lineaddr(next, &hi) || hi <= lo)
+				continue;
+			if (n && out[n - 1].hi == lo) {
+				out[n - 1].hi = hi;
+				continue;
+			}
+			out[n].lo = lo;
+			out[n].hi = hi;
+			n++;
+		}
+	}
+	return n;
+}
+
+bool diag_exe_cflags(const struct diag_exe *x, const char *file, struct strbuf *sb)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	const char *producer = NULL;
+	bool any = false;
+
+	if (!x->dwarf)
+		return false;
+	while (dwarf_get_units(x->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		const char *name = dwarf_diename(&cudie), *dir = attr_string(&cudie, DW_AT_comp_dir);
+		char buf[DIAG_EXE_MAX_PATH];
+
+		if (!name || !unit_path(dir, name, buf, sizeof(buf)))
+			continue;
+		if (!strcmp(buf, file)) {
+			producer = attr_string(&cudie, DW_AT_producer);
+			break;
+		}
+	}
+	/* "GNU C17 12.2.0 -mtune=generic -march=x86-64 -g -O1 -fno-if-conversion" */
+	for (const char *p = producer; p && *p;) {
+		const char *s;
+		size_t len;
+
+		while (*p == ' ')
+			p++;
+		s = p;
+		while (*p && *p != ' ')
+			p++;
+		len = (size_t)(p - s);
+		if (len > 2 && s[0] == '-' && (s[1] == 'O' || s[1] == 'f' || s[1] == 'm' || !strncmp(s, "-std=", 5))) {
+			if (any)
+				strbuf_addch(sb, ' ');
+			strbuf_add(sb, s, len);
+			any = true;
+		} else if (len == 2 && s[0] == '-' && s[1] == 'O') {
+			if (any)
+				strbuf_addch(sb, ' ');
+			strbuf_adds(sb, "-O");
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* The file offset of ELF virtual address v (its PT_LOAD segment), or false. */
+static bool vaddr_to_offset(Elf *elf, uint64_t v, uint64_t *off)
+{
+	size_t nr;
+
+	if (elf_getphdrnum(elf, &nr))
+		return false;
+	for (size_t i = 0; i < nr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (v >= ph.p_vaddr && v - ph.p_vaddr < ph.p_filesz) {
+			*off = v - ph.p_vaddr + ph.p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int open_session(struct diag_exe *x, struct tdp_err *err)
+{
+	struct symbol_mmap m = { 0 };
+	struct stat st;
+	int ret;
+
+	if (x->sym)
+		return 0;
+	if (fstat(x->fd, &st) || st.st_size <= 0)
+		return tdp_err_set(err, TDP_EIO, "cannot read '%s': %s", x->path, strerror(errno));
+	if ((ret = symbol_session_new(&x->sym, NULL, err)))
+		return ret;
+	m.pid = 1;
+	m.start = DIAG_EXE_MAP_BASE;
+	m.len = (uint64_t)st.st_size;
+	m.path = x->path;
+	x->map_base = DIAG_EXE_MAP_BASE;
+	return symbol_session_add_mmap(x->sym, &m, err);
+}
+
+static bool is_indirect(unsigned t)
+{
+	return t == BRANCH_TYPE_IND || t == BRANCH_TYPE_IND_CALL;
+}
+
+static bool in_ranges(const struct diag_exe_range *r, size_t nr, uint64_t a)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (a >= r[i].lo && a < r[i].hi)
+			return true;
+	return false;
+}
+
+/* The runtime address (in the session) of ELF virtual address v. */
+static int runtime_addr(const struct diag_exe *x, uint64_t v, uint64_t *out, struct tdp_err *err)
+{
+	uint64_t off;
+
+	if (!vaddr_to_offset(x->elf, v, &off))
+		return tdp_err_set(err, TDP_EFORMAT, "'%s': address 0x%llx is in no loadable segment", x->path,
+				   (unsigned long long)v);
+	*out = x->map_base + off;
+	return 0;
+}
+
+/* Find the line's branch: the preferred kind first, else the other kind, else 0. */
+static int find_branch(struct diag_exe *x, const struct diag_exe_range *r, size_t nr, bool prefer_indirect,
+		       uint64_t *target, struct tdp_err *err)
+{
+	uint64_t cond = 0, ind = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < nr && i < 8 && !(prefer_indirect ? ind : cond); i++) {
+		struct symbol_disasm d = SYMBOL_DISASM_INIT;
+		uint64_t a = 0;
+
+		if ((ret = runtime_addr(x, r[i].lo, &a, err)) || (ret = symbol_disasm(x->sym, 1, a, 0, 64, &d, err)))
+			return ret;
+		for (size_t k = d.target; k < d.nr && d.insns[k].vaddr < r[i].hi; k++) {
+			unsigned t = d.insns[k].branch_type;
+
+			if (t == BRANCH_TYPE_COND && !cond)
+				cond = d.insns[k].vaddr;
+			if (is_indirect(t) && !ind)
+				ind = d.insns[k].vaddr;
+		}
+		symbol_disasm_release(&d);
+	}
+	*target = prefer_indirect ? (ind ? ind : cond) : (cond ? cond : ind);
+	return 0;
+}
+
+int diag_exe_disasm(struct diag_exe *x, const char *file, uint64_t line, bool prefer_indirect, size_t context,
+		    struct diag_disasm *out, struct tdp_err *err)
+{
+	struct diag_exe_range r[DIAG_EXE_MAX_RANGES];
+	struct symbol_disasm d = SYMBOL_DISASM_INIT;
+	size_t nr = diag_exe_line_ranges(x, file, line, r, DIAG_EXE_MAX_RANGES);
+	uint64_t target = 0, a = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!nr)
+		return tdp_err_set(err, TDP_ENOENT, "'%s' has no code for '%s:%llu' in its line table", x->path, file,
+				   (unsigned long long)line);
+	if (context > DIAG_DISASM_MAX / 2 - 1)
+		context = DIAG_DISASM_MAX / 2 - 1;
+	if ((ret = open_session(x, err)) || (ret = find_branch(x, r, nr, prefer_indirect, &target, err)))
+		return ret;
+	out->target = target;
+	if ((ret = runtime_addr(x, target ? target : r[0].lo, &a, err)) ||
+	    (ret = symbol_disasm(x->sym, 1, a, context, context, &d, err)))
+		return ret;
+	if (d.function)
+		snprintf(out->function, sizeof(out->function), "%s", d.function);
+	for (size_t i = 0; i < d.nr && out->nr < DIAG_DISASM_MAX; i++) {
+		const struct symbol_insn *in = &d.insns[i];
+		struct diag_insn *o = &out->v[out->nr++];
+
+		o->addr = in->vaddr;
+		snprintf(o->text, sizeof(o->text), "%s%s%s", in->mnemonic, in->operands[0] ? " " : "", in->operands);
+		o->branch_type = in->branch_type;
+		o->in_line = in_ranges(r, nr, in->vaddr);
+		o->target = target && in->vaddr == target;
+	}
+	symbol_disasm_release(&d);
+	return 0;
+}

@@ -1,0 +1,124 @@
+/*
+ * exe.h: what `tdprof why` needs to know about the workload's own executable: its
+ * function symbols (to tell the program's own code from the dynamic loader and
+ * the libraries in valgrind's per-line costs), its source files and compiler
+ * flags (DWARF), the instruction addresses of a source line (the DWARF line
+ * table), and the disassembly around them (symbol.h's capstone decoder).
+ *
+ * The file is untrusted input: libelf and libdw check its structures; every table
+ * read here is bounded by the limits below, and a binary that cannot be read is
+ * not an error of the diagnosis (diag_exe_open() fails, the caller goes on
+ * without it).
+ *
+ * Lifecycle: struct diag_exe x; diag_exe_open(&x, path, &err); queries;
+ * diag_exe_close(&x) (also after a failed open). Not thread-safe.
+ */
+#ifndef TDPROF_DIAGNOSE_EXE_H
+#define TDPROF_DIAGNOSE_EXE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tdp_err;
+struct strbuf;
+struct symbol_session;
+
+#define DIAG_EXE_MAX_FUNCS (1u << 22)  /* function symbols kept */
+#define DIAG_EXE_MAX_FILES (1u << 20)  /* distinct source files of the line tables */
+#define DIAG_EXE_MAX_CUS (1u << 20)    /* compile units walked */
+#define DIAG_EXE_MAX_RANGES 64         /* address ranges of one source line */
+#define DIAG_EXE_MAX_PATH 4096         /* longest path handled */
+
+struct diag_exe_func {
+	char *name;      /* as valgrind names it: demangled with parameters */
+	uint64_t addr;   /* ELF virtual address */
+	uint64_t size;   /* bytes (0 when the symbol gives none) */
+};
+
+struct diag_exe_range {
+	uint64_t lo, hi; /* [lo, hi): ELF virtual addresses */
+};
+
+struct diag_exe {
+	char *path;                   /* the file opened (owned) */
+	int fd;
+	void *elf;                    /* Elf * (libelf) */
+	void *dwarf;                  /* Dwarf * (libdw); NULL without debug info */
+	struct diag_exe_func *funcs;  /* sorted by name (owned) */
+	size_t nr_funcs;
+	char **files;                 /* normalised source paths, sorted (owned) */
+	size_t nr_files;
+	struct symbol_session *sym;   /* for the disassembly (created on first use) */
+	uint64_t map_base;            /* where the file is "mapped" in sym */
+};
+
+/**
+ * Open the ELF file at path and read its function symbols (.symtab, else .dynsym)
+ * and the source files of its DWARF line tables (none without -g). Returns 0;
+ * TDP_ENOENT / TDP_EPERM / TDP_EIO (cannot open), TDP_EFORMAT (not an ELF file),
+ * TDP_ELIMIT (beyond a DIAG_EXE_MAX_* limit) or TDP_ENOMEM, with err set.
+ */
+int diag_exe_open(struct diag_exe *x, const char *path, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/** Release everything; x may come from a failed diag_exe_open() or be zeroed. */
+void diag_exe_close(struct diag_exe *x);
+
+/** The function called `name` (valgrind's spelling), or NULL. */
+const struct diag_exe_func *diag_exe_find_func(const struct diag_exe *x, const char *name);
+
+/** True when `file` (normalised with diag_path_normalise()) is in x's line tables. */
+bool diag_exe_has_file(const struct diag_exe *x, const char *file);
+
+/**
+ * The address ranges of source line `line` of `file` (normalised) in the line
+ * tables, into out[0..max); returns how many (0: none, or no debug info).
+ */
+size_t diag_exe_line_ranges(const struct diag_exe *x, const char *file, uint64_t line, struct diag_exe_range *out,
+			    size_t max);
+
+/**
+ * The compiler flags recorded in DW_AT_producer of the compile unit of `file`
+ * (gcc records them; clang only with -grecord-command-line): the -O, -f, -m and
+ * -std options, space-separated, appended to sb. Returns true when any was found.
+ */
+bool diag_exe_cflags(const struct diag_exe *x, const char *file, struct strbuf *sb);
+
+/** One instruction of diag_exe_disasm(). */
+struct diag_insn {
+	uint64_t addr;       /* ELF virtual address */
+	char text[200];      /* "jle 0x11d2" (Intel syntax) */
+	uint8_t branch_type; /* enum branch_type (perfdata.h); 0: not a branch */
+	bool in_line;        /* belongs to the source line asked for */
+	bool target;         /* the branch the diagnosis points at */
+};
+
+#define DIAG_DISASM_MAX 48 /* instructions shown around a site */
+
+struct diag_disasm {
+	struct diag_insn v[DIAG_DISASM_MAX];
+	size_t nr;
+	char function[128];  /* the function decoded from; "" when unknown */
+	uint64_t target;     /* address of the target instruction; 0 when none */
+};
+
+/**
+ * Decode the instructions of line `line` of `file` with up to `context`
+ * instructions before and after, marking the line's instructions and, as target,
+ * its branch of the kind given (prefer_indirect: an indirect jump or call first,
+ * else a conditional branch first; the other kind when the first is absent).
+ * Returns 0; TDP_ENOENT (no address for the line), TDP_ENOTSUP (no decoder for
+ * this instruction set), TDP_EFORMAT or TDP_ENOMEM, with err set.
+ */
+int diag_exe_disasm(struct diag_exe *x, const char *file, uint64_t line, bool prefer_indirect, size_t context,
+		    struct diag_disasm *out, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * Normalise a path lexically into buf (size bytes): "//" and "/./" collapse,
+ * "dir/.." is removed ("/b/build/../src/a.c" -> "/b/src/a.c"). Symbolic links are
+ * not followed (valgrind and DWARF spell paths the same way, so both sides compare
+ * equal). Returns buf, or NULL when the result does not fit.
+ */
+char *diag_path_normalise(const char *path, char *buf, size_t size);
+
+#endif

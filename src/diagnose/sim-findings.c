@@ -1,0 +1,207 @@
+/*
+ * sim-findings.c: the ranked diagnosis of a simulated run: one finding per guilty
+ * site of the dominant bucket (and the code footprint for Frontend), then the top
+ * site of every other bucket over its threshold; each with the numbers behind it,
+ * where it is, and a fix from the knowledge base (docs/tma-diagnosis-actions.md).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "diagnose/diagnose-internal.h"
+#include "diagnose/sim-internal.h"
+
+static const char *bucket_key(enum sim_bucket b)
+{
+	return sim_bucket_name(b);
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* "FILE:LINE in FUNC", with ??? for what is unknown. */
+static void add_where(struct strbuf *sb, const char *file, uint64_t line, const char *fn)
+{
+	strbuf_addf(sb, "%s:", file ? file : "???");
+	if (line)
+		strbuf_addf(sb, "%llu", (unsigned long long)line);
+	else
+		strbuf_adds(sb, "?");
+	strbuf_addf(sb, " in %s", fn ? fn : "???");
+}
+
+/* Title, evidence, fix and node of a finding for site ss in bucket b. */
+static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const struct sim_site *ss,
+		     const char *file, double share, struct strbuf *title, struct strbuf *ev, struct strbuf *fix,
+		     const char **node)
+{
+	const uint64_t *v = ss->cost.v;
+	const char *fn = dsim_fn(s, ss->fn);
+	uint64_t br = v[SIM_BC] + v[SIM_BI], mis = v[SIM_BCM] + v[SIM_BIM];
+
+	switch (b) {
+	case SIM_BAD_SPECULATION: {
+		bool ind = v[SIM_BIM] > v[SIM_BCM];
+
+		strbuf_adds(title, ind ? "unpredictable indirect jump at " : "unpredictable branch at ");
+		add_where(title, file, ss->line, fn);
+		diag_add_grouped(ev, mis);
+		strbuf_adds(ev, " of ");
+		diag_add_grouped(ev, br);
+		strbuf_addf(ev, " branches at this line mispredicted (%.1f %%)", pct(mis, br));
+		if (ind)
+			strbuf_adds(ev, ", nearly all at its indirect jump");
+		strbuf_addf(ev, "; an estimated %.1f %% of all slots are lost to them", share);
+		*node = "branch_mispredicts";
+		if (ind) {
+			diag_kb_fix(*node, "Group objects by type", fix);
+			strbuf_adds(fix, " In an interpreter, threaded dispatch (an indirect jump at the end of every "
+					 "handler, e.g. computed goto) gives the predictor one branch per handler and a "
+					 "pattern to learn.");
+		} else {
+			diag_kb_fix(*node, "data dependency", fix);
+			strbuf_addch(fix, ' ');
+			diag_kb_fix(*node, "Sort or partition", fix);
+		}
+		break;
+	}
+	case SIM_FRONTEND_BOUND:
+		strbuf_adds(title, "instruction-cache misses at ");
+		add_where(title, file, ss->line, fn);
+		diag_add_grouped(ev, v[SIM_I1MR]);
+		strbuf_adds(ev, " L1i misses at this line (");
+		diag_add_grouped(ev, v[SIM_ILMR]);
+		strbuf_addf(ev, " of them missing the last level too) for ");
+		diag_add_grouped(ev, v[SIM_IR]);
+		strbuf_addf(ev, " instructions; an estimated %.1f %% of all slots starve while it is fetched", share);
+		*node = "fetch_latency";
+		diag_kb_fix(*node, "Profile-guided", fix);
+		strbuf_addch(fix, ' ');
+		diag_kb_fix(*node, "Sort the functions", fix);
+		break;
+	case SIM_BACKEND_BOUND:
+		strbuf_adds(title, ss->stream ? "data-cache misses on a sequential stream at " : "data-cache misses at ");
+		add_where(title, file, ss->line, fn);
+		diag_add_grouped(ev, v[SIM_D1MR]);
+		strbuf_adds(ev, " of ");
+		diag_add_grouped(ev, v[SIM_DR]);
+		strbuf_addf(ev, " loads at this line miss the L1 data cache (%.1f %%) and ", pct(v[SIM_D1MR], v[SIM_DR]));
+		diag_add_grouped(ev, v[SIM_DLMR]);
+		strbuf_addf(ev, " the last level too (%s); an estimated %.1f %% of all slots wait for them",
+			    ss->stream ? "costed as a prefetched stream" : "each one paying the full latency", share);
+		*node = "memory_bound";
+		diag_kb_fix(*node, ss->stream ? "Block (tile)" : "linked structures", fix);
+		break;
+	default:
+		strbuf_adds(title, "hot loop at ");
+		add_where(title, file, ss->line, fn);
+		diag_add_grouped(ev, v[SIM_IR]);
+		strbuf_addf(ev, " instructions (%.1f %% of the %s), %.1f mispredicts and %.1f L1d misses per 1000 of "
+				"them; an estimated %.1f %% of all slots retire here",
+			    pct(v[SIM_IR], d->totals.instructions),
+			    d->scope == DIAG_SCOPE_PROGRAM ? "program's" : "run's", 1000.0 * (double)mis / (double)(v[SIM_IR] ? v[SIM_IR] : 1),
+			    1000.0 * (double)v[SIM_D1MR] / (double)(v[SIM_IR] ? v[SIM_IR] : 1), share);
+		*node = "light_operations";
+		diag_kb_fix("retiring", "algorithm", fix);
+		strbuf_addch(fix, ' ');
+		diag_kb_fix(*node, "vectorise", fix);
+		if (d->loop_command)
+			strbuf_addf(fix, " Measure the loop alone: '%s'.", d->loop_command);
+		break;
+	}
+}
+
+static int add_site_finding(struct dsim *s, struct diag *d, enum sim_bucket b, const struct sim_site *ss, int index,
+			    double share, struct tdp_err *err)
+{
+	struct strbuf title = STRBUF_INIT, ev = STRBUF_INIT, fix = STRBUF_INIT;
+	const char *node = NULL;
+	char *file = dsim_display_file(s, dsim_abs_file(s, ss->file));
+	int ret = 0;
+
+	describe(s, d, b, ss, file, share, &title, &ev, &fix, &node);
+	if (strbuf_failed(&title) || strbuf_failed(&ev) || strbuf_failed(&fix) ||
+	    diag_add_finding(d, &(struct diag_finding){ .title = title.buf, .category = bucket_key(b), .node = node,
+							 .evidence = ev.buf, .site = index, .fix = fix.buf,
+							 .file = file, .function = (char *)dsim_fn(s, ss->fn),
+							 .line = ss->line, .share = share }))
+		ret = tdp_err_oom(err);
+	tdp_free(file);
+	strbuf_release(&title);
+	strbuf_release(&ev);
+	strbuf_release(&fix);
+	return ret;
+}
+
+/* Frontend: the footprint as a whole. */
+static int add_footprint_finding(struct diag *d, struct tdp_err *err)
+{
+	const struct diag_footprint *f = &d->footprint;
+	const struct metric_node *fe = metric_tree_find(&d->tree, "frontend_bound");
+	struct strbuf title = STRBUF_INIT, ev = STRBUF_INIT, fix = STRBUF_INIT;
+	int ret = 0;
+
+	strbuf_addf(&title, "hot code footprint: %llu functions", (unsigned long long)f->functions);
+	if (f->bytes)
+		strbuf_addf(&title, ", %.1f KiB of code", (double)f->bytes / 1024.0);
+	if (f->i1_bytes && f->bytes > f->i1_bytes)
+		strbuf_addf(&title, ", %.1fx the %llu KiB L1 i-cache", (double)f->bytes / (double)f->i1_bytes,
+			    (unsigned long long)(f->i1_bytes / 1024));
+	strbuf_addf(&ev, "%.2f L1i misses per 1000 instructions (", d->triage.l1i_mpki);
+	diag_add_grouped(&ev, d->totals.l1i_misses);
+	strbuf_addf(&ev, " in all) over %llu functions from %llu source files; an estimated %.1f %% of all slots "
+			 "starve for instructions",
+		    (unsigned long long)f->functions, (unsigned long long)f->files, fe ? fe->value : NAN);
+	diag_kb_fix("frontend_bound", "profile", &fix);
+	strbuf_addch(&fix, ' ');
+	diag_kb_fix("fetch_latency", "over-inline", &fix);
+	if (strbuf_failed(&title) || strbuf_failed(&ev) || strbuf_failed(&fix) ||
+	    diag_add_finding(d, &(struct diag_finding){ .title = title.buf, .category = "frontend_bound",
+							 .node = "frontend_bound", .evidence = ev.buf, .site = -1,
+							 .fix = fix.buf, .share = fe ? fe->value : NAN }))
+		ret = tdp_err_oom(err);
+	strbuf_release(&title);
+	strbuf_release(&ev);
+	strbuf_release(&fix);
+	return ret;
+}
+
+#define DSIM_SITE_FINDINGS 3     /* sites of the dominant bucket turned into findings */
+#define DSIM_MIN_SHARE 1.0       /* a further site needs this share of slots (percent) */
+
+int dsim_findings(struct dsim *s, struct diag *d, enum sim_bucket b, struct tdp_err *err)
+{
+	double cycles = s->est.cycles;
+	int ret = 0;
+
+	if (b == SIM_FRONTEND_BOUND && d->has_footprint && (ret = add_footprint_finding(d, err)))
+		return ret;
+	for (size_t i = 0; i < s->nr_scope && i < DSIM_SITE_FINDINGS; i++) {
+		const struct sim_site *ss = &s->scope[i];
+		double share = 100.0 * ss->cycles.v[b] / cycles;
+
+		if (i && share < DSIM_MIN_SHARE)
+			break;
+		if ((ret = add_site_finding(s, d, b, ss, i < d->nr_sites ? (int)i : -1, share, err)))
+			return ret;
+	}
+	/* the top site of each other bucket over its threshold */
+	for (int ob = 0; ob < SIM_NR_BUCKETS; ob++) {
+		const struct metric_node *n = metric_tree_find(&d->tree, bucket_key((enum sim_bucket)ob));
+		const struct sim_site *best = NULL;
+
+		if (ob == (int)b || !n || !n->flagged)
+			continue;
+		for (size_t i = 0; i < s->nr_scope; i++)
+			if (!best || s->scope[i].cycles.v[ob] > best->cycles.v[ob])
+				best = &s->scope[i];
+		if (best && best->cycles.v[ob] > 0 &&
+		    (ret = add_site_finding(s, d, (enum sim_bucket)ob, best, -1, 100.0 * best->cycles.v[ob] / cycles, err)))
+			return ret;
+	}
+	return 0;
+}

@@ -1,0 +1,37 @@
+/* sim-internal.h: the state of one simulated diagnosis, shared by sim.c and sim-findings.c. */
+#ifndef TDPROF_DIAGNOSE_SIM_INTERNAL_H
+#define TDPROF_DIAGNOSE_SIM_INTERNAL_H
+
+#include "diagnose/diagnose.h"
+#include "diagnose/exe.h"
+#include "sim/sim.h"
+
+struct strbuf;
+
+struct dsim {
+	const struct sim_profile *p;  /* borrowed */
+	const struct sim_machine *m;  /* borrowed */
+	const struct diag_opts *o;    /* borrowed */
+	struct diag_exe x;            /* the executable, when have_exe */
+	bool have_exe;
+	char **files;                 /* normalised file names by name index (cache, owned) */
+	struct sim_site *all;         /* every site of the run (owned) */
+	size_t nr_all;
+	bool *in_prog;                /* per site of `all`: the program's own code */
+	struct sim_site *scope;       /* copies of the scope's sites, ranked (owned) */
+	size_t nr_scope;
+	bool in_prog_top;             /* scope[0] is the program's own code */
+	struct sim_estimate est;      /* the scope's estimate */
+};
+
+const char *dsim_abs_file(struct dsim *s, uint32_t idx);
+const char *dsim_fn(const struct dsim *s, uint32_t idx);
+char *dsim_display_file(const struct dsim *s, const char *abs);
+void dsim_counts(const struct sim_cost *c, double cycles, struct diag_counts *out);
+enum sim_bucket dsim_bucket(const char *category);
+/** Append a as one shell word ('...' when it holds special characters). */
+void dsim_quote(struct strbuf *sb, const char *a);
+/** The findings of a simulated diagnosis (sim-findings.c); the sites are ranked for bucket b. */
+int dsim_findings(struct dsim *s, struct diag *d, enum sim_bucket b, struct tdp_err *err);
+
+#endif

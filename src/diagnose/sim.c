@@ -1,0 +1,474 @@
+/*
+ * sim.c: the diagnosis of a simulated run (diag_from_sim(), see diagnose.h): the
+ * scope (the program's own code or the whole run), its estimate, the verdict, the
+ * ranked sites and the drill-down into the dominant bucket. The findings are made
+ * in sim-findings.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "diagnose/diagnose-internal.h"
+#include "diagnose/sim-internal.h"
+#include "sim/sim.h"
+
+/* The normalised path of file name index `idx` (cached per index), or NULL when unknown. */
+const char *dsim_abs_file(struct dsim *s, uint32_t idx)
+{
+	char buf[DIAG_EXE_MAX_PATH];
+	const char *name;
+
+	if (idx == SIM_NO_NAME || idx >= s->p->names_nr)
+		return NULL;
+	if (s->files[idx])
+		return s->files[idx];
+	name = sim_profile_name(s->p, idx);
+	if (!strcmp(name, "???") || !diag_path_normalise(name, buf, sizeof(buf)))
+		return NULL;
+	s->files[idx] = tdp_strdup(buf);
+	return s->files[idx];
+}
+
+const char *dsim_fn(const struct dsim *s, uint32_t idx)
+{
+	const char *name = idx == SIM_NO_NAME ? NULL : sim_profile_name(s->p, idx);
+
+	return name && strcmp(name, "???") ? name : NULL;
+}
+
+/* The path shown for a source file: relative to cwd when under it. */
+char *dsim_display_file(const struct dsim *s, const char *abs)
+{
+	size_t n = s->o->cwd ? strlen(s->o->cwd) : 0;
+
+	if (!abs)
+		return NULL;
+	if (n > 1 && !strncmp(abs, s->o->cwd, n) && abs[n] == '/' && abs[n + 1])
+		return tdp_strdup(abs + n + 1);
+	return tdp_strdup(abs);
+}
+
+void dsim_counts(const struct sim_cost *c, double cycles, struct diag_counts *out)
+{
+	out->instructions = c->v[SIM_IR];
+	out->loads = c->v[SIM_DR];
+	out->l1d_misses = c->v[SIM_D1MR];
+	out->ll_misses = c->v[SIM_DLMR];
+	out->l1i_misses = c->v[SIM_I1MR];
+	out->ll_i_misses = c->v[SIM_ILMR];
+	out->cond_branches = c->v[SIM_BC];
+	out->cond_mispredicts = c->v[SIM_BCM];
+	out->ind_branches = c->v[SIM_BI];
+	out->ind_mispredicts = c->v[SIM_BIM];
+	out->cycles = cycles;
+}
+
+static double site_cycles(const struct sim_site *s)
+{
+	double c = 0;
+
+	for (int b = 0; b < SIM_NR_BUCKETS; b++)
+		c += s->cycles.v[b];
+	return c;
+}
+
+/* Is site s the executable's own code? */
+static bool site_in_program(struct dsim *s, const struct sim_site *site)
+{
+	const char *fn = dsim_fn(s, site->fn), *file;
+
+	if (!s->have_exe || !fn || !diag_exe_find_func(&s->x, fn))
+		return false;
+	file = dsim_abs_file(s, site->file);
+	return !file || !s->x.nr_files || diag_exe_has_file(&s->x, file);
+}
+
+/* Choose the scope and collect its sites into s->scope. */
+static int choose_scope(struct dsim *s, struct diag *d, const struct sim_estimate *est, struct tdp_err *err)
+{
+	uint64_t prog_ir = 0, total = est->counts.v[SIM_IR];
+
+	s->in_prog = tdp_calloc(s->nr_all ? s->nr_all : 1, sizeof(*s->in_prog));
+	s->scope = tdp_calloc(s->nr_all ? s->nr_all : 1, sizeof(*s->scope));
+	if (!s->in_prog || !s->scope)
+		return tdp_err_oom(err);
+	for (size_t i = 0; i < s->nr_all; i++) {
+		s->in_prog[i] = site_in_program(s, &s->all[i]);
+		if (s->in_prog[i])
+			prog_ir += s->all[i].cost.v[SIM_IR];
+	}
+	d->scope_insn_pct = total ? 100.0 * (double)prog_ir / (double)total : NAN;
+	if (!s->have_exe) {
+		d->scope = DIAG_SCOPE_WHOLE_RUN;
+		snprintf(d->scope_reason, sizeof(d->scope_reason),
+			 "the whole run: the executable could not be read, so its own code cannot be told apart");
+	} else if (prog_ir && d->scope_insn_pct >= DIAG_SCOPE_MIN_PCT) {
+		d->scope = DIAG_SCOPE_PROGRAM;
+		snprintf(d->scope_reason, sizeof(d->scope_reason),
+			 "the program's own code (%.1f %% of the instructions run); the dynamic loader's start-up "
+			 "and the libraries are left out",
+			 d->scope_insn_pct);
+	} else {
+		d->scope = DIAG_SCOPE_WHOLE_RUN;
+		snprintf(d->scope_reason, sizeof(d->scope_reason),
+			 "the whole run: the program's own code ran only %.1f %% of the instructions (the work is in "
+			 "libraries or child processes)",
+			 isnan(d->scope_insn_pct) ? 0.0 : d->scope_insn_pct);
+	}
+	if (d->scope == DIAG_SCOPE_PROGRAM && !(d->scope_object = tdp_strdup(s->o->exe)))
+		return tdp_err_oom(err);
+	for (size_t i = 0; i < s->nr_all; i++)
+		if (d->scope == DIAG_SCOPE_WHOLE_RUN || s->in_prog[i])
+			s->scope[s->nr_scope++] = s->all[i];
+	return 0;
+}
+
+/* The estimate of the scope's sites: the sums sim_estimate() makes, over these lines only. */
+static void scope_estimate(const struct dsim *s, const struct sim_machine *m, struct sim_estimate *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < s->nr_scope; i++) {
+		for (int e = 0; e < SIM_NR_EVENTS; e++)
+			out->counts.v[e] += s->scope[i].cost.v[e];
+		for (int b = 0; b < SIM_NR_BUCKETS; b++)
+			out->cycles_by.v[b] += s->scope[i].cycles.v[b];
+	}
+	for (int b = 0; b < SIM_NR_BUCKETS; b++)
+		out->cycles += out->cycles_by.v[b];
+	out->uops = (double)out->counts.v[SIM_IR] * m->uops_per_insn;
+	out->slots = out->cycles * m->width;
+	if (out->cycles <= 0)
+		return;
+	out->topdown.retiring = 100.0 * out->cycles_by.v[SIM_RETIRING] / out->cycles;
+	out->topdown.bad_speculation = 100.0 * out->cycles_by.v[SIM_BAD_SPECULATION] / out->cycles;
+	out->topdown.frontend_bound = 100.0 * out->cycles_by.v[SIM_FRONTEND_BOUND] / out->cycles;
+	out->topdown.backend_bound = fmax(0.0, 100.0 - out->topdown.retiring - out->topdown.bad_speculation -
+						       out->topdown.frontend_bound);
+	out->dominant = SIM_RETIRING;
+	for (int b = 1; b < SIM_NR_BUCKETS; b++)
+		if (out->cycles_by.v[b] > out->cycles_by.v[out->dominant])
+			out->dominant = (enum sim_bucket)b;
+}
+
+enum sim_bucket dsim_bucket(const char *category)
+{
+	if (category && !strcmp(category, "bad_speculation"))
+		return SIM_BAD_SPECULATION;
+	if (category && !strcmp(category, "frontend_bound"))
+		return SIM_FRONTEND_BOUND;
+	if (category && !strcmp(category, "backend_bound"))
+		return SIM_BACKEND_BOUND;
+	return SIM_RETIRING;
+}
+
+/* The ranked sites of the category's bucket into d->sites (the top o->top). */
+static int rank_sites(struct dsim *s, struct diag *d, enum sim_bucket b, struct tdp_err *err)
+{
+	size_t n = 0;
+
+	sim_sites_sort(s->scope, s->nr_scope, b);
+	/* the sites the bucket charges anything to (Retiring: every line that ran) */
+	while (n < s->nr_scope && n < s->o->top &&
+	       (b == SIM_RETIRING ? s->scope[n].cost.v[SIM_IR] > 0 : s->scope[n].cycles.v[b] > 0))
+		n++;
+	d->sites = tdp_calloc(n ? n : 1, sizeof(*d->sites));
+	if (!d->sites)
+		return tdp_err_oom(err);
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_site *ss = &s->scope[i];
+		struct diag_site *ds = &d->sites[d->nr_sites++];
+		const char *fn = dsim_fn(s, ss->fn), *file = dsim_abs_file(s, ss->file);
+
+		ds->file = dsim_display_file(s, file);
+		ds->function = fn ? tdp_strdup(fn) : NULL;
+		if ((file && !ds->file) || (fn && !ds->function))
+			return tdp_err_oom(err);
+		ds->line = ss->line;
+		ds->in_program = d->scope == DIAG_SCOPE_PROGRAM || site_in_program(s, ss);
+		dsim_counts(&ss->cost, site_cycles(ss), &ds->c);
+		ds->executions = ss->execs;
+		ds->share = s->est.cycles > 0 ? 100.0 * ss->cycles.v[b] / s->est.cycles : NAN;
+		ds->stream = ss->stream;
+	}
+	return 0;
+}
+
+/* Bad Speculation: the disassembly around the top site's branch. */
+static void drill_branches(struct dsim *s, struct diag *d)
+{
+	const struct sim_site *top = s->nr_scope ? &s->scope[0] : NULL;
+	const char *file = top ? dsim_abs_file(s, top->file) : NULL;
+	struct tdp_err err = TDP_ERR_INIT;
+
+	if (!top || !file || !top->line) {
+		snprintf(d->disasm_why, sizeof(d->disasm_why), "the top site has no source line (no debug info)");
+		return;
+	}
+	if (!s->have_exe || !s->in_prog_top) {
+		snprintf(d->disasm_why, sizeof(d->disasm_why), "the top site is not in the executable");
+		return;
+	}
+	if (diag_exe_disasm(&s->x, file, top->line, top->cost.v[SIM_BIM] > top->cost.v[SIM_BCM], 8, &d->disasm,
+			    &err)) {
+		snprintf(d->disasm_why, sizeof(d->disasm_why), "%s", err.msg);
+		return;
+	}
+	d->has_disasm = true;
+}
+
+struct fn_agg {
+	uint32_t fn, file;
+	uint64_t ir, i1mr;
+};
+
+static int cmp_agg_fn(const void *a, const void *b)
+{
+	const struct fn_agg *x = a, *y = b;
+
+	return x->fn < y->fn ? -1 : x->fn > y->fn;
+}
+
+static int cmp_agg_i1(const void *a, const void *b)
+{
+	const struct fn_agg *x = a, *y = b;
+
+	if (x->i1mr != y->i1mr)
+		return x->i1mr < y->i1mr ? 1 : -1;
+	return x->ir < y->ir ? 1 : x->ir > y->ir ? -1 : 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Frontend: the hot code footprint, per function, most i-cache misses first. */
+static int drill_footprint(struct dsim *s, struct diag *d, const struct sim_machine *m, struct tdp_err *err)
+{
+	struct fn_agg *a = tdp_calloc(s->nr_scope ? s->nr_scope : 1, sizeof(*a));
+	uint32_t *files = tdp_calloc(s->nr_scope ? s->nr_scope : 1, sizeof(*files));
+	size_t n = 0, nf = 0;
+	int ret = 0;
+
+	if (!a || !files) {
+		ret = tdp_err_oom(err);
+		goto out;
+	}
+	for (size_t i = 0; i < s->nr_scope; i++)
+		if (s->scope[i].cost.v[SIM_IR])
+			a[n++] = (struct fn_agg){ s->scope[i].fn, s->scope[i].file, s->scope[i].cost.v[SIM_IR],
+						  s->scope[i].cost.v[SIM_I1MR] };
+	qsort(a, n, sizeof(*a), cmp_agg_fn);
+	{
+		size_t w = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (w && a[w - 1].fn == a[i].fn) {
+				a[w - 1].ir += a[i].ir;
+				a[w - 1].i1mr += a[i].i1mr;
+				continue;
+			}
+			a[w++] = a[i];
+		}
+		n = w;
+	}
+	d->footprint.functions = n;
+	d->footprint.i1_bytes = m->i1.size;
+	for (size_t i = 0; i < n; i++) {
+		const char *fn = dsim_fn(s, a[i].fn);
+		const struct diag_exe_func *f = s->have_exe && fn ? diag_exe_find_func(&s->x, fn) : NULL;
+
+		if (f)
+			d->footprint.bytes += f->size;
+		if (a[i].file != SIM_NO_NAME)
+			files[nf++] = a[i].file;
+	}
+	qsort(files, nf, sizeof(*files), cmp_u32);
+	for (size_t i = 0; i < nf; i++)
+		d->footprint.files += !i || files[i] != files[i - 1];
+	qsort(a, n, sizeof(*a), cmp_agg_i1);
+	for (size_t i = 0; i < n && d->footprint.nr < DIAG_MAX_FUNCS; i++) {
+		struct diag_func *df = &d->footprint.v[d->footprint.nr];
+		const char *fn = dsim_fn(s, a[i].fn);
+		const struct diag_exe_func *f = s->have_exe && fn ? diag_exe_find_func(&s->x, fn) : NULL;
+
+		df->name = tdp_strdup(fn ? fn : "???");
+		df->file = dsim_display_file(s, dsim_abs_file(s, a[i].file));
+		if (!df->name) {
+			tdp_free(df->file);
+			ret = tdp_err_oom(err);
+			goto out;
+		}
+		df->bytes = f ? f->size : 0;
+		df->instructions = a[i].ir;
+		df->l1i_misses = a[i].i1mr;
+		d->footprint.nr++;
+	}
+	d->has_footprint = true;
+out:
+	tdp_free(a);
+	tdp_free(files);
+	return ret;
+}
+
+/* Retiring: the tdprof loop command for the hot function. */
+static int drill_hot_loop(struct dsim *s, struct diag *d, struct tdp_err *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct diag_site *top = d->nr_sites ? &d->sites[0] : NULL;
+	const char *abs = s->nr_scope ? dsim_abs_file(s, s->scope[0].file) : NULL;
+	size_t fnlen;
+
+	if (!top || !top->function || !top->file)
+		return 0;
+	fnlen = strcspn(top->function, "(");
+	strbuf_adds(&sb, "tdprof loop ");
+	dsim_quote(&sb, top->file);
+	strbuf_adds(&sb, " --function ");
+	strbuf_add(&sb, top->function, fnlen);
+	strbuf_adds(&sb, " -- ");
+	if (!(s->have_exe && abs && diag_exe_cflags(&s->x, abs, &sb)))
+		strbuf_adds(&sb, "-O2");
+	if (strbuf_failed(&sb)) {
+		strbuf_release(&sb);
+		return tdp_err_oom(err);
+	}
+	d->loop_command = strbuf_detach(&sb);
+	return 0;
+}
+
+void dsim_quote(struct strbuf *sb, const char *a)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+./:=,@%";
+
+	if (*a && strspn(a, safe) == strlen(a)) {
+		strbuf_adds(sb, a);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (; *a; a++)
+		if (*a == '\'')
+			strbuf_adds(sb, "'\\''");
+		else
+			strbuf_addch(sb, *a);
+	strbuf_addch(sb, '\'');
+}
+
+int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_machine *m,
+		  const struct sim_estimate *est, const struct diag_opts *o, struct tdp_err *err)
+{
+	struct dsim s;
+	struct sim_profile view;
+	const struct metric_node *cat, *child;
+	enum sim_bucket b;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	s.p = p;
+	s.m = m;
+	s.o = o;
+	d->backend = BACKEND_SIM;
+	d->estimate = true;
+	snprintf(d->machine_name, sizeof(d->machine_name), "%s", m->name);
+	sim_machine_describe(m, d->machine, sizeof(d->machine));
+	d->width = m->width;
+	if (o->exe) {
+		struct tdp_err xerr = TDP_ERR_INIT;
+
+		s.have_exe = diag_exe_open(&s.x, o->exe, &xerr) == 0;
+		if (!s.have_exe)
+			diag_add_note(d, "the executable could not be read: no scope, no disassembly");
+	}
+	s.files = tdp_calloc(p->names_nr ? p->names_nr : 1, sizeof(*s.files));
+	if (!s.files) {
+		ret = tdp_err_oom(err);
+		goto out;
+	}
+	if ((ret = sim_sites_build(p, m, &s.all, &s.nr_all, err)) || (ret = choose_scope(&s, d, est, err)))
+		goto out;
+	if (d->scope == DIAG_SCOPE_PROGRAM)
+		scope_estimate(&s, m, &s.est);
+	else
+		s.est = *est;
+	if (s.est.cycles <= 0) {
+		ret = tdp_err_set(err, TDP_EANALYSIS, "cannot estimate: the simulated run costs no cycle");
+		goto out;
+	}
+	dsim_counts(&s.est.counts, s.est.cycles, &d->totals);
+
+	/* triage over the scope's counts, with perf's names */
+	sim_profile_init(&view);
+	view.have = p->have;
+	view.totals = s.est.counts;
+	if ((ret = sim_estimate_countset(&view, &s.est, &d->counts, err)))
+		goto out;
+	d->counts.elapsed_ns = -1;
+	triage_metrics_compute(&d->counts, &d->triage);
+	triage_route(&d->triage, &d->route);
+
+	/* the tree and the verdict */
+	model_tree_from_sim(&s.est.topdown, m->width, o->level, &d->tree);
+	model_classify(&d->tree);
+	d->has_tree = true;
+	if (d->scope == DIAG_SCOPE_PROGRAM) {
+		model_tree_from_sim(&est->topdown, m->width, o->level, &d->whole);
+		model_classify(&d->whole);
+		d->has_whole = true;
+	}
+	d->category = diag_category(&d->tree);
+	cat = metric_tree_find(&d->tree, d->category);
+	child = diag_largest_child(&d->tree, d->category);
+	d->category_value = cat ? cat->value : NAN;
+	d->over_threshold = cat && cat->flagged;
+	d->node = child ? child->key : NULL;
+	d->next_step = diag_next_step(d->category);
+	snprintf(d->reason, sizeof(d->reason), "%s is an estimated %.1f %% of slots (%s)",
+		 model_node_label(d->category), d->category_value,
+		 d->over_threshold ? "above its threshold" : "no stall is above its threshold: the largest share");
+
+	/* the drill-down into the category */
+	b = dsim_bucket(d->category);
+	if ((ret = rank_sites(&s, d, b, err)))
+		goto out;
+	s.in_prog_top = s.nr_scope && (d->scope == DIAG_SCOPE_PROGRAM || site_in_program(&s, &s.scope[0]));
+	switch (b) {
+	case SIM_BAD_SPECULATION:
+		d->drill = DIAG_DRILL_BRANCHES;
+		d->ranked_by = "mispredicts";
+		drill_branches(&s, d);
+		break;
+	case SIM_FRONTEND_BOUND:
+		d->drill = DIAG_DRILL_ICACHE;
+		d->ranked_by = "i-cache misses";
+		ret = drill_footprint(&s, d, m, err);
+		break;
+	case SIM_BACKEND_BOUND:
+		d->drill = DIAG_DRILL_MEMORY;
+		d->ranked_by = "data misses";
+		break;
+	default:
+		d->drill = DIAG_DRILL_HOT_LOOP;
+		d->ranked_by = "instructions";
+		ret = drill_hot_loop(&s, d, err);
+		break;
+	}
+	if (!ret)
+		ret = dsim_findings(&s, d, b, err);
+	if (!ret)
+		diag_sort_findings(d);
+out:
+	for (size_t i = 0; s.files && i < p->names_nr; i++)
+		tdp_free(s.files[i]);
+	tdp_free(s.files);
+	tdp_free(s.in_prog);
+	tdp_free(s.scope);
+	sim_sites_free(s.all);
+	diag_exe_close(&s.x);
+	return ret;
+}

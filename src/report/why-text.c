@@ -1,0 +1,345 @@
+/* why-text.c: `tdprof why` for a person (see why.h). */
+#include "report/why.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "model/advice.h"
+#include "model/triage.h"
+
+#define WIDTH 100 /* wrap prose to this many columns */
+
+static const char *est(const struct diag *d)
+{
+	return d->estimate ? ", estimate (simulated)" : "";
+}
+
+/* "1,234,567" */
+static const char *grouped(uint64_t v, char *buf, size_t size)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	size_t k = 0;
+
+	for (int i = 0; i < n && k + 2 < size; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/*
+ * Print `first`, then text wrapped at WIDTH: words start at column `indent` (the
+ * first line too, padded when `first` is shorter), continuation lines are indented.
+ */
+static void wrap(FILE *out, const char *first, size_t indent, const char *text)
+{
+	size_t col = strlen(first);
+	bool start = true;
+
+	fputs(first, out);
+	if (col < indent) {
+		fprintf(out, "%*s", (int)(indent - col), "");
+		col = indent;
+	} else {
+		fputc(' ', out);
+		col++;
+	}
+	while (*text) {
+		size_t w = strcspn(text, " ");
+
+		if (!start && col + 1 + w > WIDTH) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+			start = true;
+		}
+		if (!start) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(text, 1, w, out);
+		col += w;
+		start = false;
+		text += w;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', out);
+}
+
+static void site_name(const struct diag_site *s, char *buf, size_t size)
+{
+	if (s->line)
+		snprintf(buf, size, "%s:%llu", s->file ? s->file : "???", (unsigned long long)s->line);
+	else
+		snprintf(buf, size, "%s", s->file ? s->file : "???");
+}
+
+static void print_header(FILE *out, const struct why_report *r)
+{
+	const struct diag *d = r->d;
+
+	fprintf(out, "tdprof why: %s\n", r->command ? r->command : "?");
+	if (d->estimate)
+		fprintf(out, "backend: %s: every figure below is an estimate (simulated) by valgrind and the cost model "
+			     "of docs/sim-machine.md, not a measurement\nmachine: %s\n",
+			backend_name(d->backend), d->machine);
+	else
+		fprintf(out, "backend: %s\n", backend_name(d->backend));
+	if (d->scope_reason[0])
+		wrap(out, "scope:", 7, d->scope_reason);
+	if (r->workload_ran && r->exit_status)
+		fprintf(out, "the workload exited with status %d\n", r->exit_status);
+}
+
+static void print_triage(FILE *out, const struct diag *d)
+{
+	const struct triage_metrics *m = &d->triage;
+	char a[32], b[32];
+
+	fprintf(out, "\n1. triage%s\n", est(d));
+	if (d->backend == BACKEND_SIM)
+		fprintf(out, "   %-14s %s instructions, %s cycles\n", "counts", grouped(d->totals.instructions, a, sizeof(a)),
+			grouped((uint64_t)llround(d->totals.cycles), b, sizeof(b)));
+	if (!isnan(m->cpi))
+		fprintf(out, "   %-14s %8.2f   (IPC %.2f; high above %.1f)\n", "CPI", m->cpi, m->ipc, TRIAGE_CPI_HIGH);
+	if (!isnan(m->branch_mpki))
+		fprintf(out, "   %-14s %8.2f   mispredicts per 1000 instructions (high above %.0f)\n", "branch MPKI",
+			m->branch_mpki, TRIAGE_BRANCH_MPKI_HIGH);
+	if (!isnan(m->l1i_mpki))
+		fprintf(out, "   %-14s %8.2f   L1i misses per 1000 instructions (high above %.0f)\n", "L1i MPKI",
+			m->l1i_mpki, TRIAGE_L1I_MPKI_HIGH);
+	if (!isnan(m->llc_mpki))
+		fprintf(out, "   %-14s %8.2f   last-level misses per 1000 instructions (high above %.0f)\n", "LLC MPKI",
+			m->llc_mpki, TRIAGE_LLC_MPKI_HIGH);
+}
+
+static void print_node(FILE *out, const struct metric_node *n)
+{
+	int pad = n->level == 2 ? 4 : 2;
+	int lw = 26 - pad;
+
+	if (isnan(n->value)) {
+		fprintf(out, "   %*s%-*s      -   %s\n", pad - 2, "", lw, n->label, n->why[0] ? n->why : "not measurable");
+		return;
+	}
+	fprintf(out, "   %*s%-*s %6.1f %%", pad - 2, "", lw, n->label, n->value);
+	if (n->flagged)
+		fprintf(out, "  above %g %%", n->threshold);
+	fputc('\n', out);
+}
+
+static void print_tree(FILE *out, const struct diag *d)
+{
+	const struct metric_tree *t = &d->tree;
+	bool l2 = t->max_level >= 2;
+
+	fprintf(out, "\n2. top-down, %% of slots%s%s\n", est(d),
+		d->scope == DIAG_SCOPE_PROGRAM ? ", the program's own code" : "");
+	for (size_t i = 0; i < t->nr; i++) {
+		if (t->v[i].level != 1)
+			continue;
+		print_node(out, &t->v[i]);
+		for (size_t j = 0; j < t->nr && l2; j++)
+			if (t->v[j].parent && !strcmp(t->v[j].parent, t->v[i].key))
+				print_node(out, &t->v[j]);
+	}
+	if (d->has_whole) {
+		const struct metric_tree *w = &d->whole;
+		const struct metric_node *rt = metric_tree_find(w, "retiring"), *bs = metric_tree_find(w, "bad_speculation");
+		const struct metric_node *fe = metric_tree_find(w, "frontend_bound"), *be = metric_tree_find(w, "backend_bound");
+
+		if (rt && bs && fe && be)
+			fprintf(out, "   whole run (start-up and libraries included): Retiring %.1f, Bad Speculation %.1f, "
+				     "Frontend %.1f, Backend %.1f %%\n",
+				rt->value, bs->value, fe->value, be->value);
+	}
+	if (!d->category) {
+		fputs("\n   verdict: none (no level-1 node could be computed)\n", out);
+		return;
+	}
+	fprintf(out, "\n   verdict: %s, %.1f %% of slots", model_node_label(d->category), d->category_value);
+	fputs(d->over_threshold ? " (above its threshold)" : " (nothing above its threshold: the largest share)", out);
+	if (d->node) {
+		const struct metric_node *n = metric_tree_find(&d->tree, d->node);
+
+		fprintf(out, ", mostly %s", model_node_label(d->node));
+		if (n && !isnan(n->value))
+			fprintf(out, " (%.1f %%)", n->value);
+	}
+	fputc('\n', out);
+	if (d->next_step)
+		wrap(out, "   next:", 12, d->next_step);
+}
+
+static void print_sites(FILE *out, const struct diag *d, size_t max)
+{
+	char where[320], a[32], b[32], c[32];
+	size_t n = d->nr_sites < max ? d->nr_sites : max;
+
+	if (!n) {
+		fputs("   no site: valgrind gave no per-line costs (build with -g for source lines)\n", out);
+		return;
+	}
+	switch (d->drill) {
+	case DIAG_DRILL_BRANCHES:
+		fprintf(out, "   %2s  %-40s %-18s %13s %13s %6s %7s\n", "#", "site", "function", "mispredicts", "branches",
+			"rate", "slots");
+		break;
+	case DIAG_DRILL_ICACHE:
+		fprintf(out, "   %2s  %-40s %-18s %13s %13s %13s %7s\n", "#", "site", "function", "L1i misses", "LL misses",
+			"instructions", "slots");
+		break;
+	case DIAG_DRILL_MEMORY:
+		fprintf(out, "   %2s  %-40s %-18s %13s %13s %13s %7s\n", "#", "site", "function", "loads", "L1d misses",
+			"LL misses", "slots");
+		break;
+	default:
+		fprintf(out, "   %2s  %-40s %-18s %13s %7s %7s\n", "#", "site", "function", "instructions", "share", "slots");
+		break;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct diag_site *s = &d->sites[i];
+		const struct diag_counts *k = &s->c;
+		const char *fn = s->function ? s->function : "???";
+		uint64_t br = k->cond_branches + k->ind_branches, mis = k->cond_mispredicts + k->ind_mispredicts;
+
+		site_name(s, where, sizeof(where));
+		fprintf(out, "   %2zu  %-40s %-18.18s ", i + 1, where, fn);
+		switch (d->drill) {
+		case DIAG_DRILL_BRANCHES:
+			fprintf(out, "%13s %13s %5.1f%% %6.1f%%", grouped(mis, a, sizeof(a)), grouped(br, b, sizeof(b)),
+				br ? 100.0 * (double)mis / (double)br : 0.0, s->share);
+			break;
+		case DIAG_DRILL_ICACHE:
+			fprintf(out, "%13s %13s %13s %6.1f%%", grouped(k->l1i_misses, a, sizeof(a)),
+				grouped(k->ll_i_misses, b, sizeof(b)), grouped(k->instructions, c, sizeof(c)), s->share);
+			break;
+		case DIAG_DRILL_MEMORY:
+			fprintf(out, "%13s %13s %13s %6.1f%%%s", grouped(k->loads, a, sizeof(a)),
+				grouped(k->l1d_misses, b, sizeof(b)), grouped(k->ll_misses, c, sizeof(c)), s->share,
+				s->stream ? "  (stream)" : "");
+			break;
+		default:
+			fprintf(out, "%13s %6.1f%% %6.1f%%", grouped(k->instructions, a, sizeof(a)),
+				d->totals.instructions ? 100.0 * (double)k->instructions / (double)d->totals.instructions
+						       : 0.0,
+				s->share);
+			break;
+		}
+		fputc('\n', out);
+	}
+	if (d->nr_sites > n)
+		fprintf(out, "   (%zu more: -n or --json)\n", d->nr_sites - n);
+}
+
+static void print_disasm(FILE *out, const struct diag *d)
+{
+	char where[320];
+
+	if (!d->nr_sites)
+		return;
+	site_name(&d->sites[0], where, sizeof(where));
+	if (!d->has_disasm) {
+		fprintf(out, "\n   no disassembly of %s: %s\n", where, d->disasm_why);
+		return;
+	}
+	fprintf(out, "\n   disassembly around %s (%s); > marks the line's instructions, * its branch:\n", where,
+		d->disasm.function[0] ? d->disasm.function : "?");
+	for (size_t i = 0; i < d->disasm.nr; i++) {
+		const struct diag_insn *in = &d->disasm.v[i];
+
+		fprintf(out, "   %c%c %8llx:  %s%s\n", in->target ? '*' : ' ', in->in_line ? '>' : ' ',
+			(unsigned long long)in->addr, in->text, in->target ? "      <- the mispredicted branch" : "");
+	}
+}
+
+static void print_footprint(FILE *out, const struct diag *d)
+{
+	const struct diag_footprint *f = &d->footprint;
+	char a[32], b[32];
+
+	if (!d->has_footprint)
+		return;
+	fprintf(out, "\n   hot code footprint%s: %llu functions", est(d), (unsigned long long)f->functions);
+	if (f->bytes)
+		fprintf(out, ", %s bytes of code", grouped(f->bytes, a, sizeof(a)));
+	fprintf(out, " from %llu source files", (unsigned long long)f->files);
+	if (f->i1_bytes)
+		fprintf(out, "; the L1 i-cache holds %llu KiB", (unsigned long long)(f->i1_bytes / 1024));
+	fputs("\n", out);
+	fprintf(out, "   %-28s %-28s %8s %13s %13s\n", "function", "file", "bytes", "instructions", "L1i misses");
+	for (size_t i = 0; i < f->nr; i++)
+		fprintf(out, "   %-28.28s %-28.28s %8llu %13s %13s\n", f->v[i].name, f->v[i].file ? f->v[i].file : "???",
+			(unsigned long long)f->v[i].bytes, grouped(f->v[i].instructions, a, sizeof(a)),
+			grouped(f->v[i].l1i_misses, b, sizeof(b)));
+}
+
+static void print_drill(FILE *out, const struct why_report *r)
+{
+	const struct diag *d = r->d;
+	static const char *const what[] = {
+		[DIAG_DRILL_NONE] = "",
+		[DIAG_DRILL_BRANCHES] = "Bad Speculation -> the mispredicting branches",
+		[DIAG_DRILL_ICACHE] = "Frontend Bound -> instruction-cache misses and the code footprint",
+		[DIAG_DRILL_MEMORY] = "Backend Bound -> memory: the data-miss sites",
+		[DIAG_DRILL_HOT_LOOP] = "Retiring -> the hot loop",
+	};
+
+	if (d->drill == DIAG_DRILL_NONE)
+		return;
+	fprintf(out, "\n3. drill-down: %s, ranked by %s%s\n", what[d->drill], d->ranked_by, est(d));
+	if (d->drill == DIAG_DRILL_MEMORY)
+		fputs("   memory versus core: the simulation charges Backend Bound to data misses only (Memory Bound); "
+		      "Core Bound is not simulated\n",
+		      out);
+	print_sites(out, d, r->verbose ? d->nr_sites : 10);
+	if (d->drill == DIAG_DRILL_BRANCHES)
+		print_disasm(out, d);
+	if (d->drill == DIAG_DRILL_ICACHE)
+		print_footprint(out, d);
+	if (d->drill == DIAG_DRILL_HOT_LOOP && d->loop_command)
+		fprintf(out, "\n   measure the hot function alone (it must take no arguments):\n     %s\n", d->loop_command);
+}
+
+static void print_findings(FILE *out, const struct diag *d)
+{
+	fprintf(out, "\n%d. diagnosis, most costly first%s\n", d->drill == DIAG_DRILL_NONE ? 3 : 4, est(d));
+	if (!d->nr_findings)
+		fputs("   nothing to report\n", out);
+	for (size_t i = 0; i < d->nr_findings; i++) {
+		const struct diag_finding *f = &d->findings[i];
+		char head[64];
+
+		snprintf(head, sizeof(head), "   %zu.", i + 1);
+		if (!isnan(f->share)) {
+			char t[600];
+
+			snprintf(t, sizeof(t), "%s [%.1f %% of slots]", f->title, f->share);
+			wrap(out, head, 6, t);
+		} else {
+			wrap(out, head, 6, f->title);
+		}
+		wrap(out, "      evidence:", 16, f->evidence);
+		wrap(out, "      fix:", 16, f->fix);
+		fprintf(out, "      more:     tdprof explain %s\n", f->node ? f->node : f->category);
+	}
+}
+
+void why_text_print(FILE *out, const struct why_report *r)
+{
+	const struct diag *d = r->d;
+
+	print_header(out, r);
+	print_triage(out, d);
+	if (d->has_tree)
+		print_tree(out, d);
+	print_drill(out, r);
+	print_findings(out, d);
+	for (size_t i = 0; i < d->nr_notes; i++)
+		wrap(out, "note:", 6, d->notes[i]);
+}

@@ -1,0 +1,63 @@
+/*
+ * why.h: the renderers of `tdprof why`: the whole workflow for a person (text:
+ * triage, the top-down tree and its verdict, the drill-down into the dominant
+ * bucket, the ranked diagnosis) and one JSON document for tools. Everything shown
+ * is computed in a struct diag (diagnose/diagnose.h); a renderer only formats.
+ * Simulated figures say "estimate (simulated)" in every section they appear in.
+ *
+ * JSON document:
+ *   backend        "pmu" | "sim" | "import"
+ *   estimate       true when every figure is simulated
+ *   command        the workload, one line; exit_status its status
+ *   machine        sim: {name, description, slots_per_cycle}; null otherwise
+ *   scope          {kind: "program"|"whole_run", object, instructions_pct, reason}
+ *   triage         {cpi, ipc, branch_miss_rate, branch_mpki, l1i_mpki, llc_mpki, next, reason}
+ *                  (null: not computable)
+ *   counts         {instructions, cycles, branches, branch_misses, l1i_misses, l1d_loads,
+ *                  l1d_misses, ll_misses} of the scope (sim), null when unknown
+ *   level1         {retiring, bad_speculation, frontend_bound, backend_bound}, percent of slots
+ *   level2         at level 2: {frontend_bound: {fetch_latency, fetch_bandwidth}, bad_speculation:
+ *                  {branch_mispredicts, machine_clears}, backend_bound: {memory_bound, core_bound},
+ *                  retiring: {light_operations, heavy_operations}}; null: not estimable here
+ *   whole_run      sim with scope "program": {level1} of every instruction of the run
+ *   thresholds     {node: percent}; flagged [node, ...]
+ *   verdict        {category: one of retiring, bad_speculation, frontend_bound, backend_bound;
+ *                  node, value, over_threshold, reason, next_step}
+ *   drilldown      {kind: "branches"|"icache"|"memory"|"hot_loop"|"none", ranked_by,
+ *                  disassembly {function, target, why, instructions [{address, text, branch,
+ *                  in_line, target}]} (branches), footprint {functions, bytes, files, l1i_bytes,
+ *                  top [{function, file, bytes, instructions, l1i_misses}]} (icache),
+ *                  loop_command (hot_loop)}
+ *   sites          ranked, most guilty first: [{rank, file, line, function, in_program, share_pct,
+ *                  executions, instructions, branches, mispredicts, cond_branches,
+ *                  cond_mispredicts, indirect_branches, indirect_mispredicts, loads, l1d_misses,
+ *                  ll_misses, l1i_misses, ll_i_misses, stream}]
+ *   findings       ranked: [{rank, title, category, node, evidence, site {file, line, function} |
+ *                  null, fix, explain, share_pct}]
+ *   notes          [text, ...]
+ */
+#ifndef TDPROF_REPORT_WHY_H
+#define TDPROF_REPORT_WHY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "diagnose/diagnose.h"
+
+struct tdp_err;
+
+struct why_report {
+	const struct diag *d;    /* borrowed */
+	const char *command;     /* the workload as one line (borrowed) */
+	int exit_status;         /* the workload's status */
+	bool workload_ran;
+	bool verbose;            /* text: every site, the whole tree's reasons */
+};
+
+/** Print the workflow as text to out (which the caller owns). */
+void why_text_print(FILE *out, const struct why_report *r);
+
+/** Print one JSON document (indented, ending in a newline). Returns 0, TDP_ENOMEM or TDP_EIO. */
+int why_json_print(FILE *out, const struct why_report *r, struct tdp_err *err) __attribute__((warn_unused_result));
+
+#endif
