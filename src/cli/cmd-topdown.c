@@ -3,6 +3,7 @@
  * top-down tree of a command's run, or of perf stat output recorded anywhere
  * (--import), its thresholds, the verdict and the next step.
  */
+#include "cli/backend.h"
 #include "cli/cmd.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
@@ -73,7 +74,7 @@ static const struct cmd_doc doc = {
 };
 
 struct topdown_opts {
-	const char *cpu, *import, *out_path, *backend;
+	const char *cpu, *import, *out_path, *backend, *sim_machine;
 	long level;
 	long slots;
 	bool json, no_multiplex;
@@ -297,6 +298,15 @@ static int live_model(const struct topdown_opts *to, const struct cpu_system *sy
 	}
 	if (!m && c->is_arm && slots > 0)
 		m = model_find("sbsa");
+	if (!m && c->is_arm && core) {
+		/* the generic Arm model (sbsa) needs PMMIR_EL1.SLOTS and the STALL_SLOT events */
+		msg_error("no top-down model for this CPU (%s): its PMU '%s' has no slot events (caps/slots is %s), "
+			  "so slot-level top-down cannot be measured here", c->uarch ? c->uarch : "not recognised",
+			  core->name, slots == 0 ? "0" : "absent");
+		msg_hint("give a model with --cpu MODEL ('tdprof list models' shows them); cores without slot "
+			 "events have cycle accounting (--cpu cortex-a76 or neoverse-n1: STALL_FRONTEND, STALL_BACKEND)");
+		return EXIT_USAGE;
+	}
 	if (!m) {
 		msg_error("no top-down model for this CPU (%s)", c->uarch ? c->uarch : "not recognised");
 		msg_hint("give one with --cpu MODEL ('tdprof list models' shows them)");
@@ -450,6 +460,45 @@ out:
 	return rc;
 }
 
+/* --backend=sim: the simulation's level-1 estimate (and the level-2 nodes it determines) as the tree. */
+static int run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx)
+{
+	struct backend_sim s;
+	struct metric_tree tree;
+	struct topdown_report r = { 0 };
+	struct strbuf src = STRBUF_INIT;
+	int rc;
+
+	backend_sim_init(&s);
+	rc = backend_sim_machine("topdown", to->sim_machine, &s.machine);
+	if (!rc)
+		rc = backend_sim_run(argv, &s);
+	if (!rc && !s.have_est)
+		rc = EXIT_ANALYSIS;
+	if (rc)
+		goto out;
+	model_tree_from_sim(&s.est.topdown, s.machine.width, to->level ? (int)to->level : 1, &tree);
+	model_classify(&tree);
+	r.trees[0] = &tree;
+	r.nr_trees = 1;
+	strbuf_adds(&src, "'");
+	backend_join_command(&src, argv);
+	strbuf_addf(&src, "', estimate (simulated) on machine %s", s.machine_desc);
+	r.source = src.buf;
+	r.backend = BACKEND_SIM;
+	r.level = tree.max_level;
+	r.notes[r.nr_notes++] = "every figure is an estimate (simulated) by valgrind and the cost model of "
+				"docs/sim-machine.md, not a measurement; the whole run is counted, the dynamic "
+				"loader's start-up included ('tdprof why' can leave it out)";
+	rc = render(to, &r, ctx);
+	if (rc == EXIT_OK)
+		rc = s.run.status;
+out:
+	strbuf_release(&src);
+	backend_sim_release(&s);
+	return rc;
+}
+
 int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 {
 	struct topdown_opts to = { .backend = "auto" };
@@ -465,20 +514,31 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 						     "PMU (Arm's caps/slots)", 1, 64),
 		OPT_BOOL(0, "no-multiplex", &to.no_multiplex, "run CMD once per group of counters instead of "
 							      "letting groups take turns"),
-		OPT_CHOICE(0, "backend", &to.backend, "auto|pmu|sim", "where counts come from (default auto: pmu)"),
+		OPT_CHOICE(0, "backend", &to.backend, BACKEND_CHOICES, "where counts come from: auto (the PMU, else "
+								       "the simulation), pmu, sim (valgrind; "
+								       "estimates), import (--import FILE)"),
+		OPT_STRING(0, "sim-machine", &to.sim_machine, "M", "the simulated machine (--backend=sim): a preset, "
+								   "KEY=VAL,... or a file"),
 		OPT_GROUP("output"),
 		OPT_BOOL(0, "json", &to.json, "one JSON document"),
 		OPT_STRING('o', "output", &to.out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_END(),
 	};
-	int i = opts_parse(opts, &doc, argc, argv);
+	int i = opts_parse(opts, &doc, argc, argv), rc;
+	enum tdp_backend b;
 
 	if (i < 0)
 		return opts_exit(i);
-	if (!strcmp(to.backend, "sim")) {
-		msg_error("the simulated backend ('--backend=sim') is not available in this build yet");
-		msg_hint("import counts recorded on a machine with a PMU: 'tdprof topdown --import FILE --cpu MODEL'");
-		return EXIT_USAGE;
+	rc = backend_select("topdown", to.backend,
+			    &(struct backend_select_opts){ .can_sim = !to.import, .can_import = true,
+							   .has_import = to.import != NULL },
+			    &b);
+	if (rc)
+		return rc;
+	if (b == BACKEND_SIM) {
+		if (i >= argc)
+			return msg_usage("topdown", "no command to simulate: give it after '--'");
+		return run_sim(&to, argv + i, ctx);
 	}
 	if (to.import) {
 		if (i < argc)
