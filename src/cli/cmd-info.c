@@ -77,8 +77,18 @@ static void topdown_reason(const struct cpu_system *s, const char *model, struct
 		strbuf_addf(sb, "the CPU is not recognised (%s family %u model %u stepping %u); --cpu MODEL picks "
 				"a model", c->vendor_str, c->family, c->model, c->stepping);
 	} else if (c->is_arm) {
-		strbuf_addf(sb, "the CPU is not recognised (MIDR implementer 0x%02x part 0x%03x); --cpu MODEL "
-				"picks a model", c->midr_fields.implementer, c->midr_fields.part);
+		const struct cpu_pmu *core = cpu_pmu_list_first(&s->pmus, CPU_PMU_CORE);
+		long slots = core ? cpu_pmu_cap_long(core, "slots") : -1;
+
+		strbuf_addf(sb, "the CPU is not recognised (MIDR implementer 0x%02x part 0x%03x)",
+			    c->midr_fields.implementer, c->midr_fields.part);
+		/* without PMMIR_EL1.SLOTS the generic Arm slot model (sbsa) cannot apply either */
+		if (core && slots <= 0)
+			strbuf_addf(sb, " and its PMU '%s' has no slot events (caps/slots is %s): no slot-level "
+					"top-down here; cores without slot events have cycle accounting (--cpu "
+					"cortex-a76 or neoverse-n1: STALL_FRONTEND, STALL_BACKEND)",
+				    core->name, slots == 0 ? "0" : "absent");
+		strbuf_adds(sb, "; --cpu MODEL picks a model");
 	} else {
 		strbuf_adds(sb, "the CPU could not be identified; --cpu MODEL picks a model");
 	}
