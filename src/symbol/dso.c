@@ -285,6 +285,7 @@ struct search {
 	size_t mismatch_bid_size;
 	bool bad;
 	char *bad_path;
+	bool oom;                 /* a path could not be built */
 };
 
 static void note_tried(struct search *st, const char *path)
@@ -377,8 +378,10 @@ static Elf *find_binary(struct search *st, const struct symbol_dso *dso, struct 
 	if (st->bid_size) {
 		for (const char *const *d = s->opts.buildid_dirs; d && *d; d++) {
 			build_id_path(path, *d, st->bid, st->bid_size, "");
-			if (strbuf_failed(path))
+			if (strbuf_failed(path)) {
+				st->oom = true;
 				return NULL;
+			}
 			if (is_dir(path->buf)) { /* perf >= 4.x: a directory with elf, debug */
 				size_t base = path->len;
 
@@ -388,8 +391,10 @@ static Elf *find_binary(struct search *st, const struct symbol_dso *dso, struct 
 				strbuf_setlen(path, base);
 				strbuf_adds(path, "/elf");
 			}
-			if (strbuf_failed(path))
+			if (strbuf_failed(path)) {
+				st->oom = true;
 				return NULL;
+			}
 			if ((e = try_candidate(st, path->buf, false))) {
 				*found = arena_strdup(&s->arena, path->buf);
 				return e;
@@ -398,12 +403,20 @@ static Elf *find_binary(struct search *st, const struct symbol_dso *dso, struct 
 	}
 	if (dso->name[0] != '/')
 		return NULL;
+	size_t nlen = path_len(dso->name), flen = s->opts.symfs ? strlen(s->opts.symfs) : 0;
+
+	if (nlen + flen >= SYMBOL_MAX_PATH) { /* no such file can exist */
+		note_tried(st, dso->name);
+		return NULL;
+	}
 	strbuf_reset(path);
 	if (s->opts.symfs)
 		strbuf_adds(path, s->opts.symfs);
-	strbuf_add(path, dso->name, path_len(dso->name));
-	if (strbuf_failed(path) || path->len >= SYMBOL_MAX_PATH)
+	strbuf_add(path, dso->name, nlen);
+	if (strbuf_failed(path)) {
+		st->oom = true;
 		return NULL;
+	}
 	if ((e = try_candidate(st, path->buf, false)))
 		*found = arena_strdup(&s->arena, path->buf);
 	return e;
@@ -599,7 +612,10 @@ static const char *set_note(struct symbol_session *s, const char *fmt, const cha
 
 static void fail(struct symbol_session *s, struct symbol_dso *dso, struct search *st)
 {
-	if (st->mismatch) {
+	if (st->oom || strbuf_failed(&st->tried)) {
+		dso->status = SYMBOL_BAD_BINARY;
+		dso->note = "out of memory while looking for the binary";
+	} else if (st->mismatch) {
 		struct strbuf sb = STRBUF_INIT;
 
 		strbuf_addf(&sb, "binary changed since recording: '%s' has build-id ",

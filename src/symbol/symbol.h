@@ -295,8 +295,10 @@ struct symbol_result {
  * on first use and its tables are cached for later calls.
  * Returns 0 with every out[i] filled (an address that cannot be resolved has a
  * status and a note: that is not an error); TDP_ENOMEM (out is then partly filled
- * and must not be used); TDP_EINVAL (addrs or out NULL with nr > 0).
- * Blocks on file reads; allocates (the session keeps the results' strings).
+ * and must not be used); TDP_EINVAL (addrs or out NULL with nr > 0). Memory that
+ * runs out while a binary is being opened marks that binary unreadable for the
+ * session (SYMBOL_BAD_BINARY, note "out of memory ...") rather than failing the
+ * call. Blocks on file reads; allocates (the session keeps the results' strings).
  */
 int symbol_resolve(struct symbol_session *s, const struct symbol_addr *addrs, size_t nr,
 		   struct symbol_result *out, struct tdp_err *err)

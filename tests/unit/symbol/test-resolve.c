@@ -460,6 +460,86 @@ static void test_no_lines(void **state)
 }
 
 /*
+ * Allocation failures (curl's torture): fail the n-th allocation for every n of
+ * a whole load + resolve + disassembly of a binary with inlines; every call
+ * returns 0 or TDP_ENOMEM (or a result that says the binary could not be read),
+ * nothing leaks (ASan build), and the run that fails nothing gives the same
+ * answer as an unconstrained one.
+ */
+static void test_enomem(void **state)
+{
+	char bin[4096];
+	struct insn_ref *ins;
+	size_t n;
+	struct symbol_addr addrs[64];
+	struct symbol_result want[64];
+	struct symbol_session *ref;
+	struct symbol_opts o;
+
+	(void)state;
+	if (!have_tools)
+		skip();
+	snprintf(bin, sizeof(bin), "%s/prog-O2", tmp);
+	n = objdump_insns(bin, &ins);
+	assert_true(n >= 64);
+	for (size_t i = 0; i < 64; i++) {
+		addrs[i].pid = 1;
+		addrs[i].addr = ST_PIE_BASE + ins[i * (n / 64)].vaddr;
+	}
+	symbol_opts_init(&o);
+	assert_int_equal(symbol_session_new(&ref, &o, NULL), 0);
+	assert_true(st_map_elf(ref, 1, bin, ST_PIE_BASE, NULL, NULL, 0) > 0);
+	assert_int_equal(symbol_resolve(ref, addrs, 64, want, NULL), 0);
+	for (long fail = 0;; fail++) {
+		struct symbol_session *s = NULL;
+		struct symbol_result got[64];
+		struct symbol_disasm d = SYMBOL_DISASM_INIT;
+		struct tdp_err err = TDP_ERR_INIT;
+		int ret;
+		bool done;
+
+		tdp_alloc_fail_after(fail);
+		ret = symbol_session_new(&s, &o, &err);
+		if (!ret && st_map_elf(s, 1, bin, ST_PIE_BASE, NULL, NULL, 0) <= 0)
+			ret = TDP_ENOMEM;
+		if (!ret)
+			ret = symbol_resolve(s, addrs, 64, got, &err);
+		if (!ret) {
+			int r2 = symbol_disasm(s, 1, addrs[10].addr, 3, 3, &d, &err);
+
+			/* a binary whose load ran out of memory is "not readable" */
+			assert_true(r2 == 0 || r2 == TDP_ENOMEM ||
+				    (r2 == TDP_ENOENT && strstr(err.msg, "out of memory")));
+			symbol_disasm_release(&d);
+		}
+		done = tdp_alloc_fail_after(-1) <= fail; /* the run did not reach the failure */
+		assert_true(ret == 0 || ret == TDP_ENOMEM);
+		if (!ret) {
+			for (size_t i = 0; i < 64; i++)
+				assert_true(got[i].status == want[i].status ||
+					    (got[i].status == SYMBOL_BAD_BINARY &&
+					     strstr(got[i].note, "out of memory")));
+		}
+		if (!ret && done) {
+			for (size_t i = 0; i < 64; i++) {
+				assert_int_equal(got[i].status, want[i].status);
+				if (want[i].function)
+					assert_string_equal(got[i].function, want[i].function);
+				assert_int_equal(got[i].line, want[i].line);
+				assert_int_equal(got[i].nr_frames, want[i].nr_frames);
+			}
+		}
+		symbol_session_free(s);
+		if (done)
+			break;
+	}
+	symbol_session_free(ref);
+	for (size_t i = 0; i < n; i++)
+		free(ins[i].func);
+	free(ins);
+}
+
+/*
  * PLT stubs: objdump names the entries of .plt (and .plt.sec) "name@plt" from
  * the relocations of .rela.plt, and so do we (as perf does); the header entry
  * ("printf@plt-0x10" to objdump) is not one.
@@ -633,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_cxx_O2),
 		cmocka_unit_test(test_no_lines),
 		cmocka_unit_test(test_plt),
+		cmocka_unit_test(test_enomem),
 		cmocka_unit_test(test_perf_record),
 	};
 
