@@ -421,8 +421,10 @@ int pmu_sysfs_alias(const struct pmu_sysfs *p, const char *name, size_t nlen, st
 	if (r == 0) {
 		/* perf matches aliases case-insensitively: STALL_SLOT is stall_slot */
 		ret = pmu_sysfs_entries(p, "events", true, &names);
-		if (ret)
+		if (ret) {
+			pmu_names_release(&names);
 			return tdp_err_oom(err);
+		}
 		for (size_t i = 0; i < names.nr; i++) {
 			if (!strcasecmp(names.v[i], out->name)) {
 				memcpy(out->name, names.v[i], strlen(names.v[i]) + 1);

@@ -135,8 +135,10 @@ static int read_cores(struct parser *ps)
 		return 0;
 	ps->cores_read = true;
 	ret = pmu_sysfs_pmus(ps->root, &pmus);
-	if (ret)
+	if (ret) {
+		pmu_names_release(&pmus);
 		return tdp_err_oom(ps->err);
+	}
 	for (size_t i = 0; i < pmus.nr && ps->nr_cores < PMU_CORE_MAX; i++) {
 		struct pmu_sysfs p;
 		struct tdp_err ignored = TDP_ERR_INIT;
