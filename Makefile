@@ -61,9 +61,15 @@ fuzz:
 	@scripts/deps.sh fuzz
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
+# Every unit test and corpus replay (with its allocation failures) under memcheck:
+# an invalid access or a definite or indirect leak makes the program exit 99, a
+# failed test; test-summary.py then fails the target.
+VALGRIND = valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
+	--errors-for-leak-kinds=definite,indirect
 check-valgrind: all
 	@scripts/deps.sh test
-	-meson test -C $(BUILD) --suite unit --wrapper 'valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect -q' --print-errorlogs
+	-meson test -C $(BUILD) --suite unit --suite fuzz-replay --num-processes 2 --timeout-multiplier 20 \
+	  --wrapper '$(VALGRIND)' --print-errorlogs $(TESTS)
 	@scripts/test-summary.py $(BUILD)
 
 check-arm64: all
