@@ -7,8 +7,9 @@
  * usage: fuzz-<target>-replay [--oom] PATH...
  *   PATH   a file, or a directory whose regular files are all inputs (not
  *          recursive; names starting with '.' and README files are skipped)
- *   --oom  also replay each input with its 1st, 2nd, ... allocation failing
- *          (up to OOM_MAX_STEPS of them), to exercise every ENOMEM path
+ *   --oom  also replay each input with its 1st, 2nd, ... allocation failing:
+ *          each of the first OOM_EVERY, then in steps of an eighth of the
+ *          number reached (up to OOM_MAX_STEPS), to exercise the ENOMEM paths
  * Exits 0 when every input ran; 1 when a path cannot be read or no input was
  * found (a corpus that went missing must not pass). A crash aborts, as under
  * libFuzzer.
@@ -25,7 +26,8 @@
 #include "base/file.h"
 #include "fuzz.h"
 
-#define OOM_MAX_STEPS 400 /* allocations failed in turn per input with --oom */
+#define OOM_EVERY 64       /* --oom fails each of the first OOM_EVERY allocations */
+#define OOM_MAX_STEPS 4096 /* and then fewer, up to this one */
 #define INPUT_MAX ((size_t)16 << 20) /* larger files are not fuzz inputs */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
@@ -45,7 +47,7 @@ static int replay_file(const char *path, size_t *count)
 	tdp_alloc_fail_after(-1);
 	LLVMFuzzerTestOneInput(f.data, f.size);
 	nr_alloc = tdp_alloc_fail_after(-1);
-	for (long n = 0; oom && n < nr_alloc && n < OOM_MAX_STEPS; n++) {
+	for (long n = 0; oom && n < nr_alloc && n < OOM_MAX_STEPS; n += n < OOM_EVERY ? 1 : n / 8) {
 		tdp_alloc_fail_after(n);
 		LLVMFuzzerTestOneInput(f.data, f.size);
 		tdp_alloc_fail_after(-1);
