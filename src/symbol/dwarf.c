@@ -387,7 +387,10 @@ int symbol_dwarf_lookup(struct symbol_dwarf *d, struct symbol_arena *a, uint64_t
 	struct strbuf sb = STRBUF_INIT;
 	int ret = 0;
 
-	memset(out, 0, sizeof(*out));
+	/* not the frames: only out->frames[0 .. nr_frames) are ever read */
+	out->file = NULL;
+	out->line = out->column = 0;
+	out->nr_frames = 0;
 	if (!d->dw)
 		return 0;
 	if (!d->spans_built && (ret = build_spans(d)) < 0)
