@@ -7,7 +7,9 @@
  * of the binaries they map (DSOs, found by path, under --symfs, and by build-id in
  * perf's build-id cache and in the system's debug directories), and, per binary,
  * caches built once on first use: a sorted table of its function symbols (ours:
- * libdw's symbol-by-address lookup is slow), the ranges of its DWARF compile units
+ * libdw's symbol-by-address lookup is slow; from .symtab, else the debug file's,
+ * else .dynsym; PLT stubs named "name@plt" as perf names them; a symbol without a
+ * size runs to the next one), the ranges of its DWARF compile units
  * and, per compile unit touched, a tree of its functions and inlined calls. Source
  * lines come from libdw's per-unit line tables. Names are demangled with libiberty
  * (C++ Itanium ABI, Rust legacy and v0). Instructions are decoded with capstone
@@ -25,6 +27,16 @@
  * belongs to the recorded kernel: opts.kallsyms (the user's --kallsyms FILE), or
  * opts.running_kallsyms when the running kernel's build-id (opts.running_notes)
  * equals the one recorded for [kernel.kallsyms].
+ *
+ * Kernel maps: pid -1 or a kernel cpumode. The main one, "[kernel.kallsyms]_text",
+ * is kept with its recorded range as perf 6.1 keeps it (perf 3.4 recorded it as
+ * [0, 0xffffffff9fffffff): a user address no map of its process holds then
+ * prints as [k], and address 0 as "[k] 0000000000000000", exactly as perf does).
+ * A process's own maps are always searched first.
+ *
+ * Separate debug files: by build-id (DIR/.build-id/xx/yyyy.debug), by
+ * .gnu_debuglink (next to the binary, in .debug/ beside it, under each debug
+ * root), and dwz's .gnu_debugaltlink common files.
  *
  * Nothing here reads the environment: the caller passes the directories to search
  * (perf's build-id cache is "$HOME/.debug": the command line expands it).
@@ -180,7 +192,8 @@ int symbol_session_add_features(struct symbol_session *s, const struct perfdata_
  *   FORK: a new process (pid != ppid) starts with a copy of its parent's maps;
  *   COMM with COMM_EXEC: the process's maps are retired (exec replaced its image;
  *     retired maps are still searched, after the current ones, so that samples
- *     taken before the exec and resolved later find their binary);
+ *     taken before the exec and resolved later find their binary; the last 16
+ *     images are kept);
  *   HEADER_BUILD_ID (pipe mode): as the BUILD_ID feature;
  *   anything else: ignored.
  * rec is borrowed (strings are copied). Returns 0, TDP_ENOMEM or TDP_ELIMIT (a
