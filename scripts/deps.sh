@@ -14,7 +14,10 @@ build) pkgs="$build" ;;
 test) pkgs="$build valgrind linux-perf python3 procps" ;;
 fuzz) pkgs="$build clang libclang-rt-14-dev" ;;
 html) pkgs="chromium" ;;
-arm64) pkgs="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross busybox-static cpio" ;;
+# arm64: the cross compiler, qemu, cpio for the initramfs, perf to read the guest's
+# perf.data; the arm64 libraries, kernel and busybox are downloaded by tests/arm64/run.sh
+# (apt-get download: needs the arm64 foreign architecture, added below).
+arm64) pkgs="$build qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio gzip linux-perf python3" ;;
 *) echo "deps.sh: unknown kind '$kind' (build, test, fuzz, html, arm64)" >&2; exit 2 ;;
 esac
 
@@ -23,6 +26,16 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
 	exit 0
 fi
 missing=""
+if [ "$kind" = arm64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "tdprof: error: the arm64 foreign architecture is not enabled (tests/arm64 downloads arm64 packages)" >&2
+		echo "tdprof: hint: run 'sudo dpkg --add-architecture arm64 && sudo apt-get update', then run make again" >&2
+		exit 1
+	fi
+	echo "tdprof: adding the arm64 foreign architecture (for apt-get download of arm64 packages)" >&2
+	dpkg --add-architecture arm64
+	apt-get update -qq >&2
+fi
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed'; then
 		missing="$missing $p"
