@@ -72,9 +72,12 @@ check-valgrind: all
 	  --wrapper '$(VALGRIND)' --print-errorlogs $(TESTS)
 	@scripts/test-summary.py $(BUILD)
 
+# Cross-builds tdprof for aarch64, boots Debian's arm64 kernel under qemu (QEMU's
+# emulated PMUv3, the kernel's armv8_pmuv3 driver) and checks tdprof there; the
+# guest's console is kept in build-arm64/guest.log (docs/arm64-guest.md).
 check-arm64: all
 	@scripts/deps.sh arm64
-	tests/arm64/run.sh
+	tests/arm64/run.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz
