@@ -3,6 +3,7 @@
  * command (or a process, a thread, CPUs), print them like perf stat with the
  * triage metrics, and say which step comes next.
  */
+#include "cli/backend.h"
 #include "cli/cmd.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
@@ -238,11 +239,78 @@ out:
 	return ret;
 }
 
+/*
+ * --backend=sim: the counts valgrind's simulation estimates (perf's names, every
+ * one an estimate), rendered as a measurement would be, with the header and one
+ * note saying they are estimates.
+ */
+static int run_sim(char *const *argv, const char *machine, const char *out_path, bool json, const char *sep)
+{
+	struct backend_sim s;
+	struct countset cs = COUNTSET_INIT;
+	struct pmu_session_result none = PMU_SESSION_RESULT_INIT;
+	struct stat_report rep = { 0 };
+	struct strbuf cmd = STRBUF_INIT, target = STRBUF_INIT, note = STRBUF_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	FILE *out = stdout;
+	int rc;
+
+	backend_sim_init(&s);
+	rc = backend_sim_machine("stat", machine, &s.machine);
+	if (!rc)
+		rc = backend_sim_run(argv, &s);
+	if (rc)
+		goto out;
+	if (sim_estimate_countset(&s.profile, s.have_est ? &s.est : NULL, &cs, &err)) {
+		msg_err(&err);
+		rc = EXIT_ANALYSIS;
+		goto out;
+	}
+	cs.elapsed_ns = -1; /* valgrind's wall time is not the program's */
+	backend_join_command(&cmd, argv);
+	strbuf_addf(&target, "'%s', estimate (simulated)", cmd.buf);
+	strbuf_addf(&note, "every count above is an estimate (simulated) by valgrind on machine %s, not a "
+			   "measurement (docs/sim-machine.md)", s.machine_desc);
+	rep.target = target.buf;
+	rep.command = cmd.buf;
+	rep.runs = 1;
+	rep.user_ns = rep.sys_ns = -1;
+	rep.workload_ran = true;
+	rep.exit_status = s.run.status;
+	rep.hw_note = note.buf;
+	if (sep)
+		msg_note("%s", note.buf);
+	if (out_path && !(out = fopen(out_path, "we"))) {
+		out = stdout;
+		msg_error("cannot open '%s' for writing: %s", out_path, strerror(errno));
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (render(out, &none, &cs, &rep, json, sep, false, &err)) {
+		msg_err(&err);
+		rc = EXIT_ANALYSIS;
+		goto out;
+	}
+	rc = s.run.status;
+out:
+	if (out != stdout && fclose(out) != 0 && rc == EXIT_OK) {
+		msg_error("cannot write '%s': %s", out_path, strerror(errno));
+		rc = EXIT_ANALYSIS;
+	}
+	strbuf_release(&cmd);
+	strbuf_release(&target);
+	strbuf_release(&note);
+	countset_release(&cs);
+	backend_sim_release(&s);
+	return rc;
+}
+
 int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 {
 	char *events = NULL;
 	const char *sep = NULL, *out_path = NULL, *pid_s = NULL, *tid_s = NULL, *cpu_list = NULL;
-	const char *backend = "auto";
+	const char *backend = "auto", *sim_machine = NULL;
+	enum tdp_backend chosen;
 	long repeat = 1, interval = 0;
 	bool json = false, all_cpus = false, no_inherit = false;
 	struct opt opts[] = {
@@ -254,7 +322,10 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_LONG('I', "interval-print", &interval, "MS", "print the counts of every MS milliseconds",
 			 PMU_SESSION_MIN_INTERVAL_MS, 86400000),
 		OPT_BOOL(0, "no-inherit", &no_inherit, "do not count threads and children CMD creates"),
-		OPT_CHOICE(0, "backend", &backend, "auto|pmu|sim", "where counts come from (default auto: pmu)"),
+		OPT_CHOICE(0, "backend", &backend, "auto|pmu|sim", "where counts come from: pmu (auto: software "
+								   "counts without a PMU) or sim (valgrind; estimates)"),
+		OPT_STRING(0, "sim-machine", &sim_machine, "M", "the simulated machine (--backend=sim): a preset, "
+								"KEY=VAL,... or a file"),
 		OPT_GROUP("what to watch instead of CMD"),
 		OPT_STRING('p', "pid", &pid_s, "PID", "every thread of running process PID, until it exits or ^C"),
 		OPT_STRING('t', "tid", &tid_s, "TID", "running thread TID, until it exits or ^C"),
@@ -294,11 +365,6 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 		msg_usage("stat", "'-x' needs a non-empty separator");
 		goto out;
 	}
-	if (!strcmp(backend, "sim")) {
-		msg_error("the simulated backend ('--backend=sim') is not available in this build yet");
-		msg_hint("use '--backend=pmu'; without a PMU the software counts are still measured");
-		goto out;
-	}
 	if (repeat > 1 && interval) {
 		msg_usage("stat", "'-r' and '-I' cannot be used together");
 		goto out;
@@ -317,6 +383,20 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 		msg_usage("stat", "'-r' needs a command to run");
 		goto out;
 	}
+	/* auto keeps the PMU: without hardware events the software counts are still measured */
+	rc = backend_select("stat", backend,
+			    &(struct backend_select_opts){ .can_sim = so.argv && !events && !pid_s && !tid_s &&
+									!all_cpus && !cpu_list && repeat == 1 &&
+									!interval,
+							   .auto_pmu = true },
+			    &chosen);
+	if (rc)
+		goto out;
+	if (chosen == BACKEND_SIM) {
+		rc = run_sim(so.argv, sim_machine, out_path, json, sep);
+		goto out;
+	}
+	rc = EXIT_USAGE;
 	so.system_wide = all_cpus;
 	so.cpu_list = cpu_list;
 	so.no_inherit = no_inherit;

@@ -529,6 +529,8 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 
 	if (i < 0)
 		return opts_exit(i);
+	if (!to.import && i >= argc)
+		return msg_usage("topdown", "no command to run: give it after '--', or read counts with '--import FILE'");
 	rc = backend_select("topdown", to.backend,
 			    &(struct backend_select_opts){ .can_sim = !to.import, .can_import = true,
 							   .has_import = to.import != NULL },
