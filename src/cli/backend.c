@@ -9,6 +9,8 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cpu/cpu.h"
+#include "model/groups.h"
+#include "pmu/event.h"
 
 int backend_select(const char *cmd, const char *choice, const struct backend_select_opts *o,
 		   enum tdp_backend *out)
@@ -144,4 +146,99 @@ int backend_sim_run(char *const *argv, struct backend_sim *s)
 	}
 	s->have_est = true;
 	return EXIT_OK;
+}
+
+void backend_pmu_init(struct backend_pmu *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->res = (struct pmu_session_result)PMU_SESSION_RESULT_INIT;
+}
+
+void backend_pmu_release(struct backend_pmu *p)
+{
+	pmu_session_result_release(&p->res);
+	backend_pmu_init(p);
+}
+
+/* The triage events counted beside the model's groups. */
+static const char pmu_triage_events[] = "cycles,instructions,branches,branch-misses,L1-icache-load-misses,"
+					"LLC-load-misses";
+
+/* The events of model m as one event-list string (its groups, then the triage events). */
+static int pmu_spec(const struct model *m, const struct cpu_system *sys, struct model_eval_opts *eo,
+		    struct strbuf *spec, struct tdp_err *err)
+{
+	struct model_compiled *mc = NULL;
+	struct groups_budget b;
+	struct groups_plan plan = GROUPS_PLAN_INIT;
+	int ret;
+
+	model_default_budget(m, &b);
+	if (sys->cpu.gp_counters > 0)
+		b.gp = (unsigned)sys->cpu.gp_counters;
+	b.nmi_watchdog = sys->perms.nmi_watchdog == 1;
+	ret = model_compile(m, &mc, err);
+	if (!ret)
+		ret = model_plan(mc, eo, &b, &plan, err);
+	if (!ret) {
+		model_plan_spec(m, &plan, 0, plan.nr, spec);
+		strbuf_addf(spec, ",%s", pmu_triage_events);
+		if (strbuf_failed(spec))
+			ret = tdp_err_oom(err);
+	}
+	groups_plan_release(&plan);
+	model_compiled_free(mc);
+	return ret;
+}
+
+int backend_pmu_run(char *const *argv, int level, struct backend_pmu *p)
+{
+	struct cpu_system sys;
+	struct tdp_err err = TDP_ERR_INIT;
+	struct model_eval_opts eo = MODEL_EVAL_OPTS_INIT;
+	struct strbuf spec = STRBUF_INIT;
+	struct pmu_event_list list = PMU_EVENT_LIST_INIT;
+	struct pmu_env penv = PMU_ENV_INIT;
+	struct pmu_session_opts so = PMU_SESSION_OPTS_INIT;
+	int ret, rc = EXIT_ANALYSIS;
+
+	ret = cpu_system_detect(&sys, NULL, &err);
+	if (ret) {
+		msg_err(&err);
+		return exitcode_from_err(ret);
+	}
+	p->model = sys.cpu.uarch ? model_for_uarch(sys.cpu.uarch) : NULL;
+	if (!p->model) {
+		msg_error("no top-down model for this CPU (%s)", sys.cpu.uarch ? sys.cpu.uarch : "not recognised");
+		msg_hint("use '--backend=sim' for a simulated estimate; 'tdprof list models' shows the models");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	eo.max_level = level;
+	eo.smt_on = sys.cpu.smt == 1;
+	msg_progress("counting the top-down events of model '%s' over '%s'", p->model->name, argv[0]);
+	ret = pmu_spec(p->model, &sys, &eo, &spec, &err);
+	if (!ret)
+		ret = pmu_event_list_parse(&list, spec.buf, &penv, &err);
+	so.argv = argv;
+	if (!ret)
+		ret = pmu_session_run(&list, &so, &p->res, &err);
+	if (!ret)
+		ret = model_evaluate(p->model, &p->res.counts, &eo, &p->tree, &err);
+	if (ret) {
+		msg_err(&err);
+		rc = exitcode_from_err(ret);
+		if (ret == TDP_ENOCMD)
+			rc = EXIT_NOTFOUND;
+		else if (ret == TDP_ENOEXEC)
+			rc = EXIT_NOEXEC;
+		goto out;
+	}
+	p->res.counts.backend = BACKEND_PMU;
+	rc = EXIT_OK;
+out:
+	pmu_event_list_release(&list);
+	strbuf_release(&spec);
+	cpu_system_release(&sys);
+	return rc;
 }

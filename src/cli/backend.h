@@ -33,6 +33,8 @@
 #include <stdbool.h>
 
 #include "base/countset.h"
+#include "model/model.h"
+#include "pmu/session.h"
 #include "sim/sim.h"
 
 #define BACKEND_CHOICES "auto|pmu|sim|import"
@@ -92,6 +94,29 @@ int backend_sim_machine(const char *cmd, const char *spec, struct sim_machine *m
  * missing or failed, cost files unreadable).
  */
 int backend_sim_run(char *const *argv, struct backend_sim *s);
+
+/** A live run with the PMU: the counts of this CPU's top-down model and the triage events. */
+struct backend_pmu {
+	const struct model *model;        /* this CPU's model (static) */
+	struct pmu_session_result res;    /* res.counts; res.wstatus when res.workload_ran */
+	struct metric_tree tree;          /* evaluated (not classified) */
+};
+
+/** Make p empty. */
+void backend_pmu_init(struct backend_pmu *p);
+
+/** Free what p owns. */
+void backend_pmu_release(struct backend_pmu *p);
+
+/**
+ * Count the top-down events of this CPU's model (up to `level`) and the triage
+ * events (cycles, instructions, branches, branch-misses, L1-icache-load-misses,
+ * LLC-load-misses) over one run of argv, and evaluate the tree. Returns 0 when the
+ * workload ran and the tree has a level-1 node, or prints the error and returns
+ * the exit status (2: no model for this CPU, 127/126: not found / not executable,
+ * 1: counting or evaluation failed).
+ */
+int backend_pmu_run(char *const *argv, int level, struct backend_pmu *p);
 
 /**
  * The workload as one shell-readable line (special characters quoted with '...')

@@ -13,12 +13,7 @@
 #include "base/countset.h"
 #include "base/err.h"
 #include "base/strbuf.h"
-#include "cpu/cpu.h"
 #include "diagnose/diagnose.h"
-#include "model/groups.h"
-#include "model/model.h"
-#include "pmu/event.h"
-#include "pmu/session.h"
 #include "report/why.h"
 
 #include <errno.h>
@@ -199,105 +194,38 @@ out:
 	return rc;
 }
 
-/* The triage events counted beside the model's groups. */
-static const char pmu_triage_events[] = "cycles,instructions,branches,branch-misses,L1-icache-load-misses,"
-					"LLC-load-misses";
-
-/* The events of model m as one event-list string (its groups, then the triage events). */
-static int pmu_spec(const struct model *m, const struct cpu_system *sys, int level, struct strbuf *spec,
-		    struct model_eval_opts *eo, struct tdp_err *err)
-{
-	struct model_compiled *mc = NULL;
-	struct groups_budget b;
-	struct groups_plan plan = GROUPS_PLAN_INIT;
-	int ret;
-
-	eo->max_level = level;
-	eo->smt_on = sys->cpu.smt == 1;
-	model_default_budget(m, &b);
-	if (sys->cpu.gp_counters > 0)
-		b.gp = (unsigned)sys->cpu.gp_counters;
-	b.nmi_watchdog = sys->perms.nmi_watchdog == 1;
-	ret = model_compile(m, &mc, err);
-	if (!ret)
-		ret = model_plan(mc, eo, &b, &plan, err);
-	if (!ret) {
-		model_plan_spec(m, &plan, 0, plan.nr, spec);
-		strbuf_addf(spec, ",%s", pmu_triage_events);
-		if (strbuf_failed(spec))
-			ret = tdp_err_oom(err);
-	}
-	groups_plan_release(&plan);
-	model_compiled_free(mc);
-	return ret;
-}
-
 static int run_pmu(const struct why_opts *wo, char *const *argv, const char *command, struct tdp_ctx *ctx)
 {
-	struct cpu_system sys;
-	struct tdp_err err = TDP_ERR_INIT;
-	const struct model *m;
-	struct model_eval_opts eo = MODEL_EVAL_OPTS_INIT;
-	struct strbuf spec = STRBUF_INIT;
-	struct pmu_event_list list = PMU_EVENT_LIST_INIT;
-	struct pmu_env penv = PMU_ENV_INIT;
-	struct pmu_session_opts so = PMU_SESSION_OPTS_INIT;
-	struct pmu_session_result res = PMU_SESSION_RESULT_INIT;
-	struct metric_tree tree;
+	struct backend_pmu p;
 	struct diag d;
 	struct diag_opts o = { 0 };
 	struct why_report r = { 0 };
-	int ret, rc = EXIT_ANALYSIS;
+	struct tdp_err err = TDP_ERR_INIT;
+	int rc, saved;
 
+	backend_pmu_init(&p);
 	diag_init(&d);
-	ret = cpu_system_detect(&sys, NULL, &err);
-	if (ret) {
-		msg_err(&err);
-		return exitcode_from_err(ret);
-	}
-	m = sys.cpu.uarch ? model_for_uarch(sys.cpu.uarch) : NULL;
-	if (!m) {
-		msg_error("no top-down model for this CPU (%s)", sys.cpu.uarch ? sys.cpu.uarch : "not recognised");
-		msg_hint("use '--backend=sim' for a simulated estimate; 'tdprof list models' shows the models");
+	saved = divert_stdout(wo);
+	rc = backend_pmu_run(argv, (int)wo->level, &p);
+	restore_stdout(saved);
+	if (rc)
 		goto out;
-	}
-	msg_progress("counting the top-down events of model '%s' over '%s'", m->name, argv[0]);
-	ret = pmu_spec(m, &sys, (int)wo->level, &spec, &eo, &err);
-	if (!ret)
-		ret = pmu_event_list_parse(&list, spec.buf, &penv, &err);
-	so.argv = argv;
-	if (!ret) {
-		int saved = divert_stdout(wo);
-
-		ret = pmu_session_run(&list, &so, &res, &err);
-		restore_stdout(saved);
-	}
-	if (!ret)
-		ret = model_evaluate(m, &res.counts, &eo, &tree, &err);
-	if (ret) {
-		msg_err(&err);
-		rc = exitcode_from_err(ret);
-		goto out;
-	}
 	fill_opts(&o, wo, NULL, NULL, command);
-	res.counts.backend = BACKEND_PMU;
-	if (diag_from_counts(&d, BACKEND_PMU, &res.counts, &tree, &o, &err)) {
+	if (diag_from_counts(&d, BACKEND_PMU, &p.res.counts, &p.tree, &o, &err)) {
 		msg_err(&err);
+		rc = EXIT_ANALYSIS;
 		goto out;
 	}
 	r.d = &d;
 	r.command = command;
-	r.workload_ran = res.workload_ran;
-	r.exit_status = res.workload_ran ? exitcode_from_wait(res.wstatus) : 0;
+	r.workload_ran = p.res.workload_ran;
+	r.exit_status = p.res.workload_ran ? exitcode_from_wait(p.res.wstatus) : 0;
 	rc = render(wo, &r, ctx);
 	if (rc == EXIT_OK)
 		rc = r.exit_status;
 out:
 	diag_release(&d);
-	pmu_session_result_release(&res);
-	pmu_event_list_release(&list);
-	strbuf_release(&spec);
-	cpu_system_release(&sys);
+	backend_pmu_release(&p);
 	return rc;
 }
 

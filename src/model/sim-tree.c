@@ -50,15 +50,15 @@ static const struct sim_node sim_nodes[] = {
 	{ "frontend_bound", NULL, SIM_FRONTEND_BOUND, 20, NULL },
 	{ "backend_bound", NULL, SIM_BACKEND_BOUND, 40, NULL },
 	{ "fetch_latency", "frontend_bound", SIM_FRONTEND_BOUND, 10, NULL },
-	{ "fetch_bandwidth", "frontend_bound", -1, 20, "not simulated: decoders and the uop cache are not modelled" },
+	{ "fetch_bandwidth", "frontend_bound", -1, 20, "the simulation does not model decoders or the uop cache" },
 	{ "branch_mispredicts", "bad_speculation", SIM_BAD_SPECULATION, 10, NULL },
-	{ "machine_clears", "bad_speculation", -1, 10, "not simulated: memory-ordering and self-modifying-code "
-							"clears are not modelled" },
+	{ "machine_clears", "bad_speculation", -1, 10, "the simulation does not model memory-ordering or "
+							"self-modifying-code clears" },
 	{ "memory_bound", "backend_bound", SIM_BACKEND_BOUND, 20, NULL },
-	{ "core_bound", "backend_bound", -1, 10, "not simulated: ports, dividers and dependency chains are not "
-						 "modelled (such code shows as Retiring)" },
-	{ "light_operations", "retiring", -1, 60, "not simulated: every instruction counts as one uop" },
-	{ "heavy_operations", "retiring", -1, 10, "not simulated: every instruction counts as one uop" },
+	{ "core_bound", "backend_bound", -1, 10, "the simulation does not model ports, dividers or dependency "
+						 "chains (such code shows as Retiring)" },
+	{ "light_operations", "retiring", -1, 60, "the simulation counts every instruction as one uop" },
+	{ "heavy_operations", "retiring", -1, 10, "the simulation counts every instruction as one uop" },
 };
 
 static double bucket_value(const struct sim_topdown *td, int bucket)
