@@ -16,12 +16,25 @@
 #include <inttypes.h>
 
 #include "base/file.h"
+#include "base/str.h"
 #include "base/strbuf.h"
 #include "perfdata/perfdata.h"
 #include "symtest.h"
 
 static char tmp[] = "/tmp/tdprof-test-resolve-XXXXXX";
 static bool have_tools;
+/* binutils of the binary's architecture: "" or "aarch64-linux-gnu-" */
+static const char *prefix = "";
+static char t_objdump[64], t_nm[64], t_addr2line[64], t_readelf[64];
+
+static void set_tools(const char *p)
+{
+	prefix = p;
+	snprintf(t_objdump, sizeof(t_objdump), "%sobjdump", p);
+	snprintf(t_nm, sizeof(t_nm), "%snm", p);
+	snprintf(t_addr2line, sizeof(t_addr2line), "%saddr2line", p);
+	snprintf(t_readelf, sizeof(t_readelf), "%sreadelf", p);
+}
 
 struct insn_ref {
 	uint64_t vaddr;
@@ -64,7 +77,7 @@ static bool compile(const char *compiler, const char *out, const char *opt, cons
 /* Every instruction of .text with its enclosing symbol, from objdump -d -C. */
 static size_t objdump_section(const char *bin, const char *section, struct insn_ref **out)
 {
-	char *argv[] = { "objdump", "-d", "-C", "-w", "--no-show-raw-insn", "-j", (char *)section,
+	char *argv[] = { t_objdump, "-d", "-C", "-w", "--no-show-raw-insn", "-j", (char *)section,
 			 (char *)bin, NULL };
 	char *text, *cur, *func = NULL, *line;
 	struct insn_ref *v = NULL;
@@ -118,7 +131,7 @@ static int nm_cmp(const void *a, const void *b)
 /* The text symbols of bin from `nm -S -C`, sorted by address. */
 static size_t nm_syms(const char *bin, struct nm_sym **out)
 {
-	char *argv[] = { "nm", "-S", "-C", "--defined-only", (char *)bin, NULL };
+	char *argv[] = { t_nm, "-S", "-C", "--defined-only", (char *)bin, NULL };
 	char *text, *cur, *line;
 	struct nm_sym *v = NULL;
 	size_t nr = 0, alloc = 0;
@@ -193,7 +206,7 @@ static struct a2l *addr2line(const char *bin, const struct insn_ref *ins, size_t
 	size_t k = 0, cur = SIZE_MAX;
 	char (*bufs)[24] = calloc(n, 24);
 
-	argv[k++] = "addr2line";
+	argv[k++] = t_addr2line;
 	argv[k++] = "-f";
 	argv[k++] = "-i";
 	argv[k++] = "-C";
@@ -245,7 +258,7 @@ static struct a2l *addr2line(const char *bin, const struct insn_ref *ins, size_t
 
 static bool is_pie(const char *bin)
 {
-	char *argv[] = { "readelf", "-h", (char *)bin, NULL };
+	char *argv[] = { t_readelf, "-h", (char *)bin, NULL };
 	char *out;
 	bool pie;
 
@@ -406,6 +419,29 @@ static void test_c_O2(void **state)
 	assert_true(compile("gcc", bin, "-O2", "prog.c", "prog-util.c"));
 	assert_true(check_binary(bin, 0) > 0);
 	assert_int_equal(check_binary(bin, SYMBOL_NO_INLINES), 0);
+}
+
+/*
+ * AArch64: the same program cross-compiled (aarch64-linux-gnu-gcc), checked with
+ * the aarch64 binutils: instruction boundaries, symbols, lines and inline chains
+ * do not depend on the host's architecture.
+ */
+static void test_aarch64(void **state)
+{
+	char bin[4096];
+
+	(void)state;
+	if (!st_have("aarch64-linux-gnu-gcc") || !st_have("aarch64-linux-gnu-objdump") ||
+	    !st_have("aarch64-linux-gnu-addr2line") || !st_have("aarch64-linux-gnu-nm") ||
+	    !st_have("aarch64-linux-gnu-readelf"))
+		skip();
+	snprintf(bin, sizeof(bin), "%s/prog-aarch64", tmp);
+	assert_true(compile("aarch64-linux-gnu-gcc", bin, "-O2", "prog.c", "prog-util.c"));
+	set_tools("aarch64-linux-gnu-");
+	size_t inlined = check_binary(bin, 0);
+
+	set_tools("");
+	assert_true(inlined > 0);
 }
 
 static void test_cxx_O2(void **state)
@@ -671,6 +707,11 @@ static void test_perf_record(void **state)
 			snprintf(want, sizeof(want), "%s+%#" PRIx64, r->function, r->offset);
 			if (r->offset == 0)
 				snprintf(want, sizeof(want), "%s+0x0", r->function);
+			/* perf 6.1 makes no "name@plt" symbols for this PLT layout: the stubs
+			 * fall in the sizeless _init before them ("_init+0x46"); we name
+			 * them as objdump does (test_plt) */
+			if (str_ends_with(r->function, "@plt") && !strncmp(sym, "_init+", 6))
+				continue;
 			if (strcmp(want, sym))
 				fail_msg("ip %#" PRIx64 ": we say %s, perf says %s", ip, want, sym);
 			checked++;
@@ -691,6 +732,7 @@ static void test_perf_record(void **state)
 static int setup(void **state)
 {
 	(void)state;
+	set_tools("");
 	have_tools = st_have("gcc") && st_have("objdump") && st_have("addr2line") && st_have("nm") &&
 		     st_have("readelf");
 	if (!mkdtemp(tmp))
@@ -711,6 +753,7 @@ int main(void)
 		cmocka_unit_test(test_c_O1),
 		cmocka_unit_test(test_c_O2),
 		cmocka_unit_test(test_cxx_O2),
+		cmocka_unit_test(test_aarch64),
 		cmocka_unit_test(test_no_lines),
 		cmocka_unit_test(test_plt),
 		cmocka_unit_test(test_enomem),
