@@ -60,6 +60,9 @@ static int add_blocks(struct branch_agg *a, const struct branch_entry *e, size_t
 	return 0;
 }
 
+/* Entries whose slots are prefetched before they are counted (see below). */
+#define PREFETCH_BATCH 32
+
 int branch_agg_add_stack(struct branch_agg *a, const struct branch_entry *e, size_t nr, uint32_t pid,
 			 struct tdp_err *err)
 {
@@ -68,8 +71,17 @@ int branch_agg_add_stack(struct branch_agg *a, const struct branch_entry *e, siz
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct branch_entry *x = &e[i];
-		struct bt_edge *s = bt_edge_find(a, x->from, x->to);
+		struct bt_edge *s;
 
+		/*
+		 * Each entry's slot is a cache miss once the table outgrows the caches
+		 * (a few hundred thousand edges): ask for the slots of a batch ahead so
+		 * that the misses overlap instead of following one another.
+		 */
+		if (i % PREFETCH_BATCH == 0)
+			for (size_t k = i; k < nr && k < i + PREFETCH_BATCH; k++)
+				__builtin_prefetch(&a->edges[bt_slot(e[k].from, e[k].to, a->edge_shift)], 1);
+		s = bt_edge_find(a, x->from, x->to);
 		if (!s && !(s = bt_edge_insert(a, x->from, x->to, pid, &rc, err)))
 			return rc;
 		s->count++;

@@ -35,56 +35,127 @@ const struct branch_loc *branch_symbols_find(const struct branch_symbols *s, uin
 	return lo < s->nr_locs && s->locs[lo].addr == addr ? &s->locs[lo] : NULL;
 }
 
-static int loc_by_addr(const void *pa, const void *pb)
+/* Distinct addresses, in first-seen order, with a hash index addr -> position. */
+struct addr_set {
+	uint64_t *addr;         /* by position */
+	uint32_t *pid;
+	size_t nr, alloc_addr, alloc_pid;
+	uint32_t *slots;        /* positions + 1; 0: empty */
+	size_t cap;
+};
+
+static size_t addr_slot(uint64_t a, size_t cap)
 {
-	const struct branch_loc *a = pa, *b = pb;
+	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+static int addr_set_grow(struct addr_set *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 4096;
+	uint32_t *t = tdp_calloc(cap, sizeof(*t));
+
+	if (!t)
+		return TDP_ENOMEM;
+	for (size_t i = 0; i < s->nr; i++) {
+		size_t j = addr_slot(s->addr[i], cap);
+
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = (uint32_t)(i + 1);
+	}
+	tdp_free(s->slots);
+	s->slots = t;
+	s->cap = cap;
+	return 0;
+}
+
+/* The position of a (added with pid when new), or -1 on TDP_ENOMEM. */
+static int64_t addr_set_add(struct addr_set *s, uint64_t a, uint32_t pid)
+{
+	size_t j;
+
+	if ((s->nr + 1) * 2 > s->cap && addr_set_grow(s))
+		return -1;
+	for (j = addr_slot(a, s->cap); s->slots[j]; j = (j + 1) & (s->cap - 1))
+		if (s->addr[s->slots[j] - 1] == a)
+			return s->slots[j] - 1;
+	if (TDP_GROW(s->addr, s->alloc_addr, s->nr + 1) || TDP_GROW(s->pid, s->alloc_pid, s->nr + 1))
+		return -1;
+	s->addr[s->nr] = a;
+	s->pid[s->nr] = pid;
+	s->slots[j] = (uint32_t)(s->nr + 1);
+	return (int64_t)s->nr++;
+}
+
+struct addr_pos {
+	uint64_t addr;
+	uint32_t pos;
+};
+
+static int by_addr(const void *pa, const void *pb)
+{
+	const struct addr_pos *a = pa, *b = pb;
 
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
 int ba_locs_collect(const struct branch_result *r, struct branch_symbols *s, struct tdp_err *err)
 {
-	size_t n = 0, cap = r->nr_edges * 2 + r->nr_blocks * 2, k;
-	struct branch_loc *l;
+	struct addr_set set = { 0 };
+	struct addr_pos *order = NULL;
+	uint32_t *remap = NULL, *edge_loc = NULL;
+	struct branch_loc *l = NULL;
+	int rc = TDP_ENOMEM;
 
-	/* sites are edge sources: the edges cover them. Edges come first, so that
-	 * after the stable dedup below an address keeps an edge's pid. */
-	l = tdp_calloc(cap ? cap : 1, sizeof(*l));
-	if (!l)
-		return tdp_err_oom(err);
+	/* edges first, so that an address keeps the pid of the first edge naming it */
+	edge_loc = tdp_calloc(r->nr_edges * 2 + 1, sizeof(*edge_loc));
+	if (!edge_loc)
+		goto out;
 	for (size_t i = 0; i < r->nr_edges; i++) {
-		l[n].addr = r->edges[i].from;
-		l[n++].pid = r->edges[i].pid;
-		l[n].addr = r->edges[i].to;
-		l[n++].pid = r->edges[i].pid;
+		int64_t f = addr_set_add(&set, r->edges[i].from, r->edges[i].pid);
+		int64_t t = f < 0 ? -1 : addr_set_add(&set, r->edges[i].to, r->edges[i].pid);
+
+		if (t < 0)
+			goto out;
+		edge_loc[2 * i] = (uint32_t)f;
+		edge_loc[2 * i + 1] = (uint32_t)t;
 	}
-	for (size_t i = 0; i < r->nr_blocks; i++) {
-		l[n].addr = r->blocks[i].start;
-		l[n++].pid = r->blocks[i].pid;
-		l[n].addr = r->blocks[i].end;
-		l[n++].pid = r->blocks[i].pid;
-	}
-	/* qsort is not stable: order equal addresses by their position first */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < r->nr_blocks; i++)
+		if (addr_set_add(&set, r->blocks[i].start, r->blocks[i].pid) < 0 ||
+		    addr_set_add(&set, r->blocks[i].end, r->blocks[i].pid) < 0)
+			goto out;
+	order = tdp_calloc(set.nr + 1, sizeof(*order));
+	remap = tdp_calloc(set.nr + 1, sizeof(*remap));
+	l = tdp_calloc(set.nr + 1, sizeof(*l));
+	if (!order || !remap || !l)
+		goto out;
+	for (size_t i = 0; i < set.nr; i++)
+		order[i] = (struct addr_pos){ set.addr[i], (uint32_t)i };
+	if (set.nr > 1)
+		qsort(order, set.nr, sizeof(*order), by_addr);
+	for (size_t i = 0; i < set.nr; i++) {
+		remap[order[i].pos] = (uint32_t)i;
+		l[i].addr = order[i].addr;
+		l[i].pid = set.pid[order[i].pos];
 		l[i].group = (uint32_t)i;
-	if (n > 1)
-		qsort(l, n, sizeof(*l), loc_by_addr);
-	k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k && l[k - 1].addr == l[i].addr) {
-			if (l[i].group < l[k - 1].group) {
-				l[k - 1].pid = l[i].pid;
-				l[k - 1].group = l[i].group;
-			}
-			continue;
-		}
-		l[k++] = l[i];
 	}
-	for (size_t i = 0; i < k; i++)
-		l[i].group = (uint32_t)i;
+	for (size_t i = 0; i < r->nr_edges * 2; i++)
+		edge_loc[i] = remap[edge_loc[i]];
 	s->locs = l;
-	s->nr_locs = k;
-	return 0;
+	s->nr_locs = set.nr;
+	s->edge_loc = edge_loc;
+	l = NULL;
+	edge_loc = NULL;
+	rc = 0;
+out:
+	tdp_free(set.addr);
+	tdp_free(set.pid);
+	tdp_free(set.slots);
+	tdp_free(order);
+	tdp_free(remap);
+	tdp_free(l);
+	tdp_free(edge_loc);
+	return rc ? tdp_err_oom(err) : 0;
 }
 
 void ba_text_unresolved(uint64_t addr, uint64_t dso_addr, bool kernel, struct strbuf *sb)
@@ -180,11 +251,8 @@ int ba_sym_edges(struct branch_symbols *s, const struct branch_result *r, struct
 		return tdp_err_oom(err);
 	for (size_t i = 0; i < r->nr_edges; i++) {
 		const struct branch_edge *e = &r->edges[i];
-		const struct branch_loc *f = branch_symbols_find(s, e->from), *t = branch_symbols_find(s, e->to);
+		const struct branch_loc *f = &s->locs[s->edge_loc[2 * i]], *t = &s->locs[s->edge_loc[2 * i + 1]];
 		uint64_t na = e->count - e->mispredicts - e->predicted;
-
-		if (!f || !t)
-			continue; /* cannot happen: ba_locs_collect() took every edge */
 		if (e->predicted)
 			rows[n++] = (struct branch_sym_edge){ f, t, BRANCH_PRED_N, e->predicted };
 		if (e->mispredicts)
@@ -213,6 +281,8 @@ void ba_symbols_release(struct branch_symbols *s)
 {
 	tdp_free(s->locs);
 	tdp_free(s->sym_edges);
+	tdp_free(s->edge_loc);
+	s->edge_loc = NULL;
 	s->locs = NULL;
 	s->nr_locs = 0;
 	s->sym_edges = NULL;

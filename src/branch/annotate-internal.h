@@ -15,7 +15,7 @@ struct strbuf;
 /*
  * Collect the distinct addresses of r (sites, edge sources and targets, block
  * starts and ends) into s->locs, ascending, each with the pid of its first
- * edge (or block). Returns 0 or TDP_ENOMEM.
+ * edge (or block), and s->edge_loc. Returns 0 or TDP_ENOMEM.
  */
 int ba_locs_collect(const struct branch_result *r, struct branch_symbols *s, struct tdp_err *err)
 	__attribute__((warn_unused_result));
@@ -35,7 +35,7 @@ void ba_text_unresolved(uint64_t addr, uint64_t dso_addr, bool kernel, struct st
 int ba_sym_edges(struct branch_symbols *s, const struct branch_result *r, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 
-/* Free what ba_* allocated in s (locs, sym_edges) and zero those fields. */
+/* Free what ba_* allocated in s (locs, edge_loc, sym_edges) and zero those fields. */
 void ba_symbols_release(struct branch_symbols *s);
 
 #endif

@@ -121,6 +121,9 @@ struct branch_symbols {
 	struct branch_loc *locs;           /* distinct addresses, ascending */
 	size_t nr_locs;
 	size_t nr_resolved;                /* locs with a function */
+	uint32_t *edge_loc;                /* for edge i of the result: locs[edge_loc[2i]] is its
+					    * source, locs[edge_loc[2i + 1]] its target (the
+					    * result's edges must keep their order) */
 	struct branch_sym_edge *sym_edges; /* perf's rows, ranked by count */
 	size_t nr_sym_edges;
 	struct branch_site_disasm *disasm; /* for the first nr_disasm sites, in order */
@@ -166,5 +169,11 @@ const struct branch_symbols *branch_annot_symbols(const struct branch_annot *an)
 
 /** The location of addr (one of the result's addresses), or NULL. */
 const struct branch_loc *branch_symbols_find(const struct branch_symbols *s, uint64_t addr);
+
+/** The location of the source (to false) or target (to true) of the result's edge i. */
+static inline const struct branch_loc *branch_symbols_edge(const struct branch_symbols *s, size_t i, bool to)
+{
+	return s->edge_loc ? &s->locs[s->edge_loc[2 * i + (to ? 1 : 0)]] : NULL;
+}
 
 #endif

@@ -16,23 +16,6 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-static int edge_by_addr(const void *pa, const void *pb)
-{
-	const struct branch_edge *a = pa, *b = pb;
-
-	return a->from != b->from ? cmp_u64(a->from, b->from) : cmp_u64(a->to, b->to);
-}
-
-/* perf's order: overhead descending, then the sort keys (source, target) ascending */
-static int edge_by_count(const void *pa, const void *pb)
-{
-	const struct branch_edge *a = pa, *b = pb;
-
-	if (a->count != b->count)
-		return a->count > b->count ? -1 : 1;
-	return edge_by_addr(pa, pb);
-}
-
 static int block_by_cycles(const void *pa, const void *pb)
 {
 	const struct branch_block *a = pa, *b = pb;
@@ -182,23 +165,59 @@ int branch_result_retype(struct branch_result *r, struct tdp_err *err)
 	return 0;
 }
 
-/* Group the edges (sorted by from) into sites. */
+/* Sort keys: small, so that sorting moves 16 or 32 bytes instead of an edge. */
+struct from_key {
+	uint64_t from;
+	uint64_t idx;
+};
+
+struct count_key {
+	uint64_t count, from, to, idx;
+};
+
+static int from_key_cmp(const void *pa, const void *pb)
+{
+	const struct from_key *a = pa, *b = pb;
+
+	return a->from != b->from ? cmp_u64(a->from, b->from) : cmp_u64(a->idx, b->idx);
+}
+
+/* perf's order: overhead descending, then the sort keys (source, target) ascending */
+static int count_key_cmp(const void *pa, const void *pb)
+{
+	const struct count_key *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return a->from != b->from ? cmp_u64(a->from, b->from) : cmp_u64(a->to, b->to);
+}
+
+/* Group the edges by source into sites. */
 static int make_sites(struct branch_result *r, struct tdp_err *err)
 {
+	struct from_key *k = tdp_calloc(r->nr_edges + 1, sizeof(*k));
 	size_t nr = 0;
 
-	for (size_t i = 0; i < r->nr_edges; i++)
-		nr += i == 0 || r->edges[i].from != r->edges[i - 1].from;
-	r->sites = tdp_calloc(nr ? nr : 1, sizeof(*r->sites));
-	if (!r->sites)
+	if (!k)
 		return tdp_err_oom(err);
-	for (size_t i = 0, k = 0; i < r->nr_edges; k++) {
-		struct branch_site *s = &r->sites[k];
+	for (size_t i = 0; i < r->nr_edges; i++)
+		k[i] = (struct from_key){ r->edges[i].from, i };
+	if (r->nr_edges > 1)
+		qsort(k, r->nr_edges, sizeof(*k), from_key_cmp);
+	for (size_t i = 0; i < r->nr_edges; i++)
+		nr += i == 0 || k[i].from != k[i - 1].from;
+	r->sites = tdp_calloc(nr ? nr : 1, sizeof(*r->sites));
+	if (!r->sites) {
+		tdp_free(k);
+		return tdp_err_oom(err);
+	}
+	for (size_t i = 0, n = 0; i < r->nr_edges; n++) {
+		struct branch_site *s = &r->sites[n];
 		uint64_t best = 0, best_typed = 0;
 
-		s->addr = r->edges[i].from;
-		for (; i < r->nr_edges && r->edges[i].from == s->addr; i++) {
-			const struct branch_edge *e = &r->edges[i];
+		s->addr = k[i].from;
+		for (; i < r->nr_edges && k[i].from == s->addr; i++) {
+			const struct branch_edge *e = &r->edges[k[i].idx];
 
 			s->executions += e->count;
 			s->mispredicts += e->mispredicts;
@@ -216,9 +235,36 @@ static int make_sites(struct branch_result *r, struct tdp_err *err)
 				s->type_source = BRANCH_TYPE_FROM_RECORD;
 			}
 		}
-		r->nr_sites = k + 1;
+		r->nr_sites = n + 1;
 	}
+	tdp_free(k);
 	branch_sites_sort(r->sites, r->nr_sites, BRANCH_SORT_MISPREDICTS);
+	return 0;
+}
+
+/* Rank the edges by count (then source, target) through small keys and one permutation. */
+static int rank_edges(struct branch_result *r, struct tdp_err *err)
+{
+	struct count_key *k;
+	struct branch_edge *sorted;
+
+	if (r->nr_edges < 2)
+		return 0;
+	k = tdp_calloc(r->nr_edges, sizeof(*k));
+	sorted = tdp_calloc(r->nr_edges, sizeof(*sorted));
+	if (!k || !sorted) {
+		tdp_free(k);
+		tdp_free(sorted);
+		return tdp_err_oom(err);
+	}
+	for (size_t i = 0; i < r->nr_edges; i++)
+		k[i] = (struct count_key){ r->edges[i].count, r->edges[i].from, r->edges[i].to, i };
+	qsort(k, r->nr_edges, sizeof(*k), count_key_cmp);
+	for (size_t i = 0; i < r->nr_edges; i++)
+		sorted[i] = r->edges[k[i].idx];
+	tdp_free(k);
+	tdp_free(r->edges);
+	r->edges = sorted;
 	return 0;
 }
 
@@ -260,13 +306,11 @@ int branch_agg_finish(const struct branch_agg *a, struct branch_result *out, str
 			.cycles = s->cycles, .pid = s->pid,
 		};
 	}
-	if (r.nr_edges > 1)
-		qsort(r.edges, r.nr_edges, sizeof(*r.edges), edge_by_addr);
 	rc = make_sites(&r, err);
+	if (!rc)
+		rc = rank_edges(&r, err);
 	if (rc)
 		goto fail;
-	if (r.nr_edges > 1)
-		qsort(r.edges, r.nr_edges, sizeof(*r.edges), edge_by_count);
 	if (r.nr_blocks > 1)
 		qsort(r.blocks, r.nr_blocks, sizeof(*r.blocks), block_by_cycles);
 	rc = branch_result_retype(&r, err);

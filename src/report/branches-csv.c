@@ -65,8 +65,8 @@ static void edges(struct strbuf *sb, const struct branches_report *r)
 	strbuf_adds(sb, "from,to,from_symbol,to_symbol,count,mispredicts,predicted,type\n");
 	for (size_t i = 0; i < limit(r, res->nr_edges); i++) {
 		const struct branch_edge *e = &res->edges[i];
-		const struct branch_loc *f = branch_symbols_find(r->syms, e->from);
-		const struct branch_loc *t = branch_symbols_find(r->syms, e->to);
+		const struct branch_loc *f = branch_symbols_edge(r->syms, i, false);
+		const struct branch_loc *t = branch_symbols_edge(r->syms, i, true);
 
 		strbuf_addf(sb, "0x%" PRIx64 ",0x%" PRIx64 ",", e->from, e->to);
 		field(sb, f ? f->perf_text : NULL);

@@ -111,8 +111,8 @@ static json_t *edges_json(struct jb *b, const struct branches_report *r)
 
 	for (size_t i = 0; i < limit(r, res->nr_edges); i++) {
 		const struct branch_edge *e = &res->edges[i];
-		const struct branch_loc *f = branch_symbols_find(r->syms, e->from);
-		const struct branch_loc *t = branch_symbols_find(r->syms, e->to);
+		const struct branch_loc *f = branch_symbols_edge(r->syms, i, false);
+		const struct branch_loc *t = branch_symbols_edge(r->syms, i, true);
 		json_t *o = json_object();
 
 		put(b, o, "from", addr(e->from));
