@@ -1,8 +1,10 @@
 /* backend.c: --backend selection and the simulated run of a workload (see backend.h). */
 #include "cli/backend.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/strbuf.h"
@@ -114,11 +116,34 @@ void backend_join_command(struct strbuf *sb, char *const *argv)
 	}
 }
 
+int backend_divert_stdout(bool divert)
+{
+	int saved;
+
+	if (!divert)
+		return -1;
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	if (saved >= 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		close(saved);
+		saved = -1;
+	}
+	return saved;
+}
+
+void backend_restore_stdout(int saved)
+{
+	if (saved < 0)
+		return;
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+}
+
 int backend_sim_run(char *const *argv, struct backend_sim *s)
 {
 	struct sim_run_opts o = SIM_RUN_OPTS_INIT;
 	struct tdp_err err = TDP_ERR_INIT;
-	int ret;
+	int ret, saved;
 
 	o.argv = argv;
 	o.machine = &s->machine;
@@ -127,7 +152,9 @@ int backend_sim_run(char *const *argv, struct backend_sim *s)
 	sim_machine_describe(&s->machine, s->machine_desc, sizeof(s->machine_desc));
 	msg_progress("simulating '%s' under valgrind (cachegrind, machine %s): expect 20-100x its normal run time",
 		     argv[0], s->machine.name);
+	saved = backend_divert_stdout(s->stdout_to_stderr);
 	ret = sim_run(&o, &s->profile, &s->run, &err);
+	backend_restore_stdout(saved);
 	if (ret) {
 		msg_err(&err);
 		switch (ret) {

@@ -69,6 +69,8 @@ struct backend_sim {
 	struct sim_estimate est;     /* the whole run's estimate, when have_est */
 	bool have_est;
 	char machine_desc[256];      /* sim_machine_describe() */
+	bool stdout_to_stderr;       /* set by the caller: the workload's stdout goes to stderr while it
+				      * runs (a JSON document on stdout stays valid) */
 };
 
 /** Make s empty (the machine is "generic"). */
@@ -117,6 +119,15 @@ void backend_pmu_release(struct backend_pmu *p);
  * 1: counting or evaluation failed).
  */
 int backend_pmu_run(char *const *argv, int level, struct backend_pmu *p);
+
+/**
+ * Point stdout at stderr (when `divert`) for the workload's run; returns the saved
+ * stdout for backend_restore_stdout(), or -1 when nothing was changed.
+ */
+int backend_divert_stdout(bool divert);
+
+/** Undo backend_divert_stdout() (saved < 0 does nothing). */
+void backend_restore_stdout(int saved);
 
 /**
  * The workload as one shell-readable line (special characters quoted with '...')

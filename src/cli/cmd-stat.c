@@ -257,6 +257,7 @@ static int run_sim(char *const *argv, const char *machine, const char *out_path,
 
 	backend_sim_init(&s);
 	rc = backend_sim_machine("stat", machine, &s.machine);
+	s.stdout_to_stderr = json && !out_path;
 	if (!rc)
 		rc = backend_sim_run(argv, &s);
 	if (rc)

@@ -471,6 +471,7 @@ static int run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_
 
 	backend_sim_init(&s);
 	rc = backend_sim_machine("topdown", to->sim_machine, &s.machine);
+	s.stdout_to_stderr = to->json && !to->out_path;
 	if (!rc)
 		rc = backend_sim_run(argv, &s);
 	if (!rc && !s.have_est)

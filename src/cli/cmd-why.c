@@ -110,31 +110,10 @@ static void fill_opts(struct diag_opts *o, const struct why_opts *wo, const char
 	o->top = (size_t)wo->top;
 }
 
-/*
- * With --json on stdout, the workload's own output would corrupt the document: it
- * goes to stderr while the workload runs. Returns the saved stdout (or -1).
- */
-static int divert_stdout(const struct why_opts *wo)
+/* With --json on stdout, the workload's own output would corrupt the document. */
+static bool divert(const struct why_opts *wo)
 {
-	int saved;
-
-	if (!wo->json || wo->out_path)
-		return -1;
-	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	if (saved >= 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-		close(saved);
-		saved = -1;
-	}
-	return saved;
-}
-
-static void restore_stdout(int saved)
-{
-	if (saved < 0)
-		return;
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
+	return wo->json && !wo->out_path;
 }
 
 static int run_sim(const struct why_opts *wo, char *const *argv, const char *command, struct tdp_ctx *ctx)
@@ -145,16 +124,15 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 	struct tdp_err err = TDP_ERR_INIT;
 	struct why_report r = { 0 };
 	char *exe = NULL, cwd[4096];
-	int rc, ret, saved;
+	int rc, ret;
 
 	backend_sim_init(&s);
 	diag_init(&d);
 	rc = backend_sim_machine("why", wo->machine, &s.machine);
 	if (rc)
 		goto out;
-	saved = divert_stdout(wo);
+	s.stdout_to_stderr = divert(wo);
 	rc = backend_sim_run(argv, &s);
-	restore_stdout(saved);
 	if (rc)
 		goto out;
 	if (!s.have_est) {
@@ -205,9 +183,9 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 
 	backend_pmu_init(&p);
 	diag_init(&d);
-	saved = divert_stdout(wo);
+	saved = backend_divert_stdout(divert(wo));
 	rc = backend_pmu_run(argv, (int)wo->level, &p);
-	restore_stdout(saved);
+	backend_restore_stdout(saved);
 	if (rc)
 		goto out;
 	fill_opts(&o, wo, NULL, NULL, command);

@@ -1,0 +1,87 @@
+"""--backend on the measuring commands: stat and topdown simulated, labelled estimates.
+
+Needs valgrind for the simulated runs (those tests skip without it).
+"""
+import os
+import shutil
+
+import tdp
+
+
+def demo(name):
+    path = os.path.join(tdp.BUILD_ROOT, "examples", name, "demo-" + name)
+    if not os.access(path, os.X_OK):
+        raise tdp.Skip("demo workload not built: %s" % path)
+    if not shutil.which("valgrind"):
+        raise tdp.Skip("valgrind is not installed")
+    return path
+
+
+def test_stat_sim_text_says_estimate():
+    r = tdp.run("stat", "--backend=sim", "--", demo("branch"), timeout=240)
+    tdp.expect_exit(r, 0)
+    tdp.expect_in("estimate (simulated)", r.out, "stdout", r)
+    tdp.expect_in(" branch-misses ", r.out, "stdout", r)
+    tdp.check("<not supported>" not in r.out, "the simulation gives every default count", r)
+
+
+def test_stat_sim_json():
+    r = tdp.run("stat", "--backend=sim", "--json", "--", demo("branch"), timeout=240)
+    tdp.expect_exit(r, 0)
+    j = r.json()
+    tdp.check(j["backend"] == "sim", "backend sim", r)
+    ev = {e["event"]: e["value"] for e in j["events"]}
+    # the if of examples/branch/branch.c alone runs 16384 * 150 = 2,457,600 conditional branches,
+    # about half of them mispredicted on random bytes; the loops add as many predicted branches
+    tdp.check(ev["branches"] > 2 * 2457600, "branches %r" % ev["branches"], r)
+    tdp.check(0.45 * 2457600 < ev["branch-misses"] < 0.6 * 2457600 + 20000, "branch-misses %r" % ev["branch-misses"], r)
+    tdp.check(j["metrics"]["branch_mpki"] > 5, "triage sees the branch: %r" % j["metrics"], r)
+
+
+def test_topdown_sim_json():
+    r = tdp.run("topdown", "--backend=sim", "-l", "2", "--json", "--", demo("chase"), timeout=240)
+    tdp.expect_exit(r, 0)
+    j = r.json()
+    tdp.check(j["backend"] == "sim" and j["cpu"] == "sim", "backend and model: %s %s" % (j["backend"], j["cpu"]), r)
+    tdp.check(abs(sum(j["level1"].values()) - 100) < 0.01, "level 1 adds up: %r" % j["level1"], r)
+    tdp.check(j["verdict"]["category"] == "backend_bound", "the chase is backend bound: %r" % j["verdict"], r)
+    tdp.check(j["level2"]["backend_bound"]["core_bound"] is None, "core bound not simulated: null", r)
+    tdp.check(j["level2"]["backend_bound"]["memory_bound"] == j["level1"]["backend_bound"], "memory = backend", r)
+
+
+def test_topdown_sim_text_says_estimate():
+    r = tdp.run("topdown", "--backend=sim", "--", demo("interp"), timeout=240)
+    tdp.expect_exit(r, 0)
+    tdp.expect_in("estimate (simulated)", r.out, "stdout", r)
+    tdp.expect_in("Bad Speculation", r.out, "stdout", r)
+
+
+def test_topdown_auto_without_pmu_simulates():
+    if not tdp.no_pmu():
+        raise tdp.Skip("this machine has a PMU")
+    r = tdp.run("topdown", "--json", "--", demo("arith"), timeout=240)
+    tdp.expect_exit(r, 0)
+    tdp.check(r.json()["backend"] == "sim", "auto fell back to sim", r)
+    tdp.check(r.err.count("tdprof: note: no hardware PMU here") == 1, "one note", r)
+
+
+def test_backend_usage_errors():
+    for args, text in ((["stat", "--backend=sim", "-e", "cycles", "--", "true"], "the simulation runs a command"),
+                       (["topdown", "--backend=import", "--", "true"], "needs the file"),
+                       (["why", "--backend=import", "--", "true"], "'import' is not one of"),
+                       (["stat", "--backend=bogus", "--", "true"], "bogus")):
+        r = tdp.run(*args)
+        tdp.expect_exit(r, 2)
+        tdp.expect_in(text, r.err, "stderr", r)
+
+
+def test_backend_pmu_without_a_pmu():
+    if not tdp.no_pmu():
+        raise tdp.Skip("this machine has a PMU")
+    for cmd in ("stat", "topdown"):
+        r = tdp.run(cmd, "--backend=pmu", "--", "true")
+        tdp.expect_exit(r, 1)
+        tdp.expect_in("hardware counters are unavailable", r.err, "stderr", r)
+
+
+tdp.main(globals())

@@ -1,0 +1,193 @@
+"""tdprof why: the whole workflow on the demo workloads of examples/ (simulated backend).
+
+The expected lines are found in the sources by their marker comments
+('tdprof-demo: MISPREDICT' ...), never hard-coded. Needs valgrind (skips without it).
+"""
+import os
+import shutil
+
+import tdp
+
+EXAMPLES = os.path.join(tdp.SOURCE_ROOT, "examples")
+
+
+def demo(name):
+    path = os.path.join(tdp.BUILD_ROOT, "examples", name, "demo-" + name)
+    if not os.access(path, os.X_OK):
+        raise tdp.Skip("demo workload not built: %s" % path)
+    return path
+
+
+def need_valgrind():
+    if not shutil.which("valgrind"):
+        raise tdp.Skip("valgrind is not installed")
+
+
+def marker_line(name, marker):
+    src = os.path.join(EXAMPLES, name, name + ".c")
+    with open(src) as f:
+        for i, line in enumerate(f, 1):
+            if "tdprof-demo: " + marker in line:
+                return src, i
+    raise AssertionError("no marker %s in %s" % (marker, src))
+
+
+def why(*args):
+    need_valgrind()
+    r = tdp.run("why", "--backend=sim", "--json", "--", *args, timeout=240)
+    tdp.expect_exit(r, 0)
+    return r, r.json()
+
+
+def check_first_site(r, j, name, marker):
+    src, line = marker_line(name, marker)
+    s = j["sites"][0]
+    tdp.check(os.path.realpath(os.path.join(os.getcwd(), s["file"])) == os.path.realpath(src)
+              and s["line"] == line, "first site is %s:%d, got %s:%s" % (src, line, s["file"], s["line"]), r)
+
+
+def test_branch_random_names_the_if_line():
+    r, j = why(demo("branch"))
+    tdp.check(j["backend"] == "sim" and j["estimate"] is True, "backend sim, estimate", r)
+    tdp.check(j["verdict"]["category"] == "bad_speculation", "category: %s" % j["verdict"]["category"], r)
+    check_first_site(r, j, "branch", "MISPREDICT")
+    # The if runs once per element per pass: N * PASSES = 16384 * 150 = 2,457,600 conditional
+    # branches at that line (examples/branch/branch.c), whatever the data.
+    s = j["sites"][0]
+    tdp.check(s["cond_branches"] == 16384 * 150, "branches at the if line: %d" % s["cond_branches"], r)
+    # random bytes: about half of them mispredict (a predictor cannot beat a coin)
+    tdp.check(0.35 < s["mispredicts"] / s["cond_branches"] < 0.65, "mispredict rate %r" % s, r)
+    # ranked by mispredicts: never increasing
+    m = [x["mispredicts"] for x in j["sites"]]
+    tdp.check(m == sorted(m, reverse=True), "sites ranked by mispredicts: %r" % m, r)
+    # the disassembly marks the line's conditional jump (jle/jg/...: not jmp, not a cmov)
+    dis = j["drilldown"]["disassembly"]
+    target = [i for i in dis["instructions"] if i["target"]]
+    tdp.check(len(target) == 1 and target[0]["in_line"], "one target in the line: %r" % dis, r)
+    mnem = target[0]["text"].split()[0]
+    tdp.check(mnem.startswith("j") and mnem != "jmp", "a conditional jump: %s" % target[0]["text"], r)
+    f = j["findings"][0]
+    tdp.check(f["category"] == "bad_speculation" and f["site"]["line"] == s["line"] and f["fix"]
+              and "mispredicted" in f["evidence"], "first finding: %r" % f, r)
+
+
+def test_branch_sorted_is_retiring():
+    r, j = why(demo("branch"), "sorted")
+    tdp.check(j["verdict"]["category"] == "retiring", "category: %s" % j["verdict"]["category"], r)
+    tdp.check(j["level1"]["bad_speculation"] < 5, "sorted data is predicted: %r" % j["level1"], r)
+
+
+def test_interp_names_the_dispatch():
+    r, j = why(demo("interp"))
+    tdp.check(j["verdict"]["category"] == "bad_speculation", "category: %s" % j["verdict"]["category"], r)
+    check_first_site(r, j, "interp", "DISPATCH")
+    s = j["sites"][0]
+    tdp.check(s["indirect_mispredicts"] > s["cond_mispredicts"], "the indirect jump mispredicts: %r" % s, r)
+    target = [i for i in j["drilldown"]["disassembly"]["instructions"] if i["target"]]
+    tdp.check(target and target[0]["text"].startswith("jmp") and "0x" not in target[0]["text"].split()[1][:2],
+              "an indirect jmp: %r" % target, r)
+    tdp.check("indirect" in j["findings"][0]["title"], "finding says indirect: %r" % j["findings"][0], r)
+
+
+def test_chase_is_backend_bound_at_the_load():
+    r, j = why(demo("chase"))
+    tdp.check(j["verdict"]["category"] == "backend_bound", "category: %s" % j["verdict"]["category"], r)
+    check_first_site(r, j, "chase", "CHASE")
+    s = j["sites"][0]
+    # 2^21 steps, each one load of a random node of a 64 MiB ring: nearly all miss every level
+    tdp.check(s["loads"] == 1 << 21 and s["ll_misses"] > 0.9 * (1 << 21), "the chase's loads: %r" % s, r)
+    tdp.check(j["level2"]["backend_bound"]["core_bound"] is None, "core bound is not simulated: null", r)
+
+
+def test_bigcode_is_frontend_bound_with_its_footprint():
+    r, j = why(demo("bigcode"))
+    tdp.check(j["verdict"]["category"] == "frontend_bound", "category: %s" % j["verdict"]["category"], r)
+    fp = j["drilldown"]["footprint"]
+    # gen-bigcode.py writes 1000 functions plus run_all; main and the C runtime add a few
+    tdp.check(fp["functions"] >= 1001, "functions executed: %d" % fp["functions"], r)
+    tdp.check(fp["bytes"] > 4 * fp["l1i_bytes"], "code footprint %d B vs L1i %d B" % (fp["bytes"], fp["l1i_bytes"]), r)
+    tdp.check(j["findings"][0]["title"].startswith("hot code footprint"), "footprint finding first", r)
+
+
+def test_arith_is_retiring_with_the_loop_command():
+    r, j = why(demo("arith"))
+    tdp.check(j["verdict"]["category"] == "retiring", "category: %s" % j["verdict"]["category"], r)
+    src, line = marker_line("arith", "HOT")
+    tdp.check(j["sites"][0]["function"] == "kernel", "hot function kernel: %r" % j["sites"][0], r)
+    cmd = j["drilldown"]["loop_command"]
+    tdp.check(cmd.startswith("tdprof loop ") and cmd.split()[2].endswith("examples/arith/arith.c")
+              and "--function kernel --" in cmd and "-O1" in cmd, "loop command: %s" % cmd, r)
+    # the start-up is left out: the program's own code is the scope
+    tdp.check(j["scope"]["kind"] == "program" and j["whole_run"] is not None, "scope: %r" % j["scope"], r)
+
+
+def test_json_schema_and_model_arithmetic():
+    r, j = why(demo("branch"))
+    for k in ("backend", "level1", "level2", "verdict", "sites", "findings", "machine", "scope", "triage"):
+        tdp.check(k in j, "key %s" % k, r)
+    l1 = j["level1"]
+    tdp.check(set(l1) == {"retiring", "bad_speculation", "frontend_bound", "backend_bound"}, "level1 keys", r)
+    tdp.check(abs(sum(l1.values()) - 100) < 0.01, "level 1 adds up to 100: %r" % l1, r)
+    l2 = j["level2"]
+    tdp.check(l2["bad_speculation"]["machine_clears"] is None and l2["retiring"]["light_operations"] is None,
+              "not simulated: null, never 0", r)
+    tdp.check(abs(l2["bad_speculation"]["branch_mispredicts"] - l1["bad_speculation"]) < 1e-9,
+              "mispredicts are all of Bad Speculation in the model", r)
+    # docs/sim-machine.md: bad_spec = mispredicts x 15 cycles (generic) over all cycles
+    c = j["counts"]
+    tdp.check(abs(100.0 * c["branch_misses"] * 15 / c["cycles"] - l1["bad_speculation"]) < 0.01,
+              "Bad Speculation = 15 x %d / %d" % (c["branch_misses"], c["cycles"]), r)
+    # retiring = instructions / 6 slots per cycle over all cycles
+    tdp.check(abs(100.0 * c["instructions"] / 6 / c["cycles"] - l1["retiring"]) < 0.01, "Retiring", r)
+    tdp.check(j["verdict"]["category"] in l1 and j["verdict"]["next_step"], "verdict", r)
+    for f in j["findings"]:
+        for k in ("title", "category", "evidence", "site", "fix"):
+            tdp.check(k in f and f[k] is not None, "finding key %s: %r" % (k, f), r)
+
+
+def test_text_says_estimate_and_names_the_line():
+    need_valgrind()
+    src, line = marker_line("branch", "MISPREDICT")
+    r = tdp.run("why", "--backend=sim", "--", demo("branch"), timeout=240)
+    tdp.expect_exit(r, 0)
+    tdp.expect_in("estimate (simulated)", r.out, "stdout", r)
+    tdp.expect_in("branch.c:%d" % line, r.out, "stdout", r)
+    tdp.expect_in("tdprof explain branch_mispredicts", r.out, "stdout", r)
+    tdp.expect_in("tdprof: simulating", r.err, "progress on stderr", r)
+
+
+def test_workload_status_and_missing_command():
+    need_valgrind()
+    wl = os.path.join(tdp.BUILD_ROOT, "tests", "e2e", "workloads", "wl-exit")
+    if os.access(wl, os.X_OK):
+        r = tdp.run("why", "--backend=sim", "--", wl, "7", timeout=240)
+        tdp.expect_exit(r, 7)
+    r = tdp.run("why", "--backend=sim", "--", "tdprof-no-such-command")
+    tdp.expect_exit(r, 127)
+    r = tdp.run("why", "--backend=sim")
+    tdp.expect_exit(r, 2)
+    r = tdp.run("why", "--backend=sim", "--sim-machine", "no-such-machine", "--", "true")
+    tdp.expect_exit(r, 2)
+
+
+def test_backend_pmu_without_a_pmu():
+    if not tdp.no_pmu():
+        raise tdp.Skip("this machine has a PMU")
+    r = tdp.run("why", "--backend=pmu", "--", "true")
+    tdp.expect_exit(r, 1)
+    tdp.expect_in("hardware counters are unavailable", r.err, "stderr", r)
+    tdp.check("hint:" in r.err, "with the remedy", r)
+
+
+def test_auto_falls_back_loudly():
+    if not tdp.no_pmu():
+        raise tdp.Skip("this machine has a PMU")
+    need_valgrind()
+    r = tdp.run("why", "--json", "--", demo("arith"), timeout=240)
+    tdp.expect_exit(r, 0)
+    notes = [l for l in r.err.splitlines() if l.startswith("tdprof: note: no hardware PMU")]
+    tdp.check(len(notes) == 1 and "estimate" in notes[0], "one note saying so: %r" % notes, r)
+    tdp.check(r.json()["backend"] == "sim", "backend sim", r)
+
+
+tdp.main(globals())
