@@ -33,7 +33,7 @@ template <typename T> __attribute__((noinline)) T sum_clamped(const std::vector<
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? std::atoi(argv[1]) : 1000;
+	int n = argc > 1 ? (int)std::strtol(argv[1], nullptr, 10) : 1000;
 	std::vector<long> v;
 	geo::detail::Box<long> b{ 10, 200 };
 	geo::detail::Box<double> bd{ 0.5, 2.5 };

@@ -49,7 +49,7 @@ __attribute__((noinline)) long collatz_steps(long n)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 1000;
+	int n = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 1000;
 	long total = 0;
 
 	for (int i = 1; i < n; i++)

@@ -678,8 +678,7 @@ static void test_perf_record(void **state)
 	struct symbol_result *res = calloc(nr ? nr : 1, sizeof(*res));
 
 	assert_int_equal(symbol_resolve(s, addrs, nr, res, &err), 0);
-	/* perf script lines of samples: "  pid   ip sym+0xoff (dso)" in file order; the
-	 * user samples come in the same order as ours */
+	/* perf script lines of samples: "  pid   ip sym+0xoff (dso)" */
 	size_t k = 0;
 
 	pos = out;
@@ -694,10 +693,11 @@ static void test_perf_record(void **state)
 			continue;
 		if (ip >= SYMBOL_KERNEL_START)
 			continue;
-		while (k < nr && addrs[k].addr != ip)
-			k++;
+		/* perf script sorts samples by time across CPUs: find it by value */
+		for (k = 0; k < nr && (addrs[k].addr != ip || addrs[k].pid != pid); k++)
+			;
 		assert_true(k < nr);
-		const struct symbol_result *r = &res[k++];
+		const struct symbol_result *r = &res[k];
 
 		if (!strcmp(dso, bin)) {
 			/* "collatz_steps+0x1d" */
