@@ -259,6 +259,9 @@ static int run(const struct report_opts *o, struct strbuf *out)
 		goto fail;
 	goto out;
 fail:
+	if (rc == TDP_ENOENT && !err.hint[0] && !p)
+		tdp_err_hint(&err, "record one with 'tdprof branches record -o %s -- ./app' or 'perf record -b -o %s -- ./app'",
+			     o->input, o->input);
 	msg_err(&err);
 	status = exitcode_from_err(rc);
 out:
