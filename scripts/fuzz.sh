@@ -36,8 +36,8 @@ targets=("$@")
 # Largest input per target (libFuzzer's -max_len).
 max_len() {
 	case "$1" in
-	perfdata | perfdata-records) echo 65536 ;;
-	import | cachegrind | callgrind) echo 32768 ;;
+	perfdata | perfdata-records | branch-load) echo 65536 ;;
+	import | cachegrind | callgrind | spe) echo 32768 ;;
 	events | events-pfm | sim-machine-file | expr) echo 8192 ;;
 	*) echo 4096 ;;
 	esac
@@ -47,6 +47,7 @@ extra_seeds() {
 	case "$1" in
 	import) echo tests/data/import ;;
 	perfdata) echo tests/data/perfdata ;;
+	branch-load) echo tests/fuzz/corpus/perfdata "$seeds/perfdata" ;;
 	esac
 }
 
@@ -82,6 +83,12 @@ if [ -d "$shared/perfdata" ]; then
 		mv -f "$seeds/perfdata/$(basename "$f").records" "$seeds/perfdata-records/" 2>/dev/null
 	done
 fi
+mkdir -p "$seeds/spe"
+for f in "$shared"/spe/*.txt; do # hex packets in quotes, one packet a line
+	[ -f "$f" ] && python3 -c 'import re, sys
+sys.stdout.buffer.write(bytes.fromhex("".join(re.findall(r"\"([0-9a-fA-F ]+)\"", open(sys.argv[1]).read()))))' \
+		"$f" >"$seeds/spe/$(basename "$f" .txt).bin"
+done
 [ -f "$shared/cachegrind/cachegrind.out.brmix_O0" ] && cp -f "$shared/cachegrind/cachegrind.out.brmix_O0" "$seeds/cachegrind/"
 [ -f "$shared/cachegrind/callgrind.out.brmix_O0" ] && cp -f "$shared/cachegrind/callgrind.out.brmix_O0" "$seeds/callgrind/"
 

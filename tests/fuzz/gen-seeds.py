@@ -239,6 +239,32 @@ put("callgrind", "lines", "# callgrind format\nversion: 1\ncreator: callgrind-3.
     "summary: 30 4 2\nob=(1) /lib/ld.so\nfl=(1) ???\nfn=(1) _start\n0 10 2 1\ncob=(2) /a\ncfi=(2) a.c\n"
     "cfn=(3) 'main'\ncalls=1 0\n0 20 2 1\nfl=(2)\nfn=(3)\n5 20 2 1\ntotals: 30 4 2\n")
 
+# --- Arm SPE (branch/spe.h) ---------------------------------------------------
+# Packets from the Arm ARM's SPE chapter: address b0+i (8-byte payload: 56-bit
+# address, EL in bits 61-62, NS bit 63), OP-TYPE 48+class (1 byte), EVENTS 52
+# (2 bytes), counters 98+i (2 bytes), CONTEXT 65 (4 bytes), DATA-SOURCE 43,
+# TIMESTAMP 71 (8 bytes), END 01, PAD 00.
+def spe_addr(idx, addr, el=0, ns=1):
+    return bytes([0xb0 | idx]) + struct.pack("<Q", addr | (el << 61) | (ns << 63))
+
+
+def spe_branch(pc, tgt, op=0x01, ev=0x02, ts=1000):
+    return (spe_addr(0, pc) + bytes([0x4a, op]) + bytes([0x52]) + struct.pack("<H", ev) + b"\x99\x10\x00"
+            + b"\x98\x11\x00" + spe_addr(1, tgt) + b"\x71" + struct.pack("<Q", ts))
+
+
+spe_ld = (spe_addr(0, 0x401000) + b"\x00\x00" + b"\x65\x80\x5f\x00\x00" + b"\x49\x00" + b"\x52\x16\x00"
+          + b"\x99\x04\x00" + spe_addr(2, 0x7fff0000, ns=0) + b"\x9a\x01\x00" + b"\x43\x00" + b"\x01")
+spe_trace = spe_ld + spe_branch(0x401010, 0x401100, 0x01, 0x82) + spe_branch(0x401020, 0x401200, 0x01 | 1 << 3, 0x42, 2000)
+put("spe", "records", spe_trace)
+put("spe", "extended", b"\x20\xb0" + struct.pack("<Q", 0x401000) + b"\x20\x98\x05\x00" + b"\x00" * 7 + b"\x01")
+put("spe", "ret-indirect", spe_branch(0x401030, 0x402000, 0x02 | 2 << 3, 0x02) + spe_branch(0x401040, 0x403000, 0x02, 0x82))
+# a pipe-mode perf.data with an SPE AUXTRACE_INFO and one AUXTRACE buffer
+aux_info = rec(70, struct.pack("<II", 4, 0) + bytes(16))
+aux = rec(71, struct.pack("<QQQIII", len(spe_trace) + (-len(spe_trace)) % 8, 0, 1, 0, 42, 0) + bytes(4))
+put("branch-load", "spe-pipe", MAGIC + struct.pack("<Q", 16) + pipe_attr + aux_info + aux
+    + spe_trace + bytes((-len(spe_trace)) % 8))
+
 # --- the simulated machine (sim/machine.h) ------------------------------------
 for i, s in enumerate(["generic", "zen4", "alderlake,width=8", "skylake,ll=8M:16:64",
                        "i1=32K:8:64,d1=48KiB:12:64,ll=32MiB:16:64", "neoverse-n1,branch-penalty=11,mlp=4",
