@@ -184,9 +184,9 @@ const char *diff_site_measure(const struct tdoc *a, const struct tdoc *b, const 
 		const char *measures[6];
 	} prefs[] = {
 		{ "bad_speculation", { "mispredicts", "branch_misses", NULL } },
-		{ "backend_bound", { "ll_misses", "d1_misses", "misses", "data_misses", "dlmr", "d1mr" } },
-		{ "frontend_bound", { "i1_misses", "icache_misses", "misses", "instruction_misses", "i1mr", NULL } },
-		{ "retiring", { "instructions", "executions", "ir", NULL } },
+		{ "backend_bound", { "ll_misses", "l1d_misses", "misses", NULL } },
+		{ "frontend_bound", { "l1i_misses", "ll_i_misses", "misses", NULL } },
+		{ "retiring", { "instructions", "executions", NULL } },
 	};
 	const struct tdoc *d = b->nr_sites ? b : a;
 

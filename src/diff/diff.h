@@ -23,7 +23,10 @@
  *      (unresolved code: two runs of one binary).
  * Within a pass equal keys pair up in rank order. A site left unmatched is
  * "only in A" (gone) or "only in B" (new). Edges are matched by their two ends,
- * each end by function and offset, else by address. Each pair is compared on one
+ * each end by function and offset (an edge that names only the function, as
+ * perf's symbol column does, takes the offset from where the sites say the
+ * function starts), else by the function alone, else, for unresolved code, by
+ * address. Each pair is compared on one
  * measure (mispredicts for branch reports and Bad Speculation; the bucket's own
  * count for why's other categories: see diff_site_measure()), and ranked by the
  * change in that measure, largest gain or loss first.
@@ -146,7 +149,7 @@ int diff_check(const struct tdoc *a, const struct tdoc *b, struct tdp_err *err)
  * The measure sites of d are compared on for a change led by node_key (may be
  * NULL): "mispredicts" for branch reports and Bad Speculation; for why's other
  * categories the first count its sites have among those the category uses
- * (backend: data misses; frontend: instruction misses; retiring: instructions),
+ * (backend: ll_misses, l1d_misses; frontend: l1i_misses; retiring: instructions),
  * then "cycles", then the sites' first count. NULL when d has no sites.
  */
 const char *diff_site_measure(const struct tdoc *a, const struct tdoc *b, const char *node_key);

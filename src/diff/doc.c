@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -165,49 +166,55 @@ static char *text_of(struct pctx *c, const json_t *v)
  * Kind and header
  */
 
+/*
+ * The kind: a top-level "kind" naming one (a later version may write it), else
+ * the keys only one kind has. Not "command": why's is the workload it ran.
+ */
 static int find_kind(struct pctx *c, const json_t *root)
 {
-	const char *cmd = get_str(c, root, "command", NULL);
+	const char *kind = get_str(c, root, "kind", NULL);
+	const char *hint = "give documents of 'tdprof topdown --json', 'tdprof why --json' or "
+			   "'tdprof branches report --json'";
 
-	if (!cmd)
-		cmd = get_str(c, root, "kind", NULL);
 	if (c->ret)
 		return c->ret;
-	if (cmd) {
-		if (!strcmp(cmd, "topdown")) {
-			c->d->kind = TDOC_TOPDOWN;
-		} else if (!strcmp(cmd, "why")) {
-			c->d->kind = TDOC_WHY;
-		} else if (!strcmp(cmd, "branches report") || !strcmp(cmd, "branches") ||
-			   !strcmp(cmd, "branches-report")) {
-			c->d->kind = TDOC_BRANCHES;
-		} else if (!strcmp(cmd, "diff")) {
-			c->ret = tdp_err_set(c->err, TDP_EFORMAT, "'%s' is the output of 'tdprof diff'", c->d->name);
-			tdp_err_hint(c->err, "compare the documents it was made from");
-		} else {
-			c->ret = tdp_err_set(c->err, TDP_EFORMAT, "'%s' is a '%s' document", c->d->name, cmd);
-			tdp_err_hint(c->err, "give documents of 'tdprof topdown --json', 'tdprof why --json' or "
-				     "'tdprof branches report --json'");
-		}
+	if (kind && !strcmp(kind, "diff")) {
+		c->ret = tdp_err_set(c->err, TDP_EFORMAT, "'%s' is the output of 'tdprof diff'", c->d->name);
+		tdp_err_hint(c->err, "compare the documents it was made from");
 		return c->ret;
 	}
-	if (json_object_get(root, "edges") || json_object_get(root, "branch_entries"))
+	if (kind && !strcmp(kind, "topdown"))
+		c->d->kind = TDOC_TOPDOWN;
+	else if (kind && !strcmp(kind, "why"))
+		c->d->kind = TDOC_WHY;
+	else if (kind && (!strcmp(kind, "branches report") || !strcmp(kind, "branches")))
 		c->d->kind = TDOC_BRANCHES;
-	else if (json_object_get(root, "findings"))
+	else if (json_object_get(root, "edges") || json_object_get(root, "branch_entries"))
+		c->d->kind = TDOC_BRANCHES;
+	else if (json_object_get(root, "findings") || json_object_get(root, "drilldown"))
 		c->d->kind = TDOC_WHY;
 	else if (json_object_get(root, "level1"))
 		c->d->kind = TDOC_TOPDOWN;
-	else if (json_object_get(root, "verdict") && json_object_get(root, "nodes") &&
-		 json_object_get(root, "delta_rank"))
-		c->ret = tdp_err_set(c->err, TDP_EFORMAT, "'%s' is the output of 'tdprof diff'", c->d->name);
 	else
 		c->ret = tdp_err_set(c->err, TDP_EFORMAT,
 				     "'%s' is not a tdprof document: it has none of 'level1', 'findings', 'edges'",
 				     c->d->name);
 	if (c->ret)
-		tdp_err_hint(c->err, "give documents of 'tdprof topdown --json', 'tdprof why --json' or "
-			     "'tdprof branches report --json'");
+		tdp_err_hint(c->err, "%s", hint);
 	return c->ret;
+}
+
+/* The simulated machine in words: "generic: a modern desktop core ..." */
+static char *machine_text(struct pctx *c, const json_t *m)
+{
+	const char *name = json_is_object(m) ? get_str(c, m, "name", "machine") : NULL;
+	const char *desc = json_is_object(m) ? get_str(c, m, "description", "machine") : NULL;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!name && !desc)
+		return text_of(c, m);
+	strbuf_addf(&sb, "%s%s%s", name ? name : "", name && desc ? ": " : "", desc ? desc : "");
+	return own(c, &sb);
 }
 
 static void read_header(struct pctx *c, const json_t *root)
@@ -225,7 +232,7 @@ static void read_header(struct pctx *c, const json_t *root)
 	if (!machine)
 		machine = json_object_get(root, "sim_machine");
 	if (machine && !json_is_null(machine))
-		d->machine = text_of(c, machine);
+		d->machine = machine_text(c, machine);
 	d->level = isfinite(level) && level >= 0 && level <= 9 ? (int)level : 0;
 	d->level1_sum = get_num(c, root, "level1_sum", NULL);
 }
@@ -308,12 +315,15 @@ static void nodes_from_levels(struct pctx *c, const json_t *root)
 	const json_t *v, *p;
 	size_t i;
 
-	if (l1 && !json_is_object(l1))
+	/* null: not measured or not estimable here (why's level2 on some backends) */
+	if (l1 && !json_is_object(l1) && !json_is_null(l1))
 		fail_type(c, NULL, "level1", "an object");
-	if (l2 && !json_is_object(l2))
+	if (l2 && !json_is_object(l2) && !json_is_null(l2))
 		fail_type(c, NULL, "level2", "an object");
-	if (ca && !json_is_object(ca))
+	if (ca && !json_is_object(ca) && !json_is_null(ca))
 		fail_type(c, NULL, "cycle_accounting", "an object");
+	if (!json_is_object(ca))
+		ca = NULL;
 	if (c->ret)
 		return;
 	json_object_foreach((json_t *)l1, k, v) {
@@ -338,6 +348,8 @@ static void nodes_from_levels(struct pctx *c, const json_t *root)
 		n->value = json_is_number(v) ? json_number_value(v) : NAN;
 	}
 	json_object_foreach((json_t *)l2, pk, p) {
+		if (json_is_null(p))
+			continue;
 		if (!json_is_object(p)) {
 			fail_type(c, "level2", pk, "an object");
 			return;
@@ -513,19 +525,18 @@ double tdoc_site_count(const struct tdoc_site *s, const char *name)
 	return NAN;
 }
 
-static void read_disasm(struct pctx *c, struct tdoc_site *s, const json_t *o)
+/* Disassembly lines a (strings, or {address, text|insn|asm, target|mark|..., in_line}) into s. */
+static void read_disasm(struct pctx *c, struct tdoc_site *s, const json_t *a)
 {
-	const json_t *a = json_object_get(o, "disasm"), *l;
+	const json_t *l;
 	size_t i, n;
 
-	if (!a)
-		a = json_object_get(o, "disassembly");
 	if (json_is_object(a)) {
 		const json_t *lines = json_object_get(a, "lines");
 
-		a = lines ? lines : json_object_get(a, "insns");
+		a = lines ? lines : json_object_get(a, "instructions");
 	}
-	if (!json_is_array(a) || !json_array_size(a))
+	if (!json_is_array(a) || !json_array_size(a) || s->disasm)
 		return;
 	n = json_array_size(a) < TDOC_MAX_DISASM ? json_array_size(a) : TDOC_MAX_DISASM;
 	s->disasm = tdp_calloc(n, sizeof(*s->disasm));
@@ -542,20 +553,56 @@ static void read_disasm(struct pctx *c, struct tdoc_site *s, const json_t *o)
 		if (json_is_string(l)) {
 			x->text = json_string_value(l);
 		} else if (json_is_object(l)) {
-			x->text = get_str(c, l, "text", "disasm");
+			x->text = get_str(c, l, "text", "disassembly");
 			if (!x->text)
-				x->text = get_str(c, l, "insn", "disasm");
+				x->text = get_str(c, l, "insn", "disassembly");
 			if (!x->text)
-				x->text = get_str(c, l, "asm", "disasm");
-			if (!get_u64(c, l, "address", "disasm", &x->address))
-				get_u64(c, l, "addr", "disasm", &x->address);
-			x->mark = get_bool(l, "mark") || get_bool(l, "site") || get_bool(l, "hot") ||
-				  get_bool(l, "branch") || get_bool(l, "target");
+				x->text = get_str(c, l, "asm", "disassembly");
+			if (!get_u64(c, l, "address", "disassembly", &x->address))
+				get_u64(c, l, "addr", "disassembly", &x->address);
+			/* the site's own instruction: why's and branches report's "target" */
+			x->mark = get_bool(l, "target") || get_bool(l, "mark") || get_bool(l, "site");
+			x->in_line = get_bool(l, "in_line");
 		}
 		if (c->ret)
 			return;
 		if (x->text)
 			s->nr_disasm++;
+	}
+}
+
+/*
+ * Disassembly kept beside the sites: branches report's "disassembly" [{address,
+ * lines}] goes to the site at that address; why's drilldown.disassembly
+ * {function, instructions} to its first site in that function.
+ */
+static void read_side_disasm(struct pctx *c, const json_t *root)
+{
+	const json_t *a = json_object_get(root, "disassembly"), *o;
+	const json_t *why = json_object_get(json_object_get(root, "drilldown"), "disassembly");
+	size_t i;
+
+	json_array_foreach(a, i, o) {
+		uint64_t addr;
+
+		if (!json_is_object(o) || !get_u64(c, o, "address", "disassembly", &addr))
+			continue;
+		for (size_t k = 0; k < c->d->nr_sites; k++)
+			if (c->d->sites[k].has_address && c->d->sites[k].address == addr) {
+				read_disasm(c, &c->d->sites[k], json_object_get(o, "lines"));
+				break;
+			}
+	}
+	if (json_is_object(why) && c->d->nr_sites) {
+		const char *fn = get_str(c, why, "function", "drilldown.disassembly");
+		struct tdoc_site *s = &c->d->sites[0];
+
+		for (size_t k = 0; fn && k < c->d->nr_sites; k++)
+			if (c->d->sites[k].function && !strcmp(c->d->sites[k].function, fn)) {
+				s = &c->d->sites[k];
+				break;
+			}
+		read_disasm(c, s, json_object_get(why, "instructions"));
 	}
 }
 
@@ -588,7 +635,8 @@ static void read_site(struct pctx *c, const json_t *o, struct tdoc_site *s)
 		tdp_free(fn);
 	}
 	add_counts(s, o);
-	read_disasm(c, s, o);
+	read_disasm(c, s, json_object_get(o, "disasm") ? json_object_get(o, "disasm")
+						       : json_object_get(o, "disassembly"));
 }
 
 static void read_sites(struct pctx *c, const json_t *root)
@@ -698,6 +746,67 @@ static void read_edges(struct pctx *c, const json_t *root)
 	}
 }
 
+/* Where a function starts, as a site in it says (address - offset). */
+struct fn_start {
+	const char *fn;
+	uint64_t start;
+};
+
+static int cmp_fn_start(const void *x, const void *y)
+{
+	return strcmp(((const struct fn_start *)x)->fn, ((const struct fn_start *)y)->fn);
+}
+
+static void end_offset(const struct fn_start *t, size_t nr, const char *fn, bool has_addr, uint64_t addr,
+		       uint64_t *off, bool *has_off)
+{
+	struct fn_start key = { fn, 0 };
+	const struct fn_start *f;
+
+	if (*has_off || !fn || !has_addr || !nr)
+		return;
+	f = bsearch(&key, t, nr, sizeof(*t), cmp_fn_start);
+	if (f && addr >= f->start) {
+		*off = addr - f->start;
+		*has_off = true;
+	}
+}
+
+/*
+ * Edges name their ends perf's way ("[.] parse_token"), without an offset; the
+ * sites say where each of their functions starts, which gives the offsets.
+ */
+static void fill_edge_offsets(struct pctx *c)
+{
+	struct tdoc *d = c->d;
+	struct fn_start *t;
+	size_t nr = 0;
+
+	if (!d->nr_edges || !d->nr_sites)
+		return;
+	t = tdp_calloc(d->nr_sites, sizeof(*t));
+	if (!t) {
+		oom(c);
+		return;
+	}
+	for (size_t i = 0; i < d->nr_sites; i++) {
+		const struct tdoc_site *s = &d->sites[i];
+
+		if (s->function && s->has_offset && s->has_address && s->address >= s->offset) {
+			t[nr].fn = s->function;
+			t[nr++].start = s->address - s->offset;
+		}
+	}
+	qsort(t, nr, sizeof(*t), cmp_fn_start);
+	for (size_t i = 0; i < d->nr_edges; i++) {
+		struct tdoc_edge *e = &d->edges[i];
+
+		end_offset(t, nr, e->from_function, e->has_from, e->from, &e->from_offset, &e->has_from_offset);
+		end_offset(t, nr, e->to_function, e->has_to, e->to, &e->to_offset, &e->has_to_offset);
+	}
+	tdp_free(t);
+}
+
 static void read_findings(struct pctx *c, const json_t *root)
 {
 	const json_t *a = json_object_get(root, "findings"), *o;
@@ -731,9 +840,8 @@ static void read_findings(struct pctx *c, const json_t *root)
 
 static void read_misc(struct pctx *c, const json_t *root)
 {
-	static const char *const summary_keys[] = { "samples", "samples_with_stack", "branch_entries",
-						    "mispredicted_entries", "predicted_entries", "lost",
-						    "lost_samples" };
+	static const char *const summary_keys[] = { "samples", "samples_with_branches", "branch_entries",
+						    "mispredicted_entries", "predicted_entries", "lost_samples" };
 	const json_t *notes = json_object_get(root, "notes"), *v;
 	size_t i;
 
@@ -796,7 +904,11 @@ int tdoc_parse(const uint8_t *buf, size_t len, const char *name, struct tdoc **o
 	if (!c.ret)
 		read_sites(&c, root);
 	if (!c.ret)
+		read_side_disasm(&c, root);
+	if (!c.ret)
 		read_edges(&c, root);
+	if (!c.ret)
+		fill_edge_offsets(&c);
 	if (!c.ret)
 		read_findings(&c, root);
 	if (!c.ret)

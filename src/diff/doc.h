@@ -23,7 +23,9 @@
  *              offset within the function (an "offset" key, or the "+0x1a" of a
  *              "symbol" such as "parse_token+0x1a"), type, every other numeric
  *              field as a named count (executions, mispredicts, misses, ...), and
- *              "disasm" lines (strings, or {address, text|insn, mark|site|hot})
+ *              disassembly: a site's "disasm" lines (strings, or {address, text,
+ *              target, in_line}), branches report's "disassembly" [{address,
+ *              lines}] (by address), why's drilldown.disassembly (by function)
  *   edges      from, to, from_symbol, to_symbol ("func+0x1a"), count, mispredicts
  *   findings   why: title, category, evidence, site, fix (objects shown as text)
  *   summary    branches: samples, branch_entries, mispredicted_entries, lost_samples
@@ -93,6 +95,7 @@ struct tdoc_asm {
 	uint64_t address;         /* 0 when the line has none */
 	const char *text;         /* "jne 0x401136" */
 	bool mark;                /* the site's own instruction */
+	bool in_line;             /* an instruction of the site's source line */
 };
 
 struct tdoc_src {

@@ -61,12 +61,20 @@ static bool site_key(const struct tdoc_site *s, enum diff_match pass, struct str
 	}
 }
 
-/* One end of an edge: "f" function+offset, else "a" address of unresolved code. */
+/*
+ * One end of an edge: "f" function+offset; "F" the function alone when no site
+ * says where it starts (a call's target: its entry, usually); else "a" the
+ * address of unresolved code.
+ */
 static bool edge_end_key(const char *fn, bool has_off, uint64_t off, bool has_addr, uint64_t addr, bool *by_fn,
 			 struct strbuf *sb)
 {
 	if (fn && has_off) {
 		strbuf_addf(sb, "f%s+%" PRIx64, fn, off);
+		return true;
+	}
+	if (fn) {
+		strbuf_addf(sb, "F%s", fn);
 		return true;
 	}
 	if (!fn && has_addr) {

@@ -1,0 +1,134 @@
+/* diff-text.c: `tdprof diff` for a person (see report/diff.h). */
+#include "report/diff.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+
+#define LABEL_WIDTH 26
+#define NAME_WIDTH 40
+
+static void describe(FILE *out, const char *which, const struct tdoc *d)
+{
+	fprintf(out, "%s: %s (%s", which, d->name, tdoc_kind_name(d->kind));
+	if (d->backend)
+		fprintf(out, ", %s%s", d->backend, !strcmp(d->backend, "sim") ? ": estimate (simulated)" : "");
+	if (d->cpu)
+		fprintf(out, ", %s", d->cpu);
+	if (d->runs > 1)
+		fprintf(out, ", %zu runs", d->runs);
+	fputs(")\n", out);
+}
+
+static void value(FILE *out, const struct tdoc_node *n)
+{
+	if (!n || isnan(n->value))
+		fprintf(out, "%9s", "-");
+	else
+		fprintf(out, "%7.1f %%", n->value);
+}
+
+static void print_nodes(FILE *out, const struct diff_result *r)
+{
+	if (!r->nr_nodes)
+		return;
+	fprintf(out, "\n  %-*s %9s %9s %9s\n", LABEL_WIDTH, "node", "A", "B", "change");
+	for (size_t i = 0; i < r->nr_nodes; i++) {
+		const struct diff_node *n = &r->nodes[i];
+		char label[64];
+
+		snprintf(label, sizeof(label), "%s%s", n->level == 2 ? "  " : "", n->label);
+		fprintf(out, "  %-*s ", LABEL_WIDTH, label);
+		value(out, n->a);
+		fputc(' ', out);
+		value(out, n->b);
+		if (isnan(n->delta)) {
+			fputc('\n', out);
+			continue;
+		}
+		fprintf(out, " %+9.1f", n->delta);
+		if (!isnan(n->half))
+			fprintf(out, " \u00b1%.1f", n->half);
+		if (n->flagged)
+			fputs(n->rule == DIFF_RULE_INTERVALS ? "  * intervals apart" : "  * beyond the noise floor", out);
+		fputc('\n', out);
+	}
+	if (r->rule == DIFF_RULE_INTERVALS)
+		fprintf(out, "  (* the 95 %% intervals of A's %zu runs and B's %zu runs do not overlap)\n", r->a->runs,
+			r->b->runs);
+	else
+		fprintf(out, "  (* |change| above the %.1f-point noise floor; repeat runs with -r N for intervals)\n",
+			r->opts.noise_floor);
+	if (r->nr_rank) {
+		fputs("  moved most:", out);
+		for (size_t i = 0; i < r->nr_rank && i < 5; i++) {
+			const struct diff_node *n = &r->nodes[r->rank[i]];
+
+			fprintf(out, "%s %s %+.1f", i ? "," : "", n->label, n->delta);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void change(FILE *out, double delta, double pct, bool only_a, bool only_b)
+{
+	fprintf(out, " %+12.0f", delta);
+	if (only_b)
+		fputs("  new in B", out);
+	else if (only_a)
+		fputs("  gone in B", out);
+	else if (!isnan(pct))
+		fprintf(out, "  %+.0f %%", pct);
+}
+
+static void print_sites(FILE *out, const struct diff_result *r)
+{
+	struct strbuf name = STRBUF_INIT;
+
+	if (!r->nr_sites)
+		return;
+	fprintf(out, "\n  sites by change in %s (matched %zu, only in A %zu, only in B %zu)\n", r->measure,
+		r->sites_matched, r->sites_only_a, r->sites_only_b);
+	fprintf(out, "  %-*s %12s %12s %12s\n", NAME_WIDTH, "site", "A", "B", "change");
+	for (size_t i = 0; i < r->nr_sites && i < r->opts.top; i++) {
+		const struct diff_site *s = &r->sites[i];
+
+		strbuf_reset(&name);
+		diff_site_name(s->b ? s->b : s->a, &name);
+		fprintf(out, "  %-*s %12.0f %12.0f", NAME_WIDTH, name.buf, s->va, s->vb);
+		change(out, s->delta, s->pct, !s->b, !s->a);
+		if (s->a && s->b && s->how != DIFF_MATCH_LOCATION)
+			fprintf(out, "  (by %s)", diff_match_name(s->how));
+		fputc('\n', out);
+	}
+	strbuf_release(&name);
+}
+
+static void print_edges(FILE *out, const struct diff_result *r)
+{
+	if (!r->nr_edges)
+		return;
+	fprintf(out, "\n  edges by change (matched %zu)\n", r->edges_matched);
+	for (size_t i = 0; i < r->nr_edges && i < r->opts.top; i++) {
+		const struct diff_edge *e = &r->edges[i];
+		const struct tdoc_edge *any = e->b ? e->b : e->a;
+		char name[2 * NAME_WIDTH];
+
+		snprintf(name, sizeof(name), "%s -> %s", any->from_symbol ? any->from_symbol : "?",
+			 any->to_symbol ? any->to_symbol : "?");
+		fprintf(out, "  %-*s %12.0f %12.0f", NAME_WIDTH, name, e->va, e->vb);
+		change(out, e->delta, e->pct, !e->b, !e->a);
+		fputc('\n', out);
+	}
+}
+
+void diff_text_print(FILE *out, const struct diff_result *r)
+{
+	describe(out, "A", r->a);
+	describe(out, "B", r->b);
+	print_nodes(out, r);
+	print_sites(out, r);
+	print_edges(out, r);
+	fprintf(out, "\nverdict: %s\n", r->verdict.text ? r->verdict.text : "");
+}

@@ -1,0 +1,36 @@
+/* html-internal.h: the parts of the HTML report shared by html*.c (include only there). */
+#ifndef TDPROF_REPORT_HTML_INTERNAL_H
+#define TDPROF_REPORT_HTML_INTERNAL_H
+
+#include <stdio.h>
+
+#include "report/html.h"
+
+/** Write s escaped for HTML text and attribute values (NULL writes nothing). */
+void html_esc(FILE *out, const char *s);
+
+/** A number for people: integers in full ("12345"), others with 4 significant digits. */
+void html_num(FILE *out, double v);
+
+/** The colour of a node's bar (by its level-1 ancestor). Static. */
+const char *html_node_colour(const char *key, const char *parent, int level);
+
+/** The tree of d as nested SVG bars; id names the svg element ("tree", "tree-a"). */
+void html_tree(FILE *out, const struct tdoc *d, const char *id);
+
+/** The table of d's nodes (values, thresholds, intervals of repeated runs). */
+void html_node_table(FILE *out, const struct tdoc *d);
+
+/** d's ranked sites, the first max_detail with their source lines and disassembly. */
+void html_sites(FILE *out, const struct tdoc *d, size_t max_sites, size_t max_detail);
+
+/** One site's source lines and disassembly (nothing when it has neither). */
+void html_site_detail(FILE *out, const struct tdoc_site *s);
+
+/** why's findings. */
+void html_findings(FILE *out, const struct tdoc *d);
+
+/** A branch report's summary counts and its first max edges. */
+void html_branches(FILE *out, const struct tdoc *d, size_t max);
+
+#endif

@@ -1,0 +1,203 @@
+/* html-sites.c: ranked sites with source and disassembly, findings, edges (see html.h). */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "report/html-internal.h"
+
+#define MAX_COLUMNS 8 /* count columns of the sites table */
+
+void html_num(FILE *out, double v)
+{
+	if (!isfinite(v))
+		fputs("&ndash;", out);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(out, "%.0f", v);
+	else
+		fprintf(out, "%.4g", v);
+}
+
+static void site_name(FILE *out, const struct tdoc_site *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	diff_site_name(s, &sb);
+	html_esc(out, sb.buf);
+	strbuf_release(&sb);
+}
+
+/* The count columns: the names the listed sites have, in first-seen order. */
+static size_t columns(const struct tdoc *d, size_t max_sites, const char **cols)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nr_sites && i < max_sites; i++)
+		for (size_t k = 0; k < d->sites[i].nr_counts && n < MAX_COLUMNS; k++) {
+			const char *name = d->sites[i].counts[k].name;
+			bool seen = false;
+
+			for (size_t j = 0; j < n && !seen; j++)
+				seen = !strcmp(cols[j], name);
+			if (!seen)
+				cols[n++] = name;
+		}
+	return n;
+}
+
+void html_site_detail(FILE *out, const struct tdoc_site *s)
+{
+	if (!s->nr_source && !s->nr_disasm)
+		return;
+	fputs("<div class=\"detail\">", out);
+	if (s->nr_source) {
+		fputs("<pre class=\"source\">", out);
+		for (size_t i = 0; i < s->nr_source; i++) {
+			const struct tdoc_src *l = &s->source[i];
+			bool hot = l->line == s->line;
+
+			fprintf(out, "<span class=\"%s\"%s><span class=\"ln\">%5" PRIu64 "</span> ", hot ? "hot" : "line",
+				hot ? " data-site-line=\"1\"" : "", l->line);
+			html_esc(out, l->text);
+			fputs("</span>\n", out);
+		}
+		fputs("</pre>", out);
+	}
+	if (s->nr_disasm) {
+		fputs("<pre class=\"disasm\">", out);
+		for (size_t i = 0; i < s->nr_disasm; i++) {
+			const struct tdoc_asm *a = &s->disasm[i];
+
+			fprintf(out, "<span class=\"%s\">", a->mark ? "hot" : a->in_line ? "in-line" : "line");
+			if (a->address)
+				fprintf(out, "<span class=\"ln\">%8" PRIx64 "</span> ", a->address);
+			html_esc(out, a->text);
+			fputs(a->mark ? "   &larr; this site</span>\n" : "</span>\n", out);
+		}
+		fputs("</pre>", out);
+	}
+	fputs("</div>\n", out);
+}
+
+void html_sites(FILE *out, const struct tdoc *d, size_t max_sites, size_t max_detail)
+{
+	const char *cols[MAX_COLUMNS];
+	size_t nc;
+
+	if (!d->nr_sites)
+		return;
+	nc = columns(d, max_sites, cols);
+	fprintf(out, "<section id=\"sites\"><h2>Sites, most guilty first</h2>\n<table class=\"sites\"><thead><tr>"
+		     "<th>#</th><th>site</th><th>type</th>");
+	for (size_t k = 0; k < nc; k++) {
+		fputs("<th class=\"num\">", out);
+		html_esc(out, cols[k]);
+		fputs("</th>", out);
+	}
+	fputs("</tr></thead><tbody>\n", out);
+	for (size_t i = 0; i < d->nr_sites && i < max_sites; i++) {
+		const struct tdoc_site *s = &d->sites[i];
+
+		fprintf(out, "<tr class=\"site\" data-rank=\"%zu\"><td>%zu</td><td class=\"where\">", s->rank, s->rank);
+		site_name(out, s);
+		if (s->has_address)
+			fprintf(out, " <span class=\"muted\">0x%" PRIx64 "</span>", s->address);
+		fputs("</td><td>", out);
+		html_esc(out, s->type);
+		fputs("</td>", out);
+		for (size_t k = 0; k < nc; k++) {
+			fputs("<td class=\"num\">", out);
+			html_num(out, tdoc_site_count(s, cols[k]));
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+	if (d->nr_sites > max_sites)
+		fprintf(out, "<p class=\"muted\">%zu more sites in the JSON document.</p>\n", d->nr_sites - max_sites);
+	for (size_t i = 0; i < d->nr_sites && i < max_detail; i++) {
+		const struct tdoc_site *s = &d->sites[i];
+
+		if (!s->nr_source && !s->nr_disasm)
+			continue;
+		fprintf(out, "<h3>#%zu ", s->rank);
+		site_name(out, s);
+		fputs("</h3>\n", out);
+		html_site_detail(out, s);
+	}
+	fputs("</section>\n", out);
+}
+
+void html_findings(FILE *out, const struct tdoc *d)
+{
+	if (!d->nr_findings)
+		return;
+	fputs("<section id=\"findings\"><h2>Diagnosis</h2><ol class=\"findings\">\n", out);
+	for (size_t i = 0; i < d->nr_findings; i++) {
+		const struct tdoc_finding *f = &d->findings[i];
+
+		fputs("<li><p class=\"title\">", out);
+		html_esc(out, f->title);
+		if (f->category) {
+			fputs(" <span class=\"tag\">", out);
+			html_esc(out, f->category);
+			fputs("</span>", out);
+		}
+		fputs("</p>", out);
+		if (f->site) {
+			fputs("<p><b>where:</b> ", out);
+			html_esc(out, f->site);
+			fputs("</p>", out);
+		}
+		if (f->evidence) {
+			fputs("<p><b>evidence:</b> ", out);
+			html_esc(out, f->evidence);
+			fputs("</p>", out);
+		}
+		if (f->fix) {
+			fputs("<p><b>fix:</b> ", out);
+			html_esc(out, f->fix);
+			fputs("</p>", out);
+		}
+		fputs("</li>\n", out);
+	}
+	fputs("</ol></section>\n", out);
+}
+
+void html_branches(FILE *out, const struct tdoc *d, size_t max)
+{
+	if (d->nr_summary) {
+		fputs("<section id=\"summary\"><h2>Recording</h2><table class=\"kv\"><tbody>\n", out);
+		for (size_t i = 0; i < d->nr_summary; i++) {
+			fputs("<tr><td>", out);
+			html_esc(out, d->summary[i].name);
+			fputs("</td><td class=\"num\">", out);
+			html_num(out, d->summary[i].value);
+			fputs("</td></tr>\n", out);
+		}
+		fputs("</tbody></table></section>\n", out);
+	}
+	if (!d->nr_edges)
+		return;
+	fputs("<section id=\"edges\"><h2>Edges (taken branches), most executed first</h2><table class=\"edges\">"
+	      "<thead><tr><th>from</th><th>to</th><th class=\"num\">count</th><th class=\"num\">mispredicts</th>"
+	      "</tr></thead><tbody>\n", out);
+	for (size_t i = 0; i < d->nr_edges && i < max; i++) {
+		const struct tdoc_edge *e = &d->edges[i];
+
+		fputs("<tr><td>", out);
+		html_esc(out, e->from_symbol);
+		if (e->has_from)
+			fprintf(out, " <span class=\"muted\">0x%" PRIx64 "</span>", e->from);
+		fputs("</td><td>", out);
+		html_esc(out, e->to_symbol);
+		if (e->has_to)
+			fprintf(out, " <span class=\"muted\">0x%" PRIx64 "</span>", e->to);
+		fputs("</td><td class=\"num\">", out);
+		html_num(out, e->count);
+		fputs("</td><td class=\"num\">", out);
+		html_num(out, e->mispredicts);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</tbody></table></section>\n", out);
+}

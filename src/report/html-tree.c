@@ -1,0 +1,179 @@
+/*
+ * html-tree.c: the top-down tree as nested SVG bars, and its table (see html.h).
+ * Level 1 is one row of bars left to right in the document's order; under each
+ * level-1 bar, its level-2 children, from the parent's left edge. A bar is
+ * HTML_UNITS_PER_POINT units wide per percentage point, exactly: its width
+ * attribute is 10 * the JSON's value, and data-value is that value.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "report/html-internal.h"
+
+#define TREE_TOP 22      /* room for the axis labels */
+#define ROW_H 46
+#define ROW_GAP 8
+#define LABEL_MIN_W 96   /* narrower bars show their value only (or nothing) */
+#define VALUE_MIN_W 40
+
+static const struct {
+	const char *key;
+	const char *colour;
+} colours[] = {
+	{ "retiring", "#2e7d32" },
+	{ "bad_speculation", "#c62828" },
+	{ "frontend_bound", "#6a1b9a" },
+	{ "backend_bound", "#ef6c00" },
+	{ "frontend_stalled_cycles", "#6a1b9a" },
+	{ "backend_stalled_cycles", "#ef6c00" },
+};
+
+const char *html_node_colour(const char *key, const char *parent, int level)
+{
+	const char *k = level == 2 && parent ? parent : key;
+
+	for (size_t i = 0; i < sizeof(colours) / sizeof(colours[0]); i++)
+		if (!strcmp(colours[i].key, k))
+			return colours[i].colour;
+	return "#546e7a"; /* a vendor extra (smt_contention) */
+}
+
+static double width_of(double v)
+{
+	return v > 0 ? v * HTML_UNITS_PER_POINT : 0;
+}
+
+static void bar(FILE *out, const struct tdoc_node *n, double x, double y)
+{
+	double w = width_of(n->value);
+
+	fprintf(out, "<g class=\"bar\"><rect class=\"node l%d\" data-key=\"", n->level);
+	html_esc(out, n->key);
+	fputs("\" data-parent=\"", out);
+	html_esc(out, n->parent ? n->parent : "");
+	fprintf(out, "\" data-level=\"%d\" data-value=\"%.17g\" x=\"%.4f\" y=\"%d\" width=\"%.4f\" height=\"%d\" "
+		     "fill=\"%s\" fill-opacity=\"%s\" stroke=\"#fff\" stroke-width=\"1\"><title>",
+		n->level, n->value, x, (int)y, w, ROW_H, html_node_colour(n->key, n->parent, n->level),
+		n->level == 1 ? "1" : "0.62");
+	html_esc(out, n->label);
+	fprintf(out, ": %.1f %%", n->value);
+	if (n->s.n >= 2 && !isnan(n->s.half))
+		fprintf(out, " \u00b1%.1f (95 %% interval over %zu runs)", n->s.half, n->s.n);
+	fputs("</title></rect>", out);
+	if (w >= VALUE_MIN_W) {
+		/* a nested svg clips the label to its bar */
+		fprintf(out, "<svg x=\"%.4f\" y=\"%d\" width=\"%.4f\" height=\"%d\"><text x=\"6\" y=\"%d\" "
+			     "class=\"in-bar\">", x, (int)y, w, ROW_H, ROW_H / 2 + 6);
+		if (w >= LABEL_MIN_W) {
+			html_esc(out, n->label);
+			fputc(' ', out);
+		}
+		fprintf(out, "%.1f %%</text></svg>", n->value);
+	}
+	fputs("</g>\n", out);
+}
+
+void html_tree(FILE *out, const struct tdoc *d, const char *id)
+{
+	double total = 0, x = 0, w;
+	int height = TREE_TOP + 2 * ROW_H + ROW_GAP + 4;
+	bool any = false, unmeasured = false;
+
+	for (size_t i = 0; i < d->nr_nodes; i++)
+		if (d->nodes[i].level == 1 && isfinite(d->nodes[i].value)) {
+			total += width_of(d->nodes[i].value);
+			any = true;
+		}
+	if (!any) {
+		fputs("<p class=\"muted\">No node of the tree was measured.</p>\n", out);
+		return;
+	}
+	w = total > 100 * HTML_UNITS_PER_POINT ? total : 100 * HTML_UNITS_PER_POINT;
+	fprintf(out, "<svg class=\"tree\" id=\"%s\" data-units-per-point=\"%d\" viewBox=\"-2 0 %.4f %d\" "
+		     "width=\"100%%\" role=\"img\" aria-label=\"top-down tree\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+		id, HTML_UNITS_PER_POINT, w + 4, height);
+	for (int t = 0; t <= 100; t += 25) {
+		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"tick\"/>"
+			     "<text x=\"%d\" y=\"14\" class=\"axis\" text-anchor=\"%s\">%d %%</text>\n",
+			t * HTML_UNITS_PER_POINT, TREE_TOP - 4, t * HTML_UNITS_PER_POINT, height,
+			t * HTML_UNITS_PER_POINT, t == 0 ? "start" : t == 100 ? "end" : "middle", t);
+	}
+	for (size_t i = 0; i < d->nr_nodes; i++) {
+		const struct tdoc_node *p = &d->nodes[i];
+		double cx = x;
+
+		if (p->level != 1)
+			continue;
+		if (!isfinite(p->value)) {
+			unmeasured = true;
+			continue;
+		}
+		bar(out, p, x, TREE_TOP);
+		for (size_t k = 0; k < d->nr_nodes; k++) {
+			const struct tdoc_node *c = &d->nodes[k];
+
+			if (c->level != 2 || !c->parent || strcmp(c->parent, p->key))
+				continue;
+			if (!isfinite(c->value)) {
+				unmeasured = true;
+				continue;
+			}
+			bar(out, c, cx, TREE_TOP + ROW_H + ROW_GAP);
+			cx += width_of(c->value);
+		}
+		x += width_of(p->value);
+	}
+	fputs("</svg>\n", out);
+	if (unmeasured) {
+		size_t n = 0;
+
+		fputs("<p class=\"muted\">Not measurable here (no bar, never 0): ", out);
+		for (size_t i = 0; i < d->nr_nodes; i++)
+			if (!isfinite(d->nodes[i].value)) {
+				fputs(n++ ? ", " : "", out);
+				html_esc(out, d->nodes[i].label);
+			}
+		fputs(".</p>\n", out);
+	}
+}
+
+void html_node_table(FILE *out, const struct tdoc *d)
+{
+	bool runs = d->runs > 1;
+
+	if (!d->nr_nodes)
+		return;
+	fputs("<table class=\"nodes\"><thead><tr><th>node</th><th class=\"num\">value</th>", out);
+	if (runs)
+		fputs("<th class=\"num\">95 % interval</th><th class=\"num\">sd</th>", out);
+	fputs("<th class=\"num\">threshold</th><th></th></tr></thead><tbody>\n", out);
+	for (size_t i = 0; i < d->nr_nodes; i++) {
+		const struct tdoc_node *n = &d->nodes[i];
+
+		fprintf(out, "<tr class=\"l%d%s\" data-key=\"", n->level, n->flagged ? " flagged" : "");
+		html_esc(out, n->key);
+		fputs("\"><td>", out);
+		html_esc(out, n->label);
+		if (n->extra)
+			fputs(" <span class=\"muted\">(extra)</span>", out);
+		fputs("</td><td class=\"num\">", out);
+		if (isfinite(n->value))
+			fprintf(out, "%.1f %%", n->value);
+		else
+			fputs("&ndash;", out);
+		fputs("</td>", out);
+		if (runs) {
+			if (n->s.n >= 2 && isfinite(n->s.lo))
+				fprintf(out, "<td class=\"num\">%.1f &ndash; %.1f</td><td class=\"num\">%.2f</td>", n->s.lo,
+					n->s.hi, n->s.sd);
+			else
+				fputs("<td class=\"num\">&ndash;</td><td class=\"num\">&ndash;</td>", out);
+		}
+		if (isfinite(n->threshold))
+			fprintf(out, "<td class=\"num\">&gt; %g %%</td>", n->threshold);
+		else
+			fputs("<td class=\"num\"></td>", out);
+		fprintf(out, "<td>%s</td></tr>\n", n->flagged ? "above its threshold" : "");
+	}
+	fputs("</tbody></table>\n", out);
+}
