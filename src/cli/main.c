@@ -5,6 +5,7 @@
 #include "cli/cmd.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
+#include "cli/opts.h"
 #include "base/str.h"
 
 #include <stdio.h>
@@ -45,6 +46,47 @@ static void print_usage(FILE *f)
 	fputs("\n'tdprof COMMAND --help' explains a command; 'tdprof info' tells what this\n"
 	      "machine can measure.\n",
 	      f);
+}
+
+/* The tdprof(1) man page: the commands and what every command shares. */
+static void print_man(void)
+{
+	fputs(".TH TDPROF 1 \"\" \"tdprof\" \"tdprof manual\"\n"
+	      ".SH NAME\ntdprof \\- top\\-down profiling: why is my code slow, where, and what do I change\n"
+	      ".SH SYNOPSIS\n.B tdprof\n[\\-\\-version] [\\-\\-help] [\\-q] [\\-v] COMMAND [ARGS]\n"
+	      ".SH DESCRIPTION\n"
+	      "tdprof classifies a workload's bottleneck from hardware performance counters into the top\\-down "
+	      "buckets (Retiring, Bad Speculation, Frontend Bound, Backend Bound, then the level below), traces "
+	      "the code responsible (branch stacks, Arm SPE, or a simulation where no PMU exists), and ends "
+	      "every finding with a concrete next step.\n"
+	      ".PP\nThe workflow: triage with \\fBtdprof stat\\fR, classify with \\fBtdprof topdown\\fR, "
+	      "trace with \\fBtdprof branches\\fR, isolate and measure a fix with \\fBtdprof loop\\fR; "
+	      "or all of it at once with \\fBtdprof why\\fR.\n"
+	      ".SH COMMANDS\n",
+	      stdout);
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		if (!commands[i].fn)
+			continue;
+		printf(".TP\n.BR tdprof\\-%s (1)\n%s\n", commands[i].name, commands[i].summary);
+	}
+	fputs(".SH OPTIONS\n"
+	      ".TP\n.B \\-q, \\-\\-quiet\nno progress lines or notes on standard error\n"
+	      ".TP\n.B \\-v, \\-\\-verbose\nmore detail (repeatable)\n"
+	      ".TP\n.B \\-\\-version\nprint the version\n"
+	      ".SH ENVIRONMENT\n"
+	      ".TP\n.B NO_COLOR\nno colour on a terminal\n"
+	      ".SH EXIT STATUS\n",
+	      stdout);
+	for (const char *p = opts_common_exit_status; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		printf("%.*s\n.br\n", (int)n, p);
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+	fputs(".SH SEE ALSO\nperf(1), perf\\-stat(1), perf\\-record(1), valgrind(1)\n", stdout);
 }
 
 static const struct command *find_command(const char *name)
@@ -95,6 +137,9 @@ int main(int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			print_usage(stdout);
+			return EXIT_OK;
+		} else if (!strcmp(a, "--man")) {
+			print_man();
 			return EXIT_OK;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			msg_set_quiet(true);

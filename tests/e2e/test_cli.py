@@ -41,4 +41,42 @@ def test_help_command():
     tdp.expect_in("usage: tdprof stat", r.out, "stdout", r)
 
 
+def listed_commands():
+    """The commands `tdprof --help` lists (the generated command table)."""
+    r = tdp.run("--help")
+    tdp.expect_exit(r, 0)
+    lines = r.out.split("commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    return [l.split()[0] for l in lines if l.strip() and l.split()[0] != "help"]
+
+
+def test_every_command_has_help_and_man_page():
+    cmds = listed_commands()
+    tdp.check(len(cmds) >= 3, "several commands listed: %r" % cmds)
+    for c in cmds:
+        r = tdp.run(c, "--help")
+        tdp.expect_exit(r, 0)
+        tdp.expect_in("usage: tdprof " + c, r.out, "%s --help" % c, r)
+        tdp.expect_in("-h, --help", r.out, "%s --help" % c, r)
+        m = tdp.run(c, "--man")
+        tdp.expect_exit(m, 0)
+        tdp.check(m.out.startswith(".TH TDPROF-" + c.upper()), "%s --man starts with .TH" % c, m)
+        for section in (".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH EXIT STATUS"):
+            tdp.expect_in(section, m.out, "%s --man" % c, m)
+
+
+def test_top_level_man_page_lists_commands():
+    r = tdp.run("--man")
+    tdp.expect_exit(r, 0)
+    tdp.check(r.out.startswith(".TH TDPROF 1"), "tdprof(1) header", r)
+    for c in listed_commands():
+        tdp.expect_in("tdprof\\-%s" % c, r.out, "tdprof.1", r)
+
+
+def test_unknown_command_option_is_usage_error():
+    r = tdp.run("stat", "--frobnicate", "--", "true")
+    tdp.expect_exit(r, 2)
+    tdp.expect_in("unknown option '--frobnicate'", r.err, "stderr", r)
+    tdp.expect_in("tdprof: try 'tdprof stat --help'", r.err, "stderr", r)
+
+
 tdp.main(globals())
