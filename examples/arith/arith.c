@@ -18,6 +18,8 @@
 
 static unsigned table[TABLE];
 
+unsigned kernel(void); /* not static: `tdprof loop` calls it by name */
+
 unsigned kernel(void) /* tdprof-demo: HOT */
 {
 	unsigned h = 2166136261u;
