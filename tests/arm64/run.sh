@@ -129,7 +129,7 @@ EOF
 if [ ! -f "$out/cross/build.ninja" ]; then
 	step "configuring the cross build in $out/cross"
 	meson setup "$out/cross" "$src" --cross-file "$src/tests/arm64/aarch64-linux-gnu.ini" \
-		--cross-file "$out/sysroot.ini" -Dtests=disabled >"$out/cross-setup.log" 2>&1 ||
+		--cross-file "$out/sysroot.ini" -Dtests=disabled -Dwerror=true >"$out/cross-setup.log" 2>&1 ||
 		{ tail -n 30 "$out/cross-setup.log" >&2; die "meson setup of the cross build failed (log: $out/cross-setup.log)"; }
 fi
 step "cross-building tdprof and the harness example"
