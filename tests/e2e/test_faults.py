@@ -117,6 +117,26 @@ def test_input_beyond_256_mb_is_refused_without_reading_it():
     os.unlink(p)
 
 
+# ---------------------------------------------------------------- size limits: options and small files
+
+def test_event_lists_beyond_the_limits_are_refused_before_running_anything():
+    # PMU_SPEC_MAX 65536 bytes, PMU_EVENT_NAME_MAX 1024 bytes, PMU_EVENTS_MAX 4096 events
+    marker = os.path.join(TMP, "ran")
+    cmd = ["--", "/bin/sh", "-c", "touch " + marker]
+    expect_refused(tdp.run("stat", "-e", ",".join(["task-clock"] * 7000), *cmd), "longer than 65536 bytes")
+    expect_refused(tdp.run("stat", "-e", "x" * 2000, *cmd), "longer than 1024 bytes")
+    r = tdp.run("stat", "-e", ",".join(["cs"] * 5000), *cmd)
+    tdp.check(r.code == 2 and "4096" in r.err, "more than 4096 events are refused naming the limit", r)
+    tdp.check(not os.path.exists(marker), "the workload never ran")
+
+
+def test_sim_machine_file_beyond_its_limit_is_refused():
+    # SIM_MACHINE_MAX_FILE = 65536 bytes: many lines, or one long line
+    for name, text in (("many.machine", "width=6\n" * 10000), ("long.machine", "width=" + "6" * (1 << 20) + "\n")):
+        r = tdp.run("why", "--backend=sim", "--sim-machine", tmpfile(name, text), "--", "/bin/true")
+        expect_refused(r, name + "' is larger than the limit of 65536 bytes")
+
+
 # ---------------------------------------------------------------- size limits: perf.data
 
 def test_branch_stack_of_2_40_entries_is_refused_naming_the_record():
