@@ -198,7 +198,7 @@ if doc:
     tc, cyc, ins = event(doc, 'task-clock'), event(doc, 'cycles'), event(doc, 'instructions')
     ok = all(e and e['status'] == 'counted' and e['value'] for e in (tc, cyc, ins))
     if check('stat busy', ok and not cyc['scaled'] and not ins['scaled'],
-             'task-clock ' + ', '.join(f"{e['event']} {e['value']} ({e['status']}, {e['running_pct']}% running)"
+             ', '.join(f"{e['event']} {e['value']} ({e['status']}, {e['running_pct']}% running)"
                                        for e in (tc, cyc, ins) if e)):
         n = 20e6
         busy_insns = ins['value']
