@@ -41,6 +41,11 @@ void *tdp_malloc(size_t size)
 
 void *tdp_calloc(size_t nr, size_t size)
 {
+	size_t bytes;
+
+	/* checked here, not left to calloc: sanitizer allocators abort on overflow */
+	if (__builtin_mul_overflow(nr, size, &bytes))
+		return NULL;
 	if (should_fail())
 		return NULL;
 	if (!nr || !size)
