@@ -269,19 +269,38 @@ struct branch_load_info {
 /**
  * Called by branch_load() for every record that is not a SAMPLE, LOST,
  * LOST_SAMPLES or AUXTRACE (MMAP, COMM, FORK, ... for a symbol session), in file
- * order. A negative return stops the load with that code.
+ * order, on the caller's thread. A negative return stops the load with that code.
  */
 typedef int branch_record_fn(void *ctx, const struct perfdata_record *rec, struct tdp_err *err);
+
+struct branch_prefault;
+
+/** How branch_load() reads. Zeroed: one thread, no callback, no helper. */
+struct branch_load_opts {
+	branch_record_fn *on_record;   /* may be NULL */
+	void *ctx;                     /* passed to on_record */
+	bool threaded;                 /* aggregate on a second thread while this one decodes
+					* (stacks are copied to it in chunks of BRANCH_CHUNK_ENTRIES);
+					* the result is the same as without */
+	struct branch_prefault *pf;    /* a prefault helper over the image being read, or NULL:
+					* told how far reading went, it maps pages ahead and
+					* releases those behind (see branch_prefault_start()) */
+};
+
+/** Entries per chunk handed to the aggregating thread (2 MiB of struct branch_entry). */
+#define BRANCH_CHUNK_ENTRIES (1u << 16)
 
 /**
  * Read every record of the open reader p into a: samples, lost counts, and Arm
  * SPE trace (AUXTRACE payloads after an AUXTRACE_INFO of type ARM_SPE, decoded
- * with branch/spe.h into one-entry stacks). on_record (may be NULL) sees the
- * other records. info (may be NULL) is filled.
+ * with branch/spe.h into one-entry stacks). o may be NULL (as zeroed). info (may
+ * be NULL) is filled. a must not be used by anyone else until it returns.
  * Returns 0; the reader's errors (TDP_EFORMAT, TDP_ELIMIT with the file and the
- * offset in err); the aggregator's; on_record's.
+ * offset in err); the aggregator's; on_record's; TDP_ENOMEM. After an error a
+ * holds part of the recording. Starts and joins a thread when o->threaded (falls
+ * back to one thread when it cannot start one).
  */
-int branch_load(struct perfdata *p, struct branch_agg *a, branch_record_fn *on_record, void *ctx,
+int branch_load(struct perfdata *p, struct branch_agg *a, const struct branch_load_opts *o,
 		struct branch_load_info *info, struct tdp_err *err) __attribute__((warn_unused_result));
 
 /* ---------------------------------------------------------------------------
@@ -290,18 +309,30 @@ int branch_load(struct perfdata *p, struct branch_agg *a, branch_record_fn *on_r
 
 /** Inputs smaller than this are not prefaulted (the thread costs more than it saves). */
 #define BRANCH_PREFAULT_MIN (8u << 20)
-
-struct branch_prefault;
+/** How far ahead of the reader the helper maps pages. */
+#define BRANCH_PREFAULT_AHEAD (32u << 20)
 
 /**
- * Start a helper thread that maps buf[0..len) (an mmap of the input) into memory
- * ahead of a sequential reader: MADV_POPULATE_READ in 4 MiB chunks, or a read per
- * page on kernels without it. buf is borrowed until branch_prefault_stop().
+ * Start a helper thread over buf[0..len), a read-only file mapping of the input
+ * (never a heap buffer: released pages are dropped, which a mapping of a file
+ * survives and a heap buffer does not). The helper maps pages into memory
+ * (MADV_POPULATE_READ, or a read per page on kernels without it) up to
+ * BRANCH_PREFAULT_AHEAD bytes ahead of the position branch_prefault_progress()
+ * reports, so that the reader finds them mapped, and progress releases the pages
+ * the reader has passed (MADV_DONTNEED), so that the resident memory stays a
+ * window rather than the whole file. buf is borrowed until branch_prefault_stop().
  * Sets *out to the helper, or to NULL when len < BRANCH_PREFAULT_MIN or no thread
  * could be started (nothing is lost but speed). Returns 0 or TDP_ENOMEM.
  */
 int branch_prefault_start(struct branch_prefault **out, const uint8_t *buf, size_t len, struct tdp_err *err)
 	__attribute__((warn_unused_result));
+
+/**
+ * The reader is done with buf[0..off): let the helper map further, and release the
+ * pages before off, except those below keep_below (the file's header, attrs and
+ * other sections read at any time; 0: none kept). Cheap when called often.
+ */
+void branch_prefault_progress(struct branch_prefault *pf, size_t off, size_t keep_below);
 
 /** Stop the helper (it finishes its current chunk), join it and free it. NULL is fine. */
 void branch_prefault_stop(struct branch_prefault *pf);

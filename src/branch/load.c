@@ -2,16 +2,27 @@
  * load.c: one pass over a perf.data into an aggregator (branch_load(), branch.h):
  * samples with branch stacks, lost counts, and Arm SPE trace decoded into
  * one-entry stacks.
+ *
+ * Threaded mode: decoding (the perf.data reader, SPE) stays on the caller's
+ * thread and every stack is copied into a chunk; full chunks go, in order,
+ * through a ring of LOAD_CHUNKS to one aggregating thread. Only that thread
+ * touches the aggregator until it is joined; the counts kept while decoding are
+ * added at the end. The aggregator sees the stacks in file order either way, so
+ * both modes give the same result.
  */
 #include "branch/branch-internal.h"
 #include "branch/spe.h"
 #include "base/alloc.h"
 #include "base/err.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /* AUX record flag: the kernel dropped trace data (PERF_AUX_FLAG_TRUNCATED). */
 #define AUX_FLAG_TRUNCATED 0x01ull
+/* Chunks in flight between the two threads, and stacks per chunk. */
+#define LOAD_CHUNKS 4
+#define CHUNK_STACKS (1u << 14)
 
 /*
  * Thread id -> process id, from COMM and FORK records: SPE trace names threads
@@ -72,12 +83,177 @@ static uint32_t tid_map_pid(const struct tid_map *m, uint32_t tid)
 	return tid; /* a thread never announced: take it for a process's main thread */
 }
 
+/* ---- the pipeline to the aggregating thread ---- */
+
+struct stack_ref {
+	uint32_t off, nr, pid;
+};
+
+struct chunk {
+	struct branch_entry *ent;
+	struct stack_ref *st;
+	size_t nr_ent, nr_st;
+	bool full;                 /* handed to the aggregating thread (under mu) */
+};
+
+struct pipeline {
+	struct branch_agg *a;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct chunk c[LOAD_CHUNKS];
+	size_t fill;               /* the chunk being filled (decoding thread only) */
+	bool done;                 /* no more chunks (under mu) */
+	int rc;                    /* the aggregating thread's error (under mu) */
+	struct tdp_err err;        /* its message (read after the join) */
+};
+
+static void *pipeline_run(void *arg)
+{
+	struct pipeline *pl = arg;
+	size_t i = 0;
+
+	pthread_mutex_lock(&pl->mu);
+	for (;;) {
+		struct chunk *c = &pl->c[i];
+		int rc = 0;
+
+		while (!c->full && !pl->done)
+			pthread_cond_wait(&pl->cv, &pl->mu);
+		if (!c->full)
+			break;
+		pthread_mutex_unlock(&pl->mu);
+		for (size_t k = 0; k < c->nr_st && !rc && !pl->rc; k++)
+			rc = branch_agg_add_stack(pl->a, c->ent + c->st[k].off, c->st[k].nr, c->st[k].pid, &pl->err);
+		pthread_mutex_lock(&pl->mu);
+		if (rc && !pl->rc)
+			pl->rc = rc;
+		c->nr_ent = c->nr_st = 0;
+		c->full = false;
+		pthread_cond_broadcast(&pl->cv);
+		i = (i + 1) % LOAD_CHUNKS;
+	}
+	pthread_mutex_unlock(&pl->mu);
+	return NULL;
+}
+
+/* Hand the chunk being filled over and wait for the next one to be free. */
+static int pipeline_hand_off(struct pipeline *pl)
+{
+	int rc;
+
+	pthread_mutex_lock(&pl->mu);
+	pl->c[pl->fill].full = true;
+	pthread_cond_broadcast(&pl->cv);
+	pl->fill = (pl->fill + 1) % LOAD_CHUNKS;
+	while (pl->c[pl->fill].full && !pl->rc)
+		pthread_cond_wait(&pl->cv, &pl->mu);
+	rc = pl->rc;
+	pthread_mutex_unlock(&pl->mu);
+	return rc;
+}
+
+static int pipeline_push(struct pipeline *pl, const struct branch_entry *e, size_t nr, uint32_t pid)
+{
+	struct chunk *c = &pl->c[pl->fill];
+
+	if (nr > BRANCH_CHUNK_ENTRIES)
+		return TDP_ELIMIT; /* cannot happen: the reader caps stacks at BRSTACK_MAX_NR */
+	if (c->nr_ent + nr > BRANCH_CHUNK_ENTRIES || c->nr_st == CHUNK_STACKS) {
+		int rc = pipeline_hand_off(pl);
+
+		if (rc)
+			return rc;
+		c = &pl->c[pl->fill];
+	}
+	memcpy(c->ent + c->nr_ent, e, nr * sizeof(*e));
+	c->st[c->nr_st++] = (struct stack_ref){ (uint32_t)c->nr_ent, (uint32_t)nr, pid };
+	c->nr_ent += nr;
+	return 0;
+}
+
+static void pipeline_free(struct pipeline *pl)
+{
+	for (size_t i = 0; i < LOAD_CHUNKS; i++) {
+		tdp_free(pl->c[i].ent);
+		tdp_free(pl->c[i].st);
+	}
+	tdp_free(pl);
+}
+
+/* A started pipeline, or NULL when it cannot be had (then load on one thread). */
+static struct pipeline *pipeline_start(struct branch_agg *a)
+{
+	struct pipeline *pl = tdp_calloc(1, sizeof(*pl));
+
+	if (!pl)
+		return NULL;
+	pl->a = a;
+	for (size_t i = 0; i < LOAD_CHUNKS; i++) {
+		pl->c[i].ent = tdp_calloc(BRANCH_CHUNK_ENTRIES, sizeof(*pl->c[i].ent));
+		pl->c[i].st = tdp_calloc(CHUNK_STACKS, sizeof(*pl->c[i].st));
+		if (!pl->c[i].ent || !pl->c[i].st) {
+			pipeline_free(pl);
+			return NULL;
+		}
+	}
+	if (pthread_mutex_init(&pl->mu, NULL)) {
+		pipeline_free(pl);
+		return NULL;
+	}
+	if (pthread_cond_init(&pl->cv, NULL)) {
+		pthread_mutex_destroy(&pl->mu);
+		pipeline_free(pl);
+		return NULL;
+	}
+	if (pthread_create(&pl->thread, NULL, pipeline_run, pl)) {
+		pthread_cond_destroy(&pl->cv);
+		pthread_mutex_destroy(&pl->mu);
+		pipeline_free(pl);
+		return NULL;
+	}
+	return pl;
+}
+
+/* Hand over what is left, wait for the aggregating thread, free. Returns its error. */
+static int pipeline_finish(struct pipeline *pl, struct tdp_err *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&pl->mu);
+	if (pl->c[pl->fill].nr_st)
+		pl->c[pl->fill].full = true;
+	pl->done = true;
+	pthread_cond_broadcast(&pl->cv);
+	pthread_mutex_unlock(&pl->mu);
+	pthread_join(pl->thread, NULL);
+	rc = pl->rc;
+	if (rc && err && !err->code)
+		*err = pl->err;
+	pthread_cond_destroy(&pl->cv);
+	pthread_mutex_destroy(&pl->mu);
+	pipeline_free(pl);
+	return rc;
+}
+
+/* ---- decoding ---- */
+
 struct load {
 	struct branch_agg *a;
+	struct pipeline *pl;          /* NULL: aggregate here */
 	struct branch_load_info *info;
+	struct branch_counts counts;  /* samples and lost, added to a at the end */
 	struct tid_map tids;
 	bool spe;
 };
+
+static int load_stack(struct load *l, const struct branch_entry *e, size_t nr, uint32_t pid, struct tdp_err *err)
+{
+	l->counts.samples_with_stack++;
+	if (l->pl)
+		return pipeline_push(l->pl, e, nr, pid);
+	return branch_agg_add_stack(l->a, e, nr, pid, err);
+}
 
 /* Decode one AUXTRACE payload of SPE trace: every branch record is a one-entry stack. */
 static int load_spe(struct load *l, const struct perfdata_auxtrace *at, struct tdp_err *err)
@@ -95,33 +271,34 @@ static int load_spe(struct load *l, const struct perfdata_auxtrace *at, struct t
 		if (!spe_record_branch(&r, &e))
 			continue;
 		l->info->spe.branch_records++;
-		l->a->counts.samples_with_stack++;
-		rc = branch_agg_add_stack(l->a, &e, 1, pid, err);
+		rc = load_stack(l, &e, 1, pid, err);
 	}
 	l->info->spe.auxtrace_bytes += at->size;
 	l->info->spe.records += d.stats.records;
 	l->info->spe.bad_bytes += d.stats.bad_bytes;
 	l->info->spe.truncated += d.stats.truncated;
-	branch_agg_count_samples(l->a, d.stats.records);
+	l->counts.samples += d.stats.records;
 	return rc;
 }
 
-static int load_record(struct load *l, const struct perfdata_record *rec, branch_record_fn *on_record, void *ctx,
+static int load_record(struct load *l, const struct perfdata_record *rec, const struct branch_load_opts *o,
 		       struct tdp_err *err)
 {
+	const struct perfdata_sample *s = &rec->u.sample;
 	int rc = 0;
 
 	switch (rec->type) {
 	case PERFDATA_RECORD_SAMPLE:
-		if (rec->attr)
-			return branch_agg_add_sample(l->a, &rec->u.sample, err);
-		branch_agg_count_samples(l->a, 1);
-		return 0;
+		l->counts.samples++;
+		if (!rec->attr || !(s->fields & PERFDATA_SAMPLE_BRANCH_STACK))
+			return 0;
+		return load_stack(l, s->branches, s->nr_branches,
+				  (s->fields & PERFDATA_SAMPLE_TID) ? s->pid : BRANCH_PID_NONE, err);
 	case PERFDATA_RECORD_LOST:
-		branch_agg_add_lost(l->a, rec->u.lost.lost, 0);
+		l->counts.lost += rec->u.lost.lost;
 		return 0;
 	case PERFDATA_RECORD_LOST_SAMPLES:
-		branch_agg_add_lost(l->a, 0, rec->u.lost.lost);
+		l->counts.lost_samples += rec->u.lost.lost;
 		return 0;
 	case PERFDATA_RECORD_AUXTRACE:
 		if (l->spe)
@@ -151,30 +328,45 @@ static int load_record(struct load *l, const struct perfdata_record *rec, branch
 	default:
 		break;
 	}
-	if (!rc && on_record)
-		rc = on_record(ctx, rec, err);
+	if (!rc && o->on_record)
+		rc = o->on_record(o->ctx, rec, err);
 	return rc;
 }
 
-int branch_load(struct perfdata *p, struct branch_agg *a, branch_record_fn *on_record, void *ctx,
+int branch_load(struct perfdata *p, struct branch_agg *a, const struct branch_load_opts *o,
 		struct branch_load_info *info, struct tdp_err *err)
 {
+	static const struct branch_load_opts none;
 	struct branch_load_info dummy;
 	struct load l;
 	struct perfdata_record rec;
-	int rc;
+	size_t keep = (size_t)perfdata_data_offset(p);
+	int rc, prc = 0;
 
+	if (!o)
+		o = &none;
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
 	memset(&l, 0, sizeof(l));
 	l.a = a;
 	l.info = info;
+	if (o->threaded)
+		l.pl = pipeline_start(a);
 	while ((rc = perfdata_next(p, &rec, err)) > 0) {
-		rc = load_record(&l, &rec, on_record, ctx, err);
+		rc = load_record(&l, &rec, o, err);
 		if (rc < 0)
 			break;
+		branch_prefault_progress(o->pf, (size_t)rec.offset, keep);
 	}
+	if (l.pl)
+		prc = pipeline_finish(l.pl, err);
+	if (!rc)
+		rc = prc;
+	a->counts.samples += l.counts.samples;
+	a->counts.samples_with_stack += l.counts.samples_with_stack;
+	a->counts.lost += l.counts.lost;
+	a->counts.lost_samples += l.counts.lost_samples;
 	/* pipe mode learns its attrs while reading: describe them at the end */
 	info->nr_attrs = perfdata_nr_attrs(p);
 	for (size_t i = 0; i < info->nr_attrs; i++) {

@@ -1,13 +1,16 @@
 /*
- * prefault.c: map the pages of a large input ahead of the reader, on a second
- * thread (branch_prefault_start(), branch.h).
+ * prefault.c: keep a window of a large input mapped ahead of the reader, on a
+ * second thread, and release what the reader has passed (branch.h).
  *
- * A perf.data of 200,000 samples x 32 entries is 160 MB. Reading it through a
- * fresh mmap costs one page fault per 64 KiB (the kernel's fault-around), which
- * is a quarter of the time the reader needs to decode it. MADV_POPULATE_READ
- * (Linux 5.14) maps a range in one call; done in chunks from a helper thread,
- * the pages are in place by the time the reader reaches them. Kernels without
- * it get one read per page instead.
+ * A perf.data of 200,000 samples x 32 entries is 160 MB. Read through a fresh
+ * mmap, it costs one page fault per 64 KiB (the kernel's fault-around), a third
+ * of the time the reader needs to decode it, and all of it stays resident.
+ * MADV_POPULATE_READ (Linux 5.14) maps a range in one call: done from a helper
+ * thread in 1 MiB steps up to BRANCH_PREFAULT_AHEAD past the reader, the pages
+ * are in place by the time the reader reaches them. Behind the reader,
+ * MADV_DONTNEED drops the pages from this process (they stay in the page cache,
+ * and a later access to a released page of a private read-only file mapping just
+ * maps it again), so the resident set is a window, not the file.
  */
 #include "branch/branch.h"
 #include "base/alloc.h"
@@ -15,7 +18,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -24,36 +26,65 @@
 #define MADV_POPULATE_READ 22
 #endif
 
-/* Bytes mapped per madvise() call: small enough to stop soon when asked. */
-#define PREFAULT_CHUNK (4u << 20)
+/* Bytes mapped per madvise() call: the helper holds the mmap lock that long. */
+#define PREFAULT_STEP (1u << 20)
+/* Progress is passed to the helper, and pages released, in steps of this. */
+#define PROGRESS_STEP (4u << 20)
+/* Released only that far behind the reader (a record may span the boundary). */
+#define RELEASE_LAG (1u << 20)
 
 struct branch_prefault {
 	pthread_t thread;
-	const uint8_t *buf;
-	size_t len;
+	uintptr_t start, end;     /* the image, start page-aligned down */
 	size_t page;
-	atomic_bool stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uintptr_t progress;       /* the reader's position (under mu) */
+	bool stop;                /* (under mu) */
+	uintptr_t told;           /* reader side: last position passed on */
+	uintptr_t released;       /* reader side: released below this */
 };
+
+static void populate(struct branch_prefault *pf, uintptr_t from, uintptr_t to, bool *use_madvise)
+{
+	volatile uint8_t sink = 0;
+
+	if (*use_madvise && madvise((void *)from, to - from, MADV_POPULATE_READ) == 0)
+		return;
+	if (*use_madvise && errno != EINVAL)
+		return; /* EFAULT/ENOMEM: leave it to the reader's own faults */
+	*use_madvise = false;
+	for (uintptr_t p = from; p < to; p += pf->page)
+		sink ^= *(const volatile uint8_t *)p;
+	(void)sink;
+}
 
 static void *prefault_run(void *arg)
 {
 	struct branch_prefault *pf = arg;
-	uintptr_t start = (uintptr_t)pf->buf & ~(uintptr_t)(pf->page - 1);
-	uintptr_t end = (uintptr_t)pf->buf + pf->len;
-	bool populate = true;
-	volatile uint8_t sink = 0;
+	uintptr_t done = pf->start;
+	bool use_madvise = true;
 
-	for (uintptr_t at = start; at < end && !atomic_load_explicit(&pf->stop, memory_order_relaxed);) {
-		size_t n = end - at < PREFAULT_CHUNK ? end - at : PREFAULT_CHUNK;
+	pthread_mutex_lock(&pf->mu);
+	while (!pf->stop && done < pf->end) {
+		uintptr_t limit = pf->progress + BRANCH_PREFAULT_AHEAD;
 
-		if (populate && madvise((void *)at, n, MADV_POPULATE_READ) != 0 && errno == EINVAL)
-			populate = false;
-		if (!populate)
-			for (uintptr_t p = at; p < at + n; p += pf->page)
-				sink ^= *(const volatile uint8_t *)(p < (uintptr_t)pf->buf ? (uintptr_t)pf->buf : p);
-		at += n;
+		if (done >= limit) {
+			pthread_cond_wait(&pf->cv, &pf->mu);
+			continue;
+		}
+		pthread_mutex_unlock(&pf->mu);
+		{
+			uintptr_t to = done + PREFAULT_STEP;
+
+			if (to > pf->end)
+				to = pf->end;
+			populate(pf, done, to, &use_madvise);
+			done = to;
+		}
+		pthread_mutex_lock(&pf->mu);
 	}
-	(void)sink;
+	pthread_mutex_unlock(&pf->mu);
 	return NULL;
 }
 
@@ -63,17 +94,28 @@ int branch_prefault_start(struct branch_prefault **out, const uint8_t *buf, size
 	long page = sysconf(_SC_PAGESIZE);
 
 	*out = NULL;
-	if (!len || len < BRANCH_PREFAULT_MIN)
+	if (!buf || len < BRANCH_PREFAULT_MIN)
 		return 0;
 	pf = tdp_calloc(1, sizeof(*pf));
 	if (!pf)
 		return tdp_err_oom(err);
-	pf->buf = buf;
-	pf->len = len;
 	pf->page = page > 0 ? (size_t)page : 4096;
-	atomic_init(&pf->stop, false);
+	pf->start = (uintptr_t)buf & ~(uintptr_t)(pf->page - 1);
+	pf->end = (uintptr_t)buf + len;
+	pf->progress = pf->told = pf->released = pf->start;
+	if (pthread_mutex_init(&pf->mu, NULL)) {
+		tdp_free(pf);
+		return 0;
+	}
+	if (pthread_cond_init(&pf->cv, NULL)) {
+		pthread_mutex_destroy(&pf->mu);
+		tdp_free(pf);
+		return 0;
+	}
 	if (pthread_create(&pf->thread, NULL, prefault_run, pf)) {
 		/* not worth failing the report for: it only runs slower */
+		pthread_cond_destroy(&pf->cv);
+		pthread_mutex_destroy(&pf->mu);
 		tdp_free(pf);
 		return 0;
 	}
@@ -81,11 +123,40 @@ int branch_prefault_start(struct branch_prefault **out, const uint8_t *buf, size
 	return 0;
 }
 
+void branch_prefault_progress(struct branch_prefault *pf, size_t off, size_t keep_below)
+{
+	uintptr_t at, from, to;
+
+	if (!pf)
+		return;
+	at = pf->start + off;
+	if (at < pf->told + PROGRESS_STEP)
+		return;
+	pf->told = at;
+	pthread_mutex_lock(&pf->mu);
+	pf->progress = at;
+	pthread_cond_signal(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+	from = pf->released;
+	if (from < pf->start + keep_below)
+		from = (pf->start + keep_below + pf->page - 1) & ~(uintptr_t)(pf->page - 1);
+	to = at > RELEASE_LAG ? (at - RELEASE_LAG) & ~(uintptr_t)(pf->page - 1) : 0;
+	if (to > from) {
+		madvise((void *)from, to - from, MADV_DONTNEED);
+		pf->released = to;
+	}
+}
+
 void branch_prefault_stop(struct branch_prefault *pf)
 {
 	if (!pf)
 		return;
-	atomic_store(&pf->stop, true);
+	pthread_mutex_lock(&pf->mu);
+	pf->stop = true;
+	pthread_cond_signal(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
 	pthread_join(pf->thread, NULL);
+	pthread_cond_destroy(&pf->cv);
+	pthread_mutex_destroy(&pf->mu);
 	tdp_free(pf);
 }

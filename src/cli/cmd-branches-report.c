@@ -203,8 +203,13 @@ static int run(const struct report_opts *o, struct strbuf *out)
 		rc = branch_annot_new(&an, &ao, &err);
 	if (!rc)
 		rc = branch_annot_features(an, feat, &err);
-	if (!rc)
-		rc = branch_load(p, agg, branch_annot_record, an, &li, &err);
+	if (!rc) {
+		struct branch_load_opts lo = { .on_record = branch_annot_record, .ctx = an, .pf = pf };
+
+		/* a second CPU aggregates while this one decodes (large inputs only) */
+		lo.threaded = f.size >= BRANCH_PREFAULT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+		rc = branch_load(p, agg, &lo, &li, &err);
+	}
 	branch_prefault_stop(pf);
 	pf = NULL;
 	if (rc)

@@ -201,7 +201,8 @@ static int setup(void **state)
 	if (tdp_file_open(&fx.f, data_path, 0, &err) || perfdata_open(&fx.p, fx.f.data, fx.f.size, data_path, 0, &err) ||
 	    branch_agg_new(&fx.agg, &err) || branch_annot_new(&fx.an, &o, &err) ||
 	    branch_annot_features(fx.an, perfdata_features(fx.p), &err) ||
-	    branch_load(fx.p, fx.agg, branch_annot_record, fx.an, NULL, &err) ||
+	    branch_load(fx.p, fx.agg, &(struct branch_load_opts){ .on_record = branch_annot_record, .ctx = fx.an }, NULL,
+			&err) ||
 	    branch_agg_finish(fx.agg, &fx.res, &err) || branch_annot_run(fx.an, &fx.res, &err)) {
 		print_error("setup: %s\n", err.msg);
 		return -1;

@@ -234,7 +234,7 @@ static void check_fixture(const char *name)
 	assert_int_equal(tdp_file_open(&f, path, 0, &err), 0);
 	assert_int_equal(perfdata_open(&p, f.data, f.size, path, 0, &err), 0);
 	assert_int_equal(branch_agg_new(&a, &err), 0);
-	assert_int_equal(branch_load(p, a, NULL, NULL, &li, &err), 0);
+	assert_int_equal(branch_load(p, a, NULL, &li, &err), 0);
 	assert_int_equal(branch_agg_finish(a, &r, &err), 0);
 
 	for (size_t i = 0; i < t.nr; i++) {
@@ -307,7 +307,7 @@ static void test_branch_414_readme(void **state)
 	assert_int_equal(tdp_file_open(&f, path, 0, &err), 0);
 	assert_int_equal(perfdata_open(&p, f.data, f.size, path, 0, &err), 0);
 	assert_int_equal(branch_agg_new(&a, &err), 0);
-	assert_int_equal(branch_load(p, a, NULL, NULL, NULL, &err), 0);
+	assert_int_equal(branch_load(p, a, NULL, NULL, &err), 0);
 	assert_int_equal(branch_agg_finish(a, &r, &err), 0);
 	assert_int_equal(r.counts.samples, 13);
 	assert_int_equal(r.counts.branch_entries, 13 * 32);
@@ -341,7 +341,7 @@ static void test_truncated(void **state)
 
 		if (!rc) {
 			assert_int_equal(branch_agg_new(&a, &e), 0);
-			rc = branch_load(p, a, NULL, NULL, NULL, &e);
+			rc = branch_load(p, a, NULL, NULL, &e);
 		}
 		assert_true(rc == TDP_EFORMAT || rc == TDP_ELIMIT);
 		assert_non_null(strstr(e.msg, "offset"));
