@@ -18,8 +18,11 @@
 #include "import/import.h"
 #include "model/groups.h"
 #include "model/model.h"
+#include "model/stats.h"
 #include "pmu/event.h"
 #include "pmu/session.h"
+#include "report/html.h"
+#include "report/repeat.h"
 #include "report/topdown.h"
 
 #include <errno.h>
@@ -74,9 +77,10 @@ static const struct cmd_doc doc = {
 };
 
 struct topdown_opts {
-	const char *cpu, *import, *out_path, *backend, *sim_machine;
+	const char *cpu, *import, *out_path, *backend, *sim_machine, *html;
 	long level;
 	long slots;
+	long repeat;       /* -r N (0: once) */
 	bool json, no_multiplex;
 };
 
@@ -178,6 +182,42 @@ static int evaluate(const struct model *m, const struct countset *cs, const stru
 	return EXIT_OK;
 }
 
+static int json_doc(FILE *out, const void *r, struct tdp_err *err)
+{
+	return topdown_json_print(out, r, err);
+}
+
+/* --html FILE: the page drawn from this run's JSON document (report/html.h). */
+static int write_html(const char *path, const struct topdown_report *r)
+{
+	struct html_opts ho = HTML_OPTS_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	int ret = html_write(path, json_doc, r, &ho, &err);
+
+	if (ret)
+		msg_err(&err);
+	return ret ? exitcode_from_err(ret) : EXIT_OK;
+}
+
+/*
+ * -r N: the tree of means of the runs in r->repeat into *mean, which then stands
+ * for trees[0] (the last run's tree gives the labels and reasons).
+ */
+static int use_means(struct model_runs *runs, struct metric_tree *mean, struct topdown_report *r)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+
+	if (runs->nr < 2)
+		return EXIT_OK;
+	if (model_runs_mean(runs, r->trees[0], mean, &err)) {
+		msg_err(&err);
+		return EXIT_ANALYSIS;
+	}
+	r->trees[0] = mean;
+	r->repeat = runs;
+	return EXIT_OK;
+}
+
 static int render(const struct topdown_opts *to, struct topdown_report *r, struct tdp_ctx *ctx)
 {
 	struct tdp_err err = TDP_ERR_INIT;
@@ -200,11 +240,15 @@ static int render(const struct topdown_opts *to, struct topdown_report *r, struc
 		}
 	} else {
 		topdown_text_print(out, r);
+		if (r->repeat)
+			repeat_text_print(out, r->repeat, r->trees[0]);
 	}
 	if (out != stdout && fclose(out)) {
 		msg_error("cannot write '%s': %s", to->out_path, strerror(errno));
 		rc = EXIT_ANALYSIS;
 	}
+	if (rc == EXIT_OK && to->html)
+		rc = write_html(to->html, r);
 	return rc;
 }
 
@@ -353,6 +397,40 @@ static int parse_groups(const struct model *m, const struct groups_plan *p, size
 	return pmu_event_list_parse(out, spec->buf, &penv, err);
 }
 
+/*
+ * Count the sets over the workload once, or -r N times keeping each run's tree of
+ * model m in runs (res then holds the last run's counts, for the groups section).
+ * A run interrupted by a signal ends the series.
+ */
+static int run_sessions(const struct topdown_opts *to, const struct pmu_event_list *const *sets, size_t nr_sets,
+			const struct pmu_session_opts *so, const struct model *m, const struct model_eval_opts *o,
+			struct pmu_session_result *res, struct model_runs *runs, struct tdp_err *err)
+{
+	size_t n = to->repeat > 1 ? (size_t)to->repeat : 1;
+	int ret = 0;
+
+	runs->requested = n;
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct metric_tree t;
+
+		if (i) {
+			pmu_session_result_release(res);
+			msg_progress("run %zu of %zu", i + 1, n);
+		}
+		ret = to->no_multiplex ? pmu_session_run_sets(sets, nr_sets, so, res, err)
+				       : pmu_session_run(sets[0], so, res, err);
+		if (ret || n == 1)
+			break;
+		res->counts.backend = BACKEND_PMU;
+		ret = model_evaluate(m, &res->counts, o, &t, err);
+		if (!ret)
+			ret = model_runs_add(runs, &t, err);
+		if (res->signal)
+			break;
+	}
+	return ret;
+}
+
 static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx)
 {
 	struct cpu_env env = CPU_ENV_INIT;
@@ -367,7 +445,8 @@ static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp
 	size_t nr_models = 1, nr_sets = 0;
 	struct pmu_session_opts so = PMU_SESSION_OPTS_INIT;
 	struct pmu_session_result res = PMU_SESSION_RESULT_INIT;
-	struct metric_tree trees[TOPDOWN_MAX_TREES];
+	struct metric_tree trees[TOPDOWN_MAX_TREES], mean;
+	struct model_runs runs = MODEL_RUNS_INIT;
 	struct topdown_report r = { 0 };
 	struct strbuf spec = STRBUF_INIT, cmd = STRBUF_INIT;
 	int ret = 0, rc = EXIT_ANALYSIS;
@@ -412,15 +491,16 @@ static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp
 		so.argv = argv;
 		fflush(stdout);
 		if (!ret)
-			ret = pmu_session_run_sets(sets, nr_sets, &so, &res, &err);
+			ret = run_sessions(to, sets, nr_sets, &so, m, &o, &res, &runs, &err);
 	} else if (!ret) {
 		/* every group in one list: the kernel rotates them when they do not all fit */
 		for (size_t k = 0; k < nr_models && !ret; k++)
 			ret = parse_groups(models[k], &plans[k], 0, plans[k].nr, &spec, &lists[0], &err);
 		so.argv = argv;
 		fflush(stdout);
+		sets[0] = &lists[0];
 		if (!ret)
-			ret = pmu_session_run(&lists[0], &so, &res, &err);
+			ret = run_sessions(to, sets, 1, &so, m, &o, &res, &runs, &err);
 	}
 	if (ret) {
 		msg_err(&err);
@@ -445,7 +525,12 @@ static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp
 	if ((plans[0].nr_split || plans[1].nr_split) && r.nr_notes < TOPDOWN_MAX_NOTES)
 		r.notes[r.nr_notes++] = "some formulas need more events than the counters hold at once: their "
 					"events were counted in different groups (marked in the tree)";
-	rc = render(to, &r, ctx);
+	if (runs.nr > 1 && r.nr_trees > 1 && r.nr_notes < TOPDOWN_MAX_NOTES)
+		r.notes[r.nr_notes++] = "-r: the means and intervals are of the first core type; the other core "
+					"type's tree is the last run's";
+	rc = use_means(&runs, &mean, &r);
+	if (!rc)
+		rc = render(to, &r, ctx);
 	if (rc == EXIT_OK && res.workload_ran)
 		rc = exitcode_from_wait(res.wstatus);
 out:
@@ -454,9 +539,54 @@ out:
 	for (size_t k = 0; k < TOPDOWN_MAX_TREES; k++)
 		groups_plan_release(&plans[k]);
 	pmu_session_result_release(&res);
+	model_runs_release(&runs);
 	strbuf_release(&spec);
 	strbuf_release(&cmd);
 	cpu_system_release(&sys);
+	return rc;
+}
+
+/*
+ * The simulated runs of -r N. valgrind's simulation of a program that does the
+ * same work every run gives the same figures every run, so after two runs that
+ * agree to the last bit the others are not made (their intervals would have zero
+ * width anyway) and a note says so; a program whose runs differ (threads, the
+ * time, addresses in its work) runs N times. *tree is the last run's.
+ */
+static int sim_runs(const struct topdown_opts *to, char *const *argv, struct backend_sim *s,
+		    struct metric_tree *tree, struct model_runs *runs)
+{
+	size_t n = to->repeat > 1 ? (size_t)to->repeat : 1;
+	int rc = EXIT_OK;
+
+	runs->requested = n;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct tdp_err err = TDP_ERR_INIT;
+
+		if (i) {
+			backend_sim_release(s);
+			msg_progress("run %zu of %zu", i + 1, n);
+		}
+		rc = backend_sim_run(argv, s);
+		if (!rc && !s->have_est)
+			rc = EXIT_ANALYSIS;
+		if (rc)
+			break;
+		model_tree_from_sim(&s->est.topdown, s->machine.width, to->level ? (int)to->level : 1, tree);
+		model_classify(tree);
+		if (n == 1)
+			break;
+		if (model_runs_add(runs, tree, &err)) {
+			msg_err(&err);
+			rc = EXIT_ANALYSIS;
+		} else if (runs->nr == 2 && model_runs_identical(runs)) {
+			runs->deterministic = true;
+			runs->note = "the simulation is deterministic for this program: runs 1 and 2 gave the same "
+				     "figures to the last bit, so the other runs were not made and the intervals have "
+				     "zero width";
+			break;
+		}
+	}
 	return rc;
 }
 
@@ -464,7 +594,8 @@ out:
 static int run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx)
 {
 	struct backend_sim s;
-	struct metric_tree tree;
+	struct metric_tree tree, mean;
+	struct model_runs runs = MODEL_RUNS_INIT;
 	struct topdown_report r = { 0 };
 	struct strbuf src = STRBUF_INIT;
 	int rc;
@@ -473,13 +604,9 @@ static int run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_
 	rc = backend_sim_machine("topdown", to->sim_machine, &s.machine);
 	s.stdout_to_stderr = to->json && !to->out_path;
 	if (!rc)
-		rc = backend_sim_run(argv, &s);
-	if (!rc && !s.have_est)
-		rc = EXIT_ANALYSIS;
+		rc = sim_runs(to, argv, &s, &tree, &runs);
 	if (rc)
 		goto out;
-	model_tree_from_sim(&s.est.topdown, s.machine.width, to->level ? (int)to->level : 1, &tree);
-	model_classify(&tree);
 	r.trees[0] = &tree;
 	r.nr_trees = 1;
 	strbuf_adds(&src, "'");
@@ -491,11 +618,14 @@ static int run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_
 	r.notes[r.nr_notes++] = "every figure is an estimate (simulated) by valgrind and the cost model of "
 				"docs/sim-machine.md, not a measurement; the whole run is counted, the dynamic "
 				"loader's start-up included ('tdprof why' can leave it out)";
-	rc = render(to, &r, ctx);
+	rc = use_means(&runs, &mean, &r);
+	if (!rc)
+		rc = render(to, &r, ctx);
 	if (rc == EXIT_OK)
 		rc = s.run.status;
 out:
 	strbuf_release(&src);
+	model_runs_release(&runs);
 	backend_sim_release(&s);
 	return rc;
 }
@@ -520,9 +650,12 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 								       "estimates), import (--import FILE)"),
 		OPT_STRING(0, "sim-machine", &to.sim_machine, "M", "the simulated machine (--backend=sim): a preset, "
 								   "KEY=VAL,... or a file"),
+		OPT_LONG('r', "repeat", &to.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
+							 "interval (Student's t)", 1, MODEL_RUNS_MAX),
 		OPT_GROUP("output"),
 		OPT_BOOL(0, "json", &to.json, "one JSON document"),
 		OPT_STRING('o', "output", &to.out_path, "FILE", "write the result to FILE instead of stdout"),
+		OPT_STRING(0, "html", &to.html, "FILE", "also write a self-contained HTML report to FILE"),
 		OPT_END(),
 	};
 	int i = opts_parse(opts, &doc, argc, argv), rc;
@@ -530,11 +663,14 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 
 	if (i < 0)
 		return opts_exit(i);
+	if (to.import && to.repeat > 1)
+		return msg_usage("topdown", "'-r' repeats a run: an import is one recording (record it with "
+					    "'perf stat -r N' instead)");
 	if (!to.import && i >= argc)
 		return msg_usage("topdown", "no command to run: give it after '--', or read counts with '--import FILE'");
 	rc = backend_select("topdown", to.backend,
 			    &(struct backend_select_opts){ .can_sim = !to.import, .can_import = true,
-							   .has_import = to.import != NULL },
+							   .has_import = to.import != NULL, .auto_pmu = true },
 			    &b);
 	if (rc)
 		return rc;

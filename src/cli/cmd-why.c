@@ -14,6 +14,9 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "diagnose/diagnose.h"
+#include "model/stats.h"
+#include "report/html.h"
+#include "report/repeat.h"
 #include "report/why.h"
 
 #include <errno.h>
@@ -68,10 +71,70 @@ static const struct cmd_doc doc = {
 };
 
 struct why_opts {
-	const char *backend, *machine, *out_path;
+	const char *backend, *machine, *out_path, *html;
 	long level, top;
+	long repeat;       /* -r N (0: once) */
 	bool json;
 };
+
+static int json_doc(FILE *out, const void *r, struct tdp_err *err)
+{
+	return why_json_print(out, r, err);
+}
+
+/* --html FILE: the page drawn from this run's JSON document (report/html.h). */
+static int write_html(const char *path, const struct why_report *r)
+{
+	struct html_opts ho = HTML_OPTS_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	int ret = html_write(path, json_doc, r, &ho, &err);
+
+	if (ret)
+		msg_err(&err);
+	return ret ? exitcode_from_err(ret) : EXIT_OK;
+}
+
+/*
+ * -r N: keep the tree of the run just diagnosed. Returns true when the series
+ * should stop: a simulated program that gave the same tree twice is deterministic
+ * (the other runs would add nothing; a note says so), or the run has no tree.
+ */
+static bool add_run(struct model_runs *runs, const struct diag *d, bool sim, int *rc)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+
+	if (!d->has_tree)
+		return true;
+	if (model_runs_add(runs, &d->tree, &err)) {
+		msg_err(&err);
+		*rc = EXIT_ANALYSIS;
+		return true;
+	}
+	if (sim && runs->nr == 2 && model_runs_identical(runs)) {
+		runs->deterministic = true;
+		runs->note = "the simulation is deterministic for this program: runs 1 and 2 gave the same figures "
+			     "to the last bit, so the other runs were not made and the intervals have zero width";
+		return true;
+	}
+	return false;
+}
+
+/* -r N: the diagnosis's tree becomes the tree of means (its verdict, sites and findings stay the last run's). */
+static int use_means(struct model_runs *runs, struct diag *d, struct why_report *r)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct metric_tree mean;
+
+	if (runs->nr < 2)
+		return EXIT_OK;
+	if (model_runs_mean(runs, &d->tree, &mean, &err)) {
+		msg_err(&err);
+		return EXIT_ANALYSIS;
+	}
+	d->tree = mean;
+	r->repeat = runs;
+	return EXIT_OK;
+}
 
 static int render(const struct why_opts *wo, const struct why_report *r, struct tdp_ctx *ctx)
 {
@@ -92,11 +155,15 @@ static int render(const struct why_opts *wo, const struct why_report *r, struct 
 		}
 	} else {
 		why_text_print(out, &rr);
+		if (rr.repeat && rr.d->has_tree)
+			repeat_text_print(out, rr.repeat, &rr.d->tree);
 	}
 	if (out != stdout ? fclose(out) != 0 : fflush(out) != 0) {
 		msg_error("cannot write '%s': %s", wo->out_path ? wo->out_path : "stdout", strerror(errno));
 		rc = EXIT_ANALYSIS;
 	}
+	if (rc == EXIT_OK && wo->html)
+		rc = write_html(wo->html, &rr);
 	return rc;
 }
 
@@ -123,22 +190,18 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 	struct diag_opts o = { 0 };
 	struct tdp_err err = TDP_ERR_INIT;
 	struct why_report r = { 0 };
+	struct model_runs runs = MODEL_RUNS_INIT;
+	size_t n = wo->repeat > 1 ? (size_t)wo->repeat : 1;
 	char *exe = NULL, cwd[4096];
 	int rc, ret;
 
 	backend_sim_init(&s);
 	diag_init(&d);
+	runs.requested = n;
 	rc = backend_sim_machine("why", wo->machine, &s.machine);
 	if (rc)
 		goto out;
 	s.stdout_to_stderr = divert(wo);
-	rc = backend_sim_run(argv, &s);
-	if (rc)
-		goto out;
-	if (!s.have_est) {
-		rc = EXIT_ANALYSIS;
-		goto out;
-	}
 	if (sim_find_program(argv[0], getenv("PATH"), &exe) == 0) {
 		char *abs = realpath(exe, NULL); /* the symbol session finds binaries by absolute path */
 
@@ -151,13 +214,32 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 		exe = NULL;
 	}
 	fill_opts(&o, wo, exe, getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);
-	msg_progress("diagnosing: scope, sites, drill-down");
-	ret = diag_from_sim(&d, &s.profile, &s.machine, &s.est, &o, &err);
-	if (ret) {
-		msg_err(&err);
-		rc = exitcode_from_err(ret);
-		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (i) {
+			diag_release(&d);
+			diag_init(&d);
+			backend_sim_release(&s);
+			msg_progress("run %zu of %zu", i + 1, n);
+		}
+		rc = backend_sim_run(argv, &s);
+		if (rc)
+			goto out;
+		if (!s.have_est) {
+			rc = EXIT_ANALYSIS;
+			goto out;
+		}
+		msg_progress("diagnosing: scope, sites, drill-down");
+		ret = diag_from_sim(&d, &s.profile, &s.machine, &s.est, &o, &err);
+		if (ret) {
+			msg_err(&err);
+			rc = exitcode_from_err(ret);
+			goto out;
+		}
+		if (n == 1 || add_run(&runs, &d, true, &rc))
+			break;
 	}
+	if (rc || (rc = use_means(&runs, &d, &r)))
+		goto out;
 	r.d = &d;
 	r.command = command;
 	r.workload_ran = true;
@@ -168,6 +250,7 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 out:
 	tdp_free(exe);
 	diag_release(&d);
+	model_runs_release(&runs);
 	backend_sim_release(&s);
 	return rc;
 }
@@ -179,21 +262,37 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 	struct diag_opts o = { 0 };
 	struct why_report r = { 0 };
 	struct tdp_err err = TDP_ERR_INIT;
-	int rc, saved;
+	struct model_runs runs = MODEL_RUNS_INIT;
+	size_t n = wo->repeat > 1 ? (size_t)wo->repeat : 1;
+	int rc = EXIT_OK, saved;
 
 	backend_pmu_init(&p);
 	diag_init(&d);
-	saved = backend_divert_stdout(divert(wo));
-	rc = backend_pmu_run(argv, (int)wo->level, &p);
-	backend_restore_stdout(saved);
-	if (rc)
-		goto out;
+	runs.requested = n;
 	fill_opts(&o, wo, NULL, NULL, command);
-	if (diag_from_counts(&d, BACKEND_PMU, &p.res.counts, &p.tree, &o, &err)) {
-		msg_err(&err);
-		rc = EXIT_ANALYSIS;
-		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (i) {
+			diag_release(&d);
+			diag_init(&d);
+			backend_pmu_release(&p);
+			backend_pmu_init(&p);
+			msg_progress("run %zu of %zu", i + 1, n);
+		}
+		saved = backend_divert_stdout(divert(wo));
+		rc = backend_pmu_run(argv, (int)wo->level, &p);
+		backend_restore_stdout(saved);
+		if (rc)
+			goto out;
+		if (diag_from_counts(&d, BACKEND_PMU, &p.res.counts, &p.tree, &o, &err)) {
+			msg_err(&err);
+			rc = EXIT_ANALYSIS;
+			goto out;
+		}
+		if (n == 1 || add_run(&runs, &d, false, &rc) || p.res.signal)
+			break;
 	}
+	if (rc || (rc = use_means(&runs, &d, &r)))
+		goto out;
 	r.d = &d;
 	r.command = command;
 	r.workload_ran = p.res.workload_ran;
@@ -203,6 +302,7 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 		rc = r.exit_status;
 out:
 	diag_release(&d);
+	model_runs_release(&runs);
 	backend_pmu_release(&p);
 	return rc;
 }
@@ -217,11 +317,15 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_STRING(0, "sim-machine", &wo.machine, "M", "the simulated machine: a preset (generic, zen4, "
 							       "alderlake, skylake, neoverse-n1), KEY=VAL,... or a file"),
 		OPT_LONG('l', "level", &wo.level, "1|2", "deepest level of the tree (default 2)", 1, 2),
+		OPT_LONG('r', "repeat", &wo.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
+							 "interval (Student's t); the diagnosis is the last run's",
+			 1, MODEL_RUNS_MAX),
 		OPT_GROUP("output"),
 		OPT_LONG('n', "top", &wo.top, "N", "sites listed (default 10; JSON and -v list them all up to N)", 1,
 			 DIAG_MAX_SITES),
 		OPT_BOOL(0, "json", &wo.json, "one JSON document"),
 		OPT_STRING('o', "output", &wo.out_path, "FILE", "write the result to FILE instead of stdout"),
+		OPT_STRING(0, "html", &wo.html, "FILE", "also write a self-contained HTML report to FILE"),
 		OPT_END(),
 	};
 	struct strbuf cmd = STRBUF_INIT;

@@ -208,6 +208,28 @@ const char *diff_site_measure(const struct tdoc *a, const struct tdoc *b, const 
 	return d->sites[0].nr_counts ? d->sites[0].counts[0].name : NULL;
 }
 
+/*
+ * The top site: B's site with the most of the measure (B's first-ranked when none
+ * has any); new when A's site with the most of it was another one.
+ */
+static void pick_top(struct diff_result *r)
+{
+	const struct diff_site *top_a = NULL, *top_b = NULL, *first_b = NULL;
+
+	for (size_t i = 0; i < r->nr_sites; i++) {
+		const struct diff_site *s = &r->sites[i];
+
+		if (s->b && s->b->rank == 1)
+			first_b = s;
+		if (s->b && s->vb > 0 && (!top_b || s->vb > top_b->vb || (s->vb == top_b->vb && s->b->rank < top_b->b->rank)))
+			top_b = s;
+		if (s->a && s->va > 0 && (!top_a || s->va > top_a->va || (s->va == top_a->va && s->a->rank < top_a->a->rank)))
+			top_a = s;
+	}
+	r->verdict.top = top_b ? top_b : first_b;
+	r->verdict.top_is_new = r->verdict.top && r->verdict.top != top_a;
+}
+
 static double summary_value(const struct tdoc *d, const char *name)
 {
 	for (size_t i = 0; i < d->nr_summary; i++)
@@ -237,11 +259,7 @@ int diff_compare(const struct tdoc *a, const struct tdoc *b, const struct diff_o
 	if (!ret)
 		ret = diff_match_edges(out, err);
 	if (!ret) {
-		for (size_t i = 0; i < out->nr_sites; i++)
-			if (out->sites[i].b && out->sites[i].b->rank == 1) {
-				v->top = &out->sites[i];
-				v->top_is_new = !v->top->a || v->top->a->rank != 1;
-			}
+		pick_top(out);
 		if (a->kind == TDOC_BRANCHES) {
 			v->summary_a = summary_value(a, "mispredicted_entries");
 			v->summary_b = summary_value(b, "mispredicted_entries");

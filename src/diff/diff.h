@@ -33,9 +33,10 @@
  *
  * Verdict. One paragraph: the level-1 node that moved most beyond the noise (a
  * stall that rose before anything else), its level-2 child that moved most the
- * same way, and B's top site (new, or still the top) with its change:
+ * same way, and the top site (B's site with the most of the measure; "new" when
+ * A's was another) with its change:
  *   "Bad Speculation rose 9.1 points (±0.8): branch_mispredicts +9.0; the new top
- *    site is parse.c:212 in parse_token, +41 % mispredicts".
+ *    site is parse.c:212 in parse_token, +41 % mispredicts (1000 to 1410)".
  *
  * Lifecycle: diff_check(a, b) (refuses documents that cannot be compared), then
  * diff_compare(a, b, &opts, &res, &err), read res, diff_result_release(&res).
@@ -110,8 +111,8 @@ struct diff_verdict {
 	const struct diff_node *node;  /* the level-1 node that moved most beyond the noise; NULL: none */
 	const struct diff_node *child; /* its level-2 child that moved most the same way; NULL */
 	const struct diff_node *largest; /* the level-1 node with the largest change, flagged or not */
-	const struct diff_site *top;   /* B's top site (its pair); NULL when B has no sites */
-	bool top_is_new;               /* A's top site was another one */
+	const struct diff_site *top;   /* B's site with the most of the measure (its pair); NULL: no sites */
+	bool top_is_new;               /* A's site with the most of it was another one */
 	double summary_a, summary_b;   /* branches: mispredicted entries in A and B; NAN otherwise */
 	char *text;                    /* heap: the paragraph */
 };
@@ -128,9 +129,12 @@ struct diff_result {
 	const char *measure;           /* what sites are compared on ("mispredicts"); NULL: no sites */
 	struct diff_site *sites;       /* heap: every site of A and B, paired, largest |change| first */
 	size_t nr_sites;
+	size_t nr_sites_nonzero;       /* the first ones, whose measure is not 0 on both sides (the
+	                                  others sort last: renderers leave them out) */
 	size_t sites_matched, sites_only_a, sites_only_b;
 	struct diff_edge *edges;       /* heap: as sites */
 	size_t nr_edges;
+	size_t nr_edges_nonzero;
 	size_t edges_matched;
 	struct diff_verdict verdict;
 };

@@ -213,6 +213,8 @@ static char *machine_text(struct pctx *c, const json_t *m)
 
 	if (!name && !desc)
 		return text_of(c, m);
+	if (name && desc && !strncmp(desc, name, strlen(name)))
+		name = NULL; /* the description starts with the name already */
 	strbuf_addf(&sb, "%s%s%s", name ? name : "", name && desc ? ": " : "", desc ? desc : "");
 	return own(c, &sb);
 }
@@ -227,6 +229,8 @@ static void read_header(struct pctx *c, const json_t *root)
 	d->cpu = get_str(c, root, "cpu", NULL);
 	d->model_kind = get_str(c, root, "model_kind", NULL);
 	d->source = get_str(c, root, "source", NULL);
+	if (!d->source) /* why names what it ran "command" */
+		d->source = get_str(c, root, "command", NULL);
 	if (json_is_object(model))
 		d->model_description = get_str(c, model, "description", "model");
 	if (!machine)

@@ -254,6 +254,8 @@ int diff_match_sites(struct diff_result *r, struct tdp_err *err)
 	}
 	r->nr_sites = n;
 	qsort(r->sites, n, sizeof(*r->sites), cmp_site);
+	while (r->nr_sites_nonzero < n && (r->sites[r->nr_sites_nonzero].va != 0 || r->sites[r->nr_sites_nonzero].vb != 0))
+		r->nr_sites_nonzero++;
 out:
 	side_release(&sa);
 	side_release(&sb);
@@ -348,6 +350,8 @@ int diff_match_edges(struct diff_result *r, struct tdp_err *err)
 	}
 	r->nr_edges = n;
 	qsort(r->edges, n, sizeof(*r->edges), cmp_edge);
+	while (r->nr_edges_nonzero < n && (r->edges[r->nr_edges_nonzero].va != 0 || r->edges[r->nr_edges_nonzero].vb != 0))
+		r->nr_edges_nonzero++;
 out:
 	side_release(&sa);
 	side_release(&sb);

@@ -66,7 +66,8 @@ static void nodes_part(const struct diff_result *r, struct strbuf *sb)
 static void site_part(const struct diff_result *r, struct strbuf *sb)
 {
 	const struct diff_site *t = r->verdict.top;
-	size_t start = sb->len;
+	const char *measure = r->measure ? r->measure : "";
+	size_t start;
 
 	if (!t)
 		return;
@@ -77,11 +78,11 @@ static void site_part(const struct diff_result *r, struct strbuf *sb)
 		sb->buf[0] = 'T';
 	diff_site_name(t->b, sb);
 	if (!t->a)
-		strbuf_addf(sb, ", new in B (%.0f %s)", t->vb, r->measure ? r->measure : "");
+		strbuf_addf(sb, ", new in B (%.0f %s)", t->vb, measure);
 	else if (!isnan(t->pct))
-		strbuf_addf(sb, ", %+.0f %% %s", t->pct, r->measure ? r->measure : "");
+		strbuf_addf(sb, ", %+.0f %% %s (%.0f to %.0f)", t->pct, measure, t->va, t->vb);
 	else if (t->vb > 0)
-		strbuf_addf(sb, ", %.0f %s (none in A)", t->vb, r->measure ? r->measure : "");
+		strbuf_addf(sb, ", %.0f %s (none in A)", t->vb, measure);
 }
 
 int diff_verdict_text(struct diff_result *r, struct tdp_err *err)

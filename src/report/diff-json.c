@@ -109,7 +109,7 @@ static json_t *sites_array(const struct diff_result *r, bool *failed)
 	json_t *a = json_array();
 	struct strbuf name = STRBUF_INIT;
 
-	for (size_t i = 0; i < r->nr_sites && i < r->opts.top; i++) {
+	for (size_t i = 0; i < r->nr_sites_nonzero && i < r->opts.top; i++) {
 		const struct diff_site *s = &r->sites[i];
 		const struct tdoc_site *any = s->b ? s->b : s->a;
 		json_t *o = json_object();
@@ -150,7 +150,7 @@ static json_t *edges_array(const struct diff_result *r, bool *failed)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; i < r->nr_edges && i < r->opts.top; i++) {
+	for (size_t i = 0; i < r->nr_edges_nonzero && i < r->opts.top; i++) {
 		const struct diff_edge *e = &r->edges[i];
 		const struct tdoc_edge *any = e->b ? e->b : e->a;
 		json_t *o = json_object();

@@ -91,7 +91,7 @@ static void print_sites(FILE *out, const struct diff_result *r)
 	fprintf(out, "\n  sites by change in %s (matched %zu, only in A %zu, only in B %zu)\n", r->measure,
 		r->sites_matched, r->sites_only_a, r->sites_only_b);
 	fprintf(out, "  %-*s %12s %12s %12s\n", NAME_WIDTH, "site", "A", "B", "change");
-	for (size_t i = 0; i < r->nr_sites && i < r->opts.top; i++) {
+	for (size_t i = 0; i < r->nr_sites_nonzero && i < r->opts.top; i++) {
 		const struct diff_site *s = &r->sites[i];
 
 		strbuf_reset(&name);
@@ -110,7 +110,7 @@ static void print_edges(FILE *out, const struct diff_result *r)
 	if (!r->nr_edges)
 		return;
 	fprintf(out, "\n  edges by change (matched %zu)\n", r->edges_matched);
-	for (size_t i = 0; i < r->nr_edges && i < r->opts.top; i++) {
+	for (size_t i = 0; i < r->nr_edges_nonzero && i < r->opts.top; i++) {
 		const struct diff_edge *e = &r->edges[i];
 		const struct tdoc_edge *any = e->b ? e->b : e->a;
 		char name[2 * NAME_WIDTH];

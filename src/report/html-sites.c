@@ -6,7 +6,7 @@
 #include "base/strbuf.h"
 #include "report/html-internal.h"
 
-#define MAX_COLUMNS 8 /* count columns of the sites table */
+#define MAX_COLUMNS 6 /* count columns of the sites table */
 
 void html_num(FILE *out, double v)
 {
@@ -27,21 +27,47 @@ static void site_name(FILE *out, const struct tdoc_site *s)
 	strbuf_release(&sb);
 }
 
-/* The count columns: the names the listed sites have, in first-seen order. */
+/* True when some listed site has a non-zero count called name. */
+static bool column_useful(const struct tdoc *d, size_t max_sites, const char *name)
+{
+	for (size_t i = 0; i < d->nr_sites && i < max_sites; i++) {
+		double v = tdoc_site_count(&d->sites[i], name);
+
+		if (isfinite(v) && v != 0)
+			return true;
+	}
+	return false;
+}
+
+static bool add_column(const char **cols, size_t *n, const char *name)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (!strcmp(cols[j], name))
+			return false;
+	if (*n >= MAX_COLUMNS)
+		return false;
+	cols[(*n)++] = name;
+	return true;
+}
+
+/*
+ * The count columns: the figures that say most about a site first (executions,
+ * mispredicts, rate, share, misses), then the others the sites have, in the
+ * document's order; a column that is 0 for every listed site is left out.
+ */
 static size_t columns(const struct tdoc *d, size_t max_sites, const char **cols)
 {
+	static const char *const first[] = { "executions", "branches", "mispredicts", "rate", "share", "share_pct",
+					     "l1d_misses", "ll_misses", "l1i_misses", "instructions" };
 	size_t n = 0;
 
+	for (size_t k = 0; k < sizeof(first) / sizeof(first[0]); k++)
+		if (column_useful(d, max_sites, first[k]))
+			add_column(cols, &n, first[k]);
 	for (size_t i = 0; i < d->nr_sites && i < max_sites; i++)
-		for (size_t k = 0; k < d->sites[i].nr_counts && n < MAX_COLUMNS; k++) {
-			const char *name = d->sites[i].counts[k].name;
-			bool seen = false;
-
-			for (size_t j = 0; j < n && !seen; j++)
-				seen = !strcmp(cols[j], name);
-			if (!seen)
-				cols[n++] = name;
-		}
+		for (size_t k = 0; k < d->sites[i].nr_counts; k++)
+			if (column_useful(d, max_sites, d->sites[i].counts[k].name))
+				add_column(cols, &n, d->sites[i].counts[k].name);
 	return n;
 }
 
@@ -83,12 +109,15 @@ void html_sites(FILE *out, const struct tdoc *d, size_t max_sites, size_t max_de
 {
 	const char *cols[MAX_COLUMNS];
 	size_t nc;
+	bool types = false;
 
 	if (!d->nr_sites)
 		return;
 	nc = columns(d, max_sites, cols);
+	for (size_t i = 0; i < d->nr_sites && i < max_sites; i++)
+		types |= d->sites[i].type != NULL;
 	fprintf(out, "<section id=\"sites\"><h2>Sites, most guilty first</h2>\n<table class=\"sites\"><thead><tr>"
-		     "<th>#</th><th>site</th><th>type</th>");
+		     "<th>#</th><th>site</th>%s", types ? "<th>type</th>" : "");
 	for (size_t k = 0; k < nc; k++) {
 		fputs("<th class=\"num\">", out);
 		html_esc(out, cols[k]);
@@ -102,9 +131,12 @@ void html_sites(FILE *out, const struct tdoc *d, size_t max_sites, size_t max_de
 		site_name(out, s);
 		if (s->has_address)
 			fprintf(out, " <span class=\"muted\">0x%" PRIx64 "</span>", s->address);
-		fputs("</td><td>", out);
-		html_esc(out, s->type);
 		fputs("</td>", out);
+		if (types) {
+			fputs("<td>", out);
+			html_esc(out, s->type);
+			fputs("</td>", out);
+		}
 		for (size_t k = 0; k < nc; k++) {
 			fputs("<td class=\"num\">", out);
 			html_num(out, tdoc_site_count(s, cols[k]));

@@ -33,7 +33,8 @@ static const char css[] =
 	"#eceff1;text-align:left;vertical-align:top}th{background:#f5f7f8}td.num,th.num{text-align:right;"
 	"font-variant-numeric:tabular-nums}tr.l2 td:first-child{padding-left:28px}tr.flagged td{font-weight:600}"
 	"tr.moved td{background:#fff3e0}"
-	"pre{background:#263238;color:#eceff1;padding:8px 10px;overflow-x:auto;font-size:13px;margin:4px 0;"
+	"td.where{white-space:nowrap}"
+	"pre{background:#263238;color:#eceff1;padding:8px 10px;overflow-x:auto;font-size:13px;margin:4px 0;tab-size:4;"
 	"font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace}pre .hot{background:#c62828;color:#fff;"
 	"display:inline-block;min-width:100%}pre .in-line{color:#ffcc80}pre .ln{color:#78909c}"
 	".pair{display:grid;grid-template-columns:1fr 1fr;gap:24px}.col{min-width:0}"
@@ -327,7 +328,7 @@ static void diff_sites(FILE *out, const struct diff_result *r, size_t max, size_
 		     "%zu only in A, %zu only in B.</p>\n<table class=\"sites\"><thead><tr><th>site</th><th>matched by"
 		     "</th><th class=\"num\">A</th><th class=\"num\">B</th><th class=\"num\">change</th></tr></thead>"
 		     "<tbody>\n", r->sites_matched, r->sites_only_a, r->sites_only_b);
-	for (size_t i = 0; i < r->nr_sites && i < max; i++) {
+	for (size_t i = 0; i < r->nr_sites_nonzero && i < max; i++) {
 		const struct diff_site *s = &r->sites[i];
 
 		strbuf_reset(&sb);
@@ -348,7 +349,7 @@ static void diff_sites(FILE *out, const struct diff_result *r, size_t max, size_
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</tbody></table>\n", out);
-	for (size_t i = 0; i < r->nr_sites && shown < detail; i++) {
+	for (size_t i = 0; i < r->nr_sites_nonzero && shown < detail; i++) {
 		const struct diff_site *s = &r->sites[i];
 		bool a = s->a && (s->a->nr_source || s->a->nr_disasm), b = s->b && (s->b->nr_source || s->b->nr_disasm);
 
@@ -379,7 +380,7 @@ static void diff_edges(FILE *out, const struct diff_result *r, size_t max)
 		     "matched by their ends' functions and offsets.</p><table class=\"edges\"><thead><tr><th>from</th>"
 		     "<th>to</th><th class=\"num\">A</th><th class=\"num\">B</th><th class=\"num\">change</th></tr>"
 		     "</thead><tbody>\n", r->edges_matched);
-	for (size_t i = 0; i < r->nr_edges && i < max; i++) {
+	for (size_t i = 0; i < r->nr_edges_nonzero && i < max; i++) {
 		const struct diff_edge *e = &r->edges[i];
 		const struct tdoc_edge *any = e->b ? e->b : e->a;
 
@@ -462,5 +463,18 @@ int html_print_json(FILE *out, html_json_fn *fn, const void *arg, const char *na
 	if (!ret)
 		ret = html_print_json_text(out, buf, len, name, o, err);
 	free(buf); /* open_memstream's buffer comes from the C library's malloc */
+	return ret;
+}
+
+int html_write(const char *path, html_json_fn *fn, const void *arg, const struct html_opts *o, struct tdp_err *err)
+{
+	FILE *f = fopen(path, "we");
+	int ret;
+
+	if (!f)
+		return tdp_err_set(err, TDP_EUSAGE, "cannot open '%s' for writing: %s", path, strerror(errno));
+	ret = html_print_json(f, fn, arg, path, o, err);
+	if (fclose(f) && !ret)
+		ret = tdp_err_set(err, TDP_EIO, "cannot write '%s': %s", path, strerror(errno));
 	return ret;
 }

@@ -7,6 +7,7 @@
 
 #include "base/err.h"
 #include "model/advice.h"
+#include "report/repeat.h"
 
 static const char *const level1_keys[] = { "retiring", "bad_speculation", "frontend_bound", "backend_bound" };
 
@@ -227,6 +228,8 @@ int topdown_json_print(FILE *out, const struct topdown_report *r, struct tdp_err
 		put(doc, "groups", json_array(), &failed);
 	put(doc, "multiplexed", json_boolean(multiplexed && !r->no_multiplex), &failed);
 	put(doc, "no_multiplex", json_boolean(r->no_multiplex), &failed);
+	if (r->repeat && r->nr_trees)
+		repeat_json_put(doc, r->repeat, r->trees[0], &failed);
 	for (size_t i = 0; i < r->nr_notes; i++)
 		append(notes, json_string(r->notes[i]), &failed);
 	put(doc, "notes", notes, &failed);

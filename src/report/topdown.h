@@ -40,6 +40,7 @@
  *   multiplexed   true when several groups shared the counters
  *   no_multiplex  true when each group set ran alone (--no-multiplex)
  *   notes         [text, ...]
+ *   repeat, runs, ci95, stddev   with -r N (report/repeat.h): level1/level2 are then the means
  *   core_types    hybrids: one object per core type with the per-tree keys above
  *                 (core_type, cpu, model_kind, level1, ..., verdict); the top-level
  *                 per-tree keys then describe the first (P-core) tree
@@ -54,6 +55,7 @@
 #include "base/countset.h"
 #include "model/model.h"
 
+struct model_runs;
 struct tdp_err;
 
 #define TOPDOWN_MAX_TREES 2  /* hybrids: P-core and E-core */
@@ -70,6 +72,8 @@ struct topdown_report {
 	size_t runs;                 /* runs of the workload (no_multiplex); 0: unknown */
 	const char *notes[TOPDOWN_MAX_NOTES]; /* borrowed lines said with the result */
 	size_t nr_notes;
+	const struct model_runs *repeat; /* -r N: the runs whose means trees[0] holds (report/repeat.h adds
+	                                    repeat, runs, ci95, stddev to the JSON); NULL: one run */
 	bool bars;                   /* draw bars (a terminal) */
 	bool verbose;                /* text: also each node's formula and source */
 };

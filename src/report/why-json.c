@@ -8,6 +8,7 @@
 
 #include "base/err.h"
 #include "model/triage.h"
+#include "report/repeat.h"
 
 static json_t *num(double v)
 {
@@ -249,6 +250,8 @@ static json_t *build(const struct why_report *r, bool *failed)
 	put(doc, "counts", counts(d, failed), failed);
 	put(doc, "level1", d->has_tree ? level1(&d->tree, failed) : json_null(), failed);
 	put(doc, "level2", d->has_tree && d->tree.max_level >= 2 ? level2(&d->tree, failed) : json_null(), failed);
+	if (r->repeat && d->has_tree)
+		repeat_json_put(doc, r->repeat, &d->tree, failed);
 	if (d->has_whole) {
 		json_t *w = json_object();
 

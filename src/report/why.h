@@ -35,6 +35,8 @@
  *   findings       ranked: [{rank, title, category, node, evidence, site {file, line, function} |
  *                  null, fix, explain, share_pct}]
  *   notes          [text, ...]
+ *   repeat, runs, ci95, stddev   with -r N (report/repeat.h): level1/level2 are then the means; the
+ *                  diagnosis (verdict, sites, findings) is the last run's
  */
 #ifndef TDPROF_REPORT_WHY_H
 #define TDPROF_REPORT_WHY_H
@@ -44,6 +46,7 @@
 
 #include "diagnose/diagnose.h"
 
+struct model_runs;
 struct tdp_err;
 
 struct why_report {
@@ -52,6 +55,8 @@ struct why_report {
 	int exit_status;         /* the workload's status */
 	bool workload_ran;
 	bool verbose;            /* text: every site, the whole tree's reasons */
+	const struct model_runs *repeat; /* -r N: the runs whose means d->tree holds (report/repeat.h adds
+	                                    repeat, runs, ci95, stddev to the JSON); NULL: one run */
 };
 
 /** Print the workflow as text to out (which the caller owns). */
