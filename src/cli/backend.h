@@ -46,8 +46,9 @@ struct backend_select_opts {
 	bool can_sim;      /* the command can simulate (a command to run, default events) */
 	bool can_import;   /* the command reads counts from a file (--import) */
 	bool has_import;   /* --import FILE was given */
-	bool auto_pmu;     /* auto keeps the PMU even without hardware events (stat: its software
-			    * counts are measurements); the note then suggests --backend=sim */
+	bool auto_pmu;     /* auto keeps the PMU even without hardware events: stat (its software
+			    * counts are measurements) and topdown (it stops with the reason and
+			    * suggests --backend=sim); why and selftest fall back to the simulation */
 };
 
 /**

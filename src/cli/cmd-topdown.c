@@ -645,9 +645,9 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 						     "PMU (Arm's caps/slots)", 1, 64),
 		OPT_BOOL(0, "no-multiplex", &to.no_multiplex, "run CMD once per group of counters instead of "
 							      "letting groups take turns"),
-		OPT_CHOICE(0, "backend", &to.backend, BACKEND_CHOICES, "where counts come from: auto (the PMU, else "
-								       "the simulation), pmu, sim (valgrind; "
-								       "estimates), import (--import FILE)"),
+		OPT_CHOICE(0, "backend", &to.backend, BACKEND_CHOICES, "where counts come from: pmu (auto; without "
+								       "one it says so), sim (valgrind; estimates), "
+								       "import (--import FILE)"),
 		OPT_STRING(0, "sim-machine", &to.sim_machine, "M", "the simulated machine (--backend=sim): a preset, "
 								   "KEY=VAL,... or a file"),
 		OPT_LONG('r', "repeat", &to.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "

@@ -56,15 +56,6 @@ def test_topdown_sim_text_says_estimate():
     tdp.expect_in("Bad Speculation", r.out, "stdout", r)
 
 
-def test_topdown_auto_without_pmu_simulates():
-    if not tdp.no_pmu():
-        raise tdp.Skip("this machine has a PMU")
-    r = tdp.run("topdown", "--json", "--", demo("arith"), timeout=240)
-    tdp.expect_exit(r, 0)
-    tdp.check(r.json()["backend"] == "sim", "auto fell back to sim", r)
-    tdp.check(r.err.count("tdprof: note: no hardware PMU here") == 1, "one note", r)
-
-
 def test_backend_usage_errors():
     for args, text in ((["stat", "--backend=sim", "-e", "cycles", "--", "true"], "the simulation runs a command"),
                        (["topdown", "--backend=import", "--", "true"], "needs the file"),
