@@ -31,8 +31,8 @@ static void where(struct strbuf *sb, const struct branch_loc *l, bool with_sourc
 	}
 	if (l->resolved) {
 		strbuf_addf(sb, "%s+0x%" PRIx64, l->function, l->offset);
-	} else if (l->dso) {
-		strbuf_addf(sb, "%s+0x%" PRIx64, l->kernel ? "[kernel]" : basename_of(l->dso), l->dso_addr);
+	} else if (l->dso && !l->kernel) {
+		strbuf_addf(sb, "%s+0x%" PRIx64, basename_of(l->dso), l->dso_addr);
 	} else {
 		strbuf_adds(sb, l->kernel ? "[kernel]" : "[unknown]");
 	}
@@ -111,7 +111,7 @@ static void types(struct strbuf *sb, const struct branches_report *r)
 
 	strbuf_adds(sb, "\nBranches by type");
 	if (!res->has_types)
-		strbuf_adds(sb, " (decoded from the binaries: the recording saved no types)");
+		strbuf_adds(sb, " (the recording saved no types: decoded from the binaries where they were found)");
 	strbuf_addch(sb, '\n');
 	strbuf_addf(sb, "  %-12s  %8s  %12s  %12s  %7s  %7s\n", "type", "sites", "executions", "mispredicts", "rate",
 		    "share");
@@ -156,8 +156,8 @@ static void blocks(struct strbuf *sb, const struct branches_report *r)
 	size_t n = limit(r, res->nr_blocks);
 
 	if (!res->has_timing) {
-		strbuf_addf(sb, "\nTimed basic blocks: no timing in this recording (%s)\n",
-			    r->timing_reason ? r->timing_reason : "every cycles field is 0");
+		strbuf_addf(sb, "\nTimed basic blocks: %s\n",
+			    r->timing_reason ? r->timing_reason : "no timing in this recording");
 		return;
 	}
 	strbuf_addf(sb, "\nTimed basic blocks by total cycles (%zu of %zu; %" PRIu64 " of %" PRIu64

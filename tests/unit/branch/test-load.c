@@ -208,10 +208,115 @@ static void test_threaded_alloc_failures(void **state)
 	}
 }
 
+/*
+ * Arm SPE through perf.data: an AUXTRACE_INFO of type 4 (ARM_SPE), then one
+ * AUXTRACE record whose payload holds three SPE records (formats.md 3.4):
+ *   1. a load (OP-TYPE class 1): a sample, no branch;
+ *   2. B COND at PC 0x400100 (EL0) to TGT 0x400180, EV RETIRED MISPRED;
+ *   3. B COND at PC 0x400100 to TGT 0x400104, EV RETIRED NOT-TAKEN;
+ * each closed by a timestamp. Expected: samples 3, branch entries 2 (edges
+ * 0x400100->0x400180 mispredicted, 0x400100->0x400104 not taken), mispredicted
+ * 1, site 0x400100 executed twice with type COND (from OP-TYPE), no timing.
+ */
+static size_t spe_branch(uint8_t *b, size_t at, uint64_t pc, uint64_t tgt, uint8_t ev)
+{
+	b[at++] = 0xb0;
+	at = put_u64(b, at, pc | 1ull << 63);
+	b[at++] = 0x4a; /* B COND */
+	b[at++] = 0x01;
+	b[at++] = 0x42; /* EVENTS, 1 byte */
+	b[at++] = ev;
+	b[at++] = 0xb1;
+	at = put_u64(b, at, tgt | 1ull << 63);
+	b[at++] = 0x71;
+	return put_u64(b, at, 42);
+}
+
+static void test_spe(void **state)
+{
+	char spe_path[64];
+	struct tdp_err err = TDP_ERR_INIT;
+	struct perfdata_writer *w = NULL;
+	struct tdp_file f = TDP_FILE_INIT;
+	struct perfdata *p = NULL;
+	struct branch_agg *a = NULL;
+	struct branch_result r = BRANCH_RESULT_INIT;
+	struct branch_load_info li;
+	uint8_t attr[128], rec[512], *trace = rec + 48;
+	size_t n = 0, at;
+	int fd;
+
+	(void)state;
+	snprintf(spe_path, sizeof(spe_path), "/tmp/tdprof-spe-XXXXXX");
+	fd = mkstemp(spe_path);
+	assert_true(fd >= 0);
+	close(fd);
+	memset(attr, 0, sizeof(attr));
+	attr[0] = 9; /* a dynamic PMU type, as arm_spe_0 has */
+	attr[4] = sizeof(attr);
+	put_u64(attr, 24, PERFDATA_SAMPLE_IP | PERFDATA_SAMPLE_TID);
+	assert_int_equal(perfdata_writer_open(&w, spe_path, &err), 0);
+	assert_int_equal(perfdata_writer_add_attr(w, attr, sizeof(attr), NULL, 0, "arm_spe_0//", &err), 0);
+	/* AUXTRACE_INFO {u32 type = 4, u32 reserved, u64 priv[1]} */
+	memset(rec, 0, sizeof(rec));
+	rec[8] = 4;
+	put_u64(rec, 16, 9);
+	header(rec, PERFDATA_RECORD_AUXTRACE_INFO, 24);
+	assert_int_equal(perfdata_writer_add_record(w, rec, 24, &err), 0);
+	/* the payload: a load record, then the two branches */
+	trace[n++] = 0xb0;
+	n = put_u64(trace, n, 0x400000 | 1ull << 63);
+	trace[n++] = 0x49; /* LD */
+	trace[n++] = 0x00;
+	trace[n++] = 0x71;
+	n = put_u64(trace, n, 41);
+	n = spe_branch(trace, n, 0x400100, 0x400180, 0x82);
+	n = spe_branch(trace, n, 0x400100, 0x400104, 0x42);
+	while (n % 8)
+		trace[n++] = 0; /* PAD */
+	/* AUXTRACE {u64 size, offset, reference; u32 idx, tid, cpu, reserved} + payload */
+	at = put_u64(rec, 8, n);
+	at = put_u64(rec, at, 0);
+	at = put_u64(rec, at, 0);
+	at = put_u64(rec, at, 77ull << 32); /* idx 0, tid 77 */
+	put_u64(rec, at, 0);                 /* cpu 0, reserved */
+	header(rec, PERFDATA_RECORD_AUXTRACE, 48);
+	assert_int_equal(perfdata_writer_add_record(w, rec, 48 + n, &err), 0);
+	assert_int_equal(perfdata_writer_close(w, &err), 0);
+
+	assert_int_equal(tdp_file_open(&f, spe_path, 0, &err), 0);
+	assert_int_equal(perfdata_open(&p, f.data, f.size, spe_path, 0, &err), 0);
+	assert_int_equal(branch_agg_new(&a, &err), 0);
+	assert_int_equal(branch_load(p, a, NULL, &li, &err), 0);
+	assert_int_equal(branch_agg_finish(a, &r, &err), 0);
+	assert_true(li.spe.present);
+	assert_int_equal(li.spe.records, 3);
+	assert_int_equal(li.spe.branch_records, 2);
+	assert_int_equal(li.spe.bad_bytes, 0);
+	assert_int_equal(li.spe.truncated, 0);
+	assert_int_equal(r.counts.samples, 3);
+	assert_int_equal(r.counts.branch_entries, 2);
+	assert_int_equal(r.counts.mispredicted_entries, 1);
+	assert_false(r.has_timing);
+	assert_int_equal(r.nr_sites, 1);
+	assert_int_equal(r.sites[0].addr, 0x400100);
+	assert_int_equal(r.sites[0].executions, 2);
+	assert_int_equal(r.sites[0].not_taken, 1);
+	assert_int_equal(r.sites[0].type, BRANCH_TYPE_COND);
+	assert_int_equal(r.sites[0].pid, 77);
+	assert_int_equal(r.nr_edges, 2);
+	branch_result_release(&r);
+	branch_agg_free(a);
+	perfdata_close(p);
+	tdp_file_close(&f);
+	unlink(spe_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_spe),
 		cmocka_unit_test(test_threaded_same),
 		cmocka_unit_test(test_threaded_alloc_failures),
 	};
