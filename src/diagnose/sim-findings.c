@@ -184,7 +184,8 @@ int dsim_findings(struct dsim *s, struct diag *d, enum sim_bucket b, struct tdp_
 		const struct sim_site *ss = &s->scope[i];
 		double share = 100.0 * ss->cycles.v[b] / cycles;
 
-		if (i && share < DSIM_MIN_SHARE)
+		/* a site too small to matter is noise beside a finding already made (the footprint) */
+		if ((i || d->nr_findings) && share < DSIM_MIN_SHARE)
 			break;
 		if ((ret = add_site_finding(s, d, b, ss, i < d->nr_sites ? (int)i : -1, share, err)))
 			return ret;

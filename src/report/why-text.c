@@ -272,9 +272,9 @@ static void print_footprint(FILE *out, const struct diag *d)
 	if (f->i1_bytes)
 		fprintf(out, "; the L1 i-cache holds %llu KiB", (unsigned long long)(f->i1_bytes / 1024));
 	fputs("\n", out);
-	fprintf(out, "   %-28s %-28s %8s %13s %13s\n", "function", "file", "bytes", "instructions", "L1i misses");
+	fprintf(out, "   %-28s %-40s %8s %13s %13s\n", "function", "file", "bytes", "instructions", "L1i misses");
 	for (size_t i = 0; i < f->nr; i++)
-		fprintf(out, "   %-28.28s %-28.28s %8llu %13s %13s\n", f->v[i].name, f->v[i].file ? f->v[i].file : "???",
+		fprintf(out, "   %-28.28s %-40.40s %8llu %13s %13s\n", f->v[i].name, f->v[i].file ? f->v[i].file : "???",
 			(unsigned long long)f->v[i].bytes, grouped(f->v[i].instructions, a, sizeof(a)),
 			grouped(f->v[i].l1i_misses, b, sizeof(b)));
 }
