@@ -30,6 +30,12 @@
  * such as python, or no executable was found) they describe the whole run (scope
  * "whole_run"). Either way the output says which.
  *
+ * The disassembly of a branch site. valgrind runs cachegrind (per source line), not
+ * callgrind (per instruction, 1.3-3x slower: docs/sim-machine.md), so the run stays
+ * within 1.5x of valgrind alone (bench/RESULTS.md); the line's instructions come from
+ * the executable's DWARF line table instead, and its branch is the conditional (or,
+ * when indirect mispredicts dominate, the indirect) jump among them (exe.h).
+ *
  * Lifecycle:
  *   struct diag d; diag_init(&d);
  *   diag_from_sim(&d, &profile, &machine, &est, &opts, &err);   (simulated backend)
