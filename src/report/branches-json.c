@@ -1,74 +1,206 @@
-/* branches-json.c: `tdprof branches report --json` (keys in branches.h). */
+/*
+ * branches-json.c: `tdprof branches report --json` (keys in branches.h).
+ *
+ * Written straight into the output buffer rather than through a jansson tree: a
+ * recording of a large program has hundreds of thousands of edges, and a tree of
+ * them costs gigabytes and seconds. The layout is jansson's JSON_INDENT(2).
+ * Strings are escaped as RFC 8259 asks; bytes that are not UTF-8 (a file name
+ * in another encoding) become U+FFFD, so the document always parses.
+ */
 #include "report/branches.h"
 #include "base/err.h"
 #include "base/strbuf.h"
 
 #include <inttypes.h>
-#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-/* A builder that remembers the first failure (jansson returns NULL or -1). */
-struct jb {
-	bool failed;
+/* Nesting of the document: 4 levels are used. */
+#define JW_MAX_DEPTH 8
+
+struct jw {
+	struct strbuf *sb;
+	int depth;                 /* of the members being written */
+	bool first[JW_MAX_DEPTH];  /* no member written yet at this level */
+	bool started;              /* the root is open */
 };
 
-static void put(struct jb *b, json_t *obj, const char *key, json_t *v)
+static void indent(struct jw *w)
 {
-	if (!obj) {
-		json_decref(v);
-		b->failed = true;
-	} else if (!v || json_object_set_new(obj, key, v)) {
-		b->failed = true;
+	strbuf_addch(w->sb, '\n');
+	for (int i = 0; i < w->depth; i++)
+		strbuf_add(w->sb, "  ", 2);
+}
+
+/* The length of the UTF-8 sequence at s (1..4), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+
+	if (n == 2 && s[0] < 0xc2)
+		return 0; /* overlong */
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+static void str(struct jw *w, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	strbuf_addch(w->sb, '"');
+	while (*p) {
+		const unsigned char *run = p;
+		size_t n;
+
+		/* the common case: a run of printable ASCII, appended at once */
+		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+			p++;
+		if (p > run)
+			strbuf_add(w->sb, run, (size_t)(p - run));
+		if (!*p)
+			break;
+		if (*p == '"' || *p == '\\') {
+			strbuf_addch(w->sb, '\\');
+			strbuf_addch(w->sb, (char)*p++);
+		} else if (*p < 0x20) {
+			strbuf_addf(w->sb, "\\u%04x", *p++);
+		} else if ((n = utf8_len(p)) > 0) {
+			strbuf_add(w->sb, p, n);
+			p += n;
+		} else {
+			strbuf_adds(w->sb, "\xef\xbf\xbd"); /* U+FFFD */
+			p++;
+		}
+	}
+	strbuf_addch(w->sb, '"');
+}
+
+/* Start a member (key may be NULL inside an array). */
+static void member(struct jw *w, const char *key)
+{
+	if (!w->first[w->depth])
+		strbuf_addch(w->sb, ',');
+	w->first[w->depth] = false;
+	indent(w);
+	if (key) {
+		str(w, key);
+		strbuf_add(w->sb, ": ", 2);
 	}
 }
 
-static void append(struct jb *b, json_t *arr, json_t *v)
+static void open_(struct jw *w, const char *key, char c)
 {
-	if (!arr) {
-		json_decref(v);
-		b->failed = true;
-	} else if (!v || json_array_append_new(arr, v)) {
-		b->failed = true;
-	}
+	if (w->started)
+		member(w, key);
+	w->started = true;
+	strbuf_addch(w->sb, c);
+	w->depth++;
+	w->first[w->depth] = true;
 }
 
-static json_t *addr(uint64_t a)
+static void close_(struct jw *w, char c)
+{
+	bool empty = w->first[w->depth];
+
+	w->depth--;
+	if (!empty)
+		indent(w);
+	strbuf_addch(w->sb, c);
+}
+
+static void obj(struct jw *w, const char *key)
+{
+	open_(w, key, '{');
+}
+
+static void obj_end(struct jw *w)
+{
+	close_(w, '}');
+}
+
+static void arr(struct jw *w, const char *key)
+{
+	open_(w, key, '[');
+}
+
+static void arr_end(struct jw *w)
+{
+	close_(w, ']');
+}
+
+static void kstr(struct jw *w, const char *key, const char *s)
+{
+	member(w, key);
+	if (s)
+		str(w, s);
+	else
+		strbuf_adds(w->sb, "null");
+}
+
+/* Numbers without printf: hundreds of thousands of rows are written. */
+static void u64_digits(struct strbuf *sb, uint64_t v, unsigned base)
 {
 	char buf[24];
+	size_t n = sizeof(buf);
 
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, a);
-	return json_string(buf);
+	do {
+		buf[--n] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	strbuf_add(sb, buf + n, sizeof(buf) - n);
 }
 
-static json_t *str_or_null(const char *s)
+static void kaddr(struct jw *w, const char *key, uint64_t a)
 {
-	return s ? json_string(s) : json_null();
+	member(w, key);
+	strbuf_add(w->sb, "\"0x", 3);
+	u64_digits(w->sb, a, 16);
+	strbuf_addch(w->sb, '"');
 }
 
-static json_t *count(uint64_t v)
+static void ku64(struct jw *w, const char *key, uint64_t v)
 {
-	return json_integer((json_int_t)v);
+	member(w, key);
+	u64_digits(w->sb, v, 10);
 }
 
-static json_t *loc_fields(struct jb *b, json_t *o, const struct branch_loc *l)
+static void ki64(struct jw *w, const char *key, int64_t v)
 {
-	json_t *inl = json_array();
+	member(w, key);
+	strbuf_addf(w->sb, "%" PRId64, v);
+}
 
-	put(b, o, "function", str_or_null(l && l->resolved ? l->function : NULL));
-	put(b, o, "offset", l && l->resolved ? count(l->offset) : json_null());
-	put(b, o, "dso", str_or_null(l ? l->dso : NULL));
-	put(b, o, "file", str_or_null(l ? l->file : NULL));
-	put(b, o, "line", l && l->file && l->line ? count(l->line) : json_null());
-	for (size_t i = 0; l && i < l->nr_inlines; i++) {
-		json_t *f = json_object();
+static void kreal(struct jw *w, const char *key, double v)
+{
+	member(w, key);
+	if (!isfinite(v))
+		strbuf_adds(w->sb, "null");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		strbuf_addf(w->sb, "%.1f", v);
+	else {
+		/* the shortest of 15 or 17 digits that reads back as the same double */
+		char buf[32];
 
-		put(b, f, "function", str_or_null(l->inlines[i].function));
-		put(b, f, "file", str_or_null(l->inlines[i].file));
-		put(b, f, "line", l->inlines[i].line ? count(l->inlines[i].line) : json_null());
-		append(b, inl, f);
+		snprintf(buf, sizeof(buf), "%.15g", v);
+		if (strtod(buf, NULL) != v)
+			snprintf(buf, sizeof(buf), "%.17g", v);
+		strbuf_adds(w->sb, buf);
 	}
-	return inl;
+}
+
+static void knull(struct jw *w, const char *key)
+{
+	member(w, key);
+	strbuf_adds(w->sb, "null");
+}
+
+static void kbool(struct jw *w, const char *key, bool b)
+{
+	member(w, key);
+	strbuf_adds(w->sb, b ? "true" : "false");
 }
 
 static size_t limit(const struct branches_report *r, size_t nr)
@@ -78,219 +210,248 @@ static size_t limit(const struct branches_report *r, size_t nr)
 
 static const char *const type_sources[] = { "none", "recorded", "disassembly" };
 
-static json_t *sites_json(struct jb *b, const struct branches_report *r)
+/* function, offset, dso, file, line, inline of a location */
+static void loc_fields(struct jw *w, const struct branch_loc *l)
+{
+	kstr(w, "function", l && l->resolved ? l->function : NULL);
+	if (l && l->resolved)
+		ku64(w, "offset", l->offset);
+	else
+		knull(w, "offset");
+	kstr(w, "dso", l ? l->dso : NULL);
+	kstr(w, "file", l ? l->file : NULL);
+	if (l && l->file && l->line)
+		ku64(w, "line", l->line);
+	else
+		knull(w, "line");
+	arr(w, "inline");
+	for (size_t i = 0; l && i < l->nr_inlines; i++) {
+		obj(w, NULL);
+		kstr(w, "function", l->inlines[i].function);
+		kstr(w, "file", l->inlines[i].file);
+		if (l->inlines[i].line)
+			ku64(w, "line", l->inlines[i].line);
+		else
+			knull(w, "line");
+		obj_end(w);
+	}
+	arr_end(w);
+}
+
+static void sites(struct jw *w, const struct branches_report *r)
 {
 	const struct branch_result *res = r->res;
-	json_t *a = json_array();
 
+	arr(w, "sites");
 	for (size_t i = 0; i < limit(r, res->nr_sites); i++) {
 		const struct branch_site *s = &res->sites[i];
 		const struct branch_loc *l = branch_symbols_find(r->syms, s->addr);
-		json_t *o = json_object();
 
-		put(b, o, "rank", count(i + 1));
-		put(b, o, "address", addr(s->addr));
-		put(b, o, "inline", loc_fields(b, o, l));
-		put(b, o, "symbol", str_or_null(l ? l->perf_text : NULL));
-		put(b, o, "executions", count(s->executions));
-		put(b, o, "mispredicts", count(s->mispredicts));
-		put(b, o, "rate", json_real(branch_site_rate(s)));
-		put(b, o, "share", json_real(branch_site_share(s, &res->counts)));
-		put(b, o, "type", s->type ? json_string(branch_type_name(s->type, s->new_type)) : json_null());
-		put(b, o, "type_source", json_string(type_sources[s->type_source < 3 ? s->type_source : 0]));
-		put(b, o, "targets", count(s->nr_targets));
-		append(b, a, o);
+		obj(w, NULL);
+		ku64(w, "rank", i + 1);
+		kaddr(w, "address", s->addr);
+		loc_fields(w, l);
+		kstr(w, "symbol", l ? l->perf_text : NULL);
+		ku64(w, "executions", s->executions);
+		ku64(w, "mispredicts", s->mispredicts);
+		kreal(w, "rate", branch_site_rate(s));
+		kreal(w, "share", branch_site_share(s, &res->counts));
+		kstr(w, "type", s->type ? branch_type_name(s->type, s->new_type) : NULL);
+		kstr(w, "type_source", type_sources[s->type_source < 3 ? s->type_source : 0]);
+		ku64(w, "targets", s->nr_targets);
+		obj_end(w);
 	}
-	return a;
+	arr_end(w);
 }
 
-static json_t *edges_json(struct jb *b, const struct branches_report *r)
+static void edges(struct jw *w, const struct branches_report *r)
 {
 	const struct branch_result *res = r->res;
-	json_t *a = json_array();
 
+	arr(w, "edges");
 	for (size_t i = 0; i < limit(r, res->nr_edges); i++) {
 		const struct branch_edge *e = &res->edges[i];
 		const struct branch_loc *f = branch_symbols_edge(r->syms, i, false);
 		const struct branch_loc *t = branch_symbols_edge(r->syms, i, true);
-		json_t *o = json_object();
 
-		put(b, o, "from", addr(e->from));
-		put(b, o, "to", addr(e->to));
-		put(b, o, "from_symbol", str_or_null(f ? f->perf_text : NULL));
-		put(b, o, "to_symbol", str_or_null(t ? t->perf_text : NULL));
-		put(b, o, "count", count(e->count));
-		put(b, o, "mispredicts", count(e->mispredicts));
-		put(b, o, "predicted", count(e->predicted));
-		put(b, o, "type", e->type ? json_string(branch_type_name(e->type, e->new_type)) : json_null());
-		append(b, a, o);
+		obj(w, NULL);
+		kaddr(w, "from", e->from);
+		kaddr(w, "to", e->to);
+		kstr(w, "from_symbol", f ? f->perf_text : NULL);
+		kstr(w, "to_symbol", t ? t->perf_text : NULL);
+		ku64(w, "count", e->count);
+		ku64(w, "mispredicts", e->mispredicts);
+		ku64(w, "predicted", e->predicted);
+		kstr(w, "type", e->type ? branch_type_name(e->type, e->new_type) : NULL);
+		obj_end(w);
 	}
-	return a;
+	arr_end(w);
 }
 
-static json_t *sym_edges_json(struct jb *b, const struct branches_report *r)
+static void sym_edges(struct jw *w, const struct branches_report *r)
 {
 	static const char *const flags[] = { "N", "Y", "N/A" };
 	const struct branch_symbols *sy = r->syms;
 	uint64_t total = r->res->counts.branch_entries;
-	json_t *a = json_array();
 
+	arr(w, "symbol_edges");
 	for (size_t i = 0; i < limit(r, sy->nr_sym_edges); i++) {
 		const struct branch_sym_edge *e = &sy->sym_edges[i];
-		json_t *o = json_object();
 
-		put(b, o, "from_symbol", json_string(e->from->perf_text));
-		put(b, o, "to_symbol", json_string(e->to->perf_text));
-		put(b, o, "mispredicted", json_string(flags[e->flag < 3 ? e->flag : 2]));
-		put(b, o, "count", count(e->count));
-		put(b, o, "overhead", json_real(total ? 100.0 * (double)e->count / (double)total : 0.0));
-		append(b, a, o);
+		obj(w, NULL);
+		kstr(w, "from_symbol", e->from->perf_text);
+		kstr(w, "to_symbol", e->to->perf_text);
+		kstr(w, "mispredicted", flags[e->flag < 3 ? e->flag : 2]);
+		ku64(w, "count", e->count);
+		kreal(w, "overhead", total ? 100.0 * (double)e->count / (double)total : 0.0);
+		obj_end(w);
 	}
-	return a;
+	arr_end(w);
 }
 
-static json_t *types_json(struct jb *b, const struct branches_report *r)
+static void types(struct jw *w, const struct branches_report *r)
 {
 	const struct branch_result *res = r->res;
-	json_t *a = json_array();
 
+	arr(w, "types");
 	for (size_t i = 0; i < res->nr_types; i++) {
 		const struct branch_type_row *t = &res->types[i];
-		json_t *o = json_object();
 
-		put(b, o, "type", json_string(branch_type_name(t->type, t->new_type)));
-		put(b, o, "sites", count(t->sites));
-		put(b, o, "executions", count(t->executions));
-		put(b, o, "mispredicts", count(t->mispredicts));
-		put(b, o, "rate", json_real(t->executions ? (double)t->mispredicts / (double)t->executions : 0.0));
-		put(b, o, "share", json_real(res->counts.mispredicted_entries
-						     ? (double)t->mispredicts / (double)res->counts.mispredicted_entries
-						     : 0.0));
-		append(b, a, o);
+		obj(w, NULL);
+		kstr(w, "type", branch_type_name(t->type, t->new_type));
+		ku64(w, "sites", t->sites);
+		ku64(w, "executions", t->executions);
+		ku64(w, "mispredicts", t->mispredicts);
+		kreal(w, "rate", t->executions ? (double)t->mispredicts / (double)t->executions : 0.0);
+		kreal(w, "share", res->counts.mispredicted_entries
+					  ? (double)t->mispredicts / (double)res->counts.mispredicted_entries
+					  : 0.0);
+		obj_end(w);
 	}
-	return a;
+	arr_end(w);
 }
 
-static json_t *blocks_json(struct jb *b, const struct branches_report *r)
+static void blocks(struct jw *w, const struct branches_report *r)
 {
 	const struct branch_result *res = r->res;
 	const struct branch_symbols *sy = r->syms;
-	json_t *a = json_array();
 
+	arr(w, "blocks");
 	for (size_t i = 0; i < limit(r, res->nr_blocks); i++) {
 		const struct branch_block *k = &res->blocks[i];
 		const struct branch_loc *l = branch_symbols_find(sy, k->start);
 		int64_t insns = i < sy->nr_block_insns ? sy->block_insns[i] : -1;
 		double ipc = branch_block_ipc(k, insns);
-		json_t *o = json_object();
 
-		put(b, o, "start", addr(k->start));
-		put(b, o, "end", addr(k->end));
-		put(b, o, "function", str_or_null(l && l->resolved ? l->function : NULL));
-		put(b, o, "file", str_or_null(l ? l->file : NULL));
-		put(b, o, "line", l && l->file && l->line ? count(l->line) : json_null());
-		put(b, o, "count", count(k->count));
-		put(b, o, "timed", count(k->timed));
-		put(b, o, "avg_cycles", k->timed ? json_real(branch_block_avg_cycles(k)) : json_null());
-		put(b, o, "instructions", insns >= 0 ? json_integer(insns) : json_null());
-		put(b, o, "ipc", ipc >= 0 ? json_real(ipc) : json_null());
-		append(b, a, o);
+		obj(w, NULL);
+		kaddr(w, "start", k->start);
+		kaddr(w, "end", k->end);
+		kstr(w, "function", l && l->resolved ? l->function : NULL);
+		kstr(w, "file", l ? l->file : NULL);
+		if (l && l->file && l->line)
+			ku64(w, "line", l->line);
+		else
+			knull(w, "line");
+		ku64(w, "count", k->count);
+		ku64(w, "timed", k->timed);
+		if (k->timed)
+			kreal(w, "avg_cycles", branch_block_avg_cycles(k));
+		else
+			knull(w, "avg_cycles");
+		if (insns >= 0)
+			ki64(w, "instructions", insns);
+		else
+			knull(w, "instructions");
+		if (ipc >= 0)
+			kreal(w, "ipc", ipc);
+		else
+			knull(w, "ipc");
+		obj_end(w);
 	}
-	return a;
+	arr_end(w);
 }
 
-static json_t *disasm_json(struct jb *b, const struct branches_report *r)
+static void disasm(struct jw *w, const struct branches_report *r)
 {
 	const struct branch_symbols *sy = r->syms;
-	json_t *a = json_array();
 
+	arr(w, "disassembly");
 	for (size_t i = 0; i < sy->nr_disasm; i++) {
 		const struct branch_site_disasm *d = &sy->disasm[i];
-		json_t *o = json_object(), *lines = json_array();
 
-		put(b, o, "address", addr(d->addr));
-		put(b, o, "function", str_or_null(d->function));
-		put(b, o, "error", str_or_null(d->error));
+		obj(w, NULL);
+		kaddr(w, "address", d->addr);
+		kstr(w, "function", d->function);
+		kstr(w, "error", d->error);
+		arr(w, "lines");
 		for (size_t k = 0; k < d->nr_lines; k++) {
-			json_t *ln = json_object();
-
-			put(b, ln, "address", addr(d->lines[k].addr));
-			put(b, ln, "text", json_string(d->lines[k].text));
-			put(b, ln, "target", json_boolean(d->lines[k].target));
-			append(b, lines, ln);
+			obj(w, NULL);
+			kaddr(w, "address", d->lines[k].addr);
+			kstr(w, "text", d->lines[k].text);
+			kbool(w, "target", d->lines[k].target);
+			obj_end(w);
 		}
-		put(b, o, "lines", lines);
-		append(b, a, o);
+		arr_end(w);
+		obj_end(w);
 	}
-	return a;
-}
-
-static json_t *spe_json(struct jb *b, const struct branch_spe_stats *s)
-{
-	json_t *o;
-
-	if (!s->present)
-		return json_null();
-	o = json_object();
-	put(b, o, "records", count(s->records));
-	put(b, o, "branch_records", count(s->branch_records));
-	put(b, o, "auxtrace_bytes", count(s->auxtrace_bytes));
-	put(b, o, "bad_bytes", count(s->bad_bytes));
-	put(b, o, "truncated", count(s->truncated));
-	return o;
+	arr_end(w);
 }
 
 int report_branches_json(struct strbuf *out, const struct branches_report *r, struct tdp_err *err)
 {
 	const struct branch_counts *c = &r->res->counts;
-	struct jb b = { false };
-	json_t *o = json_object(), *lost = json_object(), *timing;
-	char *text = NULL;
+	const struct branch_spe_stats *spe = &r->load->spe;
+	struct jw w = { .sb = out };
 
-	put(&b, o, "backend", json_string(r->backend));
-	put(&b, o, "file", json_string(r->file));
-	put(&b, o, "recorded_by", str_or_null(r->recorded_by));
-	put(&b, o, "cpu", str_or_null(r->cpu));
-	put(&b, o, "event", str_or_null(r->event));
-	put(&b, o, "branch_source", json_string(r->load->spe.present ? "arm_spe" : "branch_stack"));
-	put(&b, o, "symbolizer", json_string(r->syms->symbolizer));
-	put(&b, o, "sort", json_string(r->sort));
-	put(&b, o, "samples", count(c->samples));
-	put(&b, o, "samples_with_branches", count(c->samples_with_stack));
-	put(&b, o, "branch_entries", count(c->branch_entries));
-	put(&b, o, "mispredicted_entries", count(c->mispredicted_entries));
-	put(&b, o, "predicted_entries", count(c->predicted_entries));
-	put(&b, o, "lost_samples", count(c->lost + c->lost_samples));
-	put(&b, lost, "lost_records", count(c->lost));
-	put(&b, lost, "lost_samples_records", count(c->lost_samples));
-	put(&b, o, "lost", lost);
-	put(&b, o, "mispredict_flags", json_boolean(r->res->has_mispred_flags));
-	put(&b, o, "sites", sites_json(&b, r));
-	put(&b, o, "edges", edges_json(&b, r));
-	put(&b, o, "symbol_edges", sym_edges_json(&b, r));
-	put(&b, o, "types", types_json(&b, r));
+	obj(&w, NULL);
+	kstr(&w, "backend", r->backend);
+	kstr(&w, "file", r->file);
+	kstr(&w, "recorded_by", r->recorded_by);
+	kstr(&w, "cpu", r->cpu);
+	kstr(&w, "event", r->event);
+	kstr(&w, "branch_source", spe->present ? "arm_spe" : "branch_stack");
+	kstr(&w, "symbolizer", r->syms->symbolizer);
+	kstr(&w, "sort", r->sort);
+	ku64(&w, "samples", c->samples);
+	ku64(&w, "samples_with_branches", c->samples_with_stack);
+	ku64(&w, "branch_entries", c->branch_entries);
+	ku64(&w, "mispredicted_entries", c->mispredicted_entries);
+	ku64(&w, "predicted_entries", c->predicted_entries);
+	ku64(&w, "lost_samples", c->lost + c->lost_samples);
+	obj(&w, "lost");
+	ku64(&w, "lost_records", c->lost);
+	ku64(&w, "lost_samples_records", c->lost_samples);
+	obj_end(&w);
+	kbool(&w, "mispredict_flags", r->res->has_mispred_flags);
+	sites(&w, r);
+	edges(&w, r);
+	sym_edges(&w, r);
+	types(&w, r);
 	if (r->res->has_timing) {
-		timing = json_object();
-		put(&b, timing, "timed_entries", count(c->timed_entries));
-		put(&b, timing, "blocks_seen", count(c->blocks_seen));
-		put(&b, timing, "blocks_skipped", count(c->blocks_skipped));
-		put(&b, o, "timing", timing);
-		put(&b, o, "timing_reason", json_null());
+		obj(&w, "timing");
+		ku64(&w, "timed_entries", c->timed_entries);
+		ku64(&w, "blocks_seen", c->blocks_seen);
+		ku64(&w, "blocks_skipped", c->blocks_skipped);
+		obj_end(&w);
+		knull(&w, "timing_reason");
 	} else {
-		put(&b, o, "timing", json_null());
-		put(&b, o, "timing_reason",
-		    json_string(r->timing_reason ? r->timing_reason : "no timing in this recording"));
+		knull(&w, "timing");
+		kstr(&w, "timing_reason", r->timing_reason ? r->timing_reason : "no timing in this recording");
 	}
-	put(&b, o, "blocks", blocks_json(&b, r));
-	put(&b, o, "disassembly", disasm_json(&b, r));
-	put(&b, o, "spe", spe_json(&b, &r->load->spe));
-	if (!b.failed)
-		text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (!text)
-		return tdp_err_oom(err);
-	strbuf_adds(out, text);
+	blocks(&w, r);
+	disasm(&w, r);
+	if (spe->present) {
+		obj(&w, "spe");
+		ku64(&w, "records", spe->records);
+		ku64(&w, "branch_records", spe->branch_records);
+		ku64(&w, "auxtrace_bytes", spe->auxtrace_bytes);
+		ku64(&w, "bad_bytes", spe->bad_bytes);
+		ku64(&w, "truncated", spe->truncated);
+		obj_end(&w);
+	} else {
+		knull(&w, "spe");
+	}
+	obj_end(&w);
 	strbuf_addch(out, '\n');
-	free(text);
-	return 0;
+	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
 }
