@@ -46,9 +46,10 @@ struct backend_select_opts {
 	bool can_sim;      /* the command can simulate (a command to run, default events) */
 	bool can_import;   /* the command reads counts from a file (--import) */
 	bool has_import;   /* --import FILE was given */
-	bool auto_pmu;     /* auto keeps the PMU even without hardware events: stat (its software
-			    * counts are measurements) and topdown (it stops with the reason and
-			    * suggests --backend=sim); why and selftest fall back to the simulation */
+	bool auto_pmu;     /* auto keeps the PMU even without hardware events: stat only, whose
+			    * software counts are measurements and whose no-PMU behaviour issue 2
+			    * fixes (the counts, the reason, the pointer to --backend=sim);
+			    * topdown, why and selftest fall back to the simulation */
 };
 
 /**

@@ -670,7 +670,7 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 		return msg_usage("topdown", "no command to run: give it after '--', or read counts with '--import FILE'");
 	rc = backend_select("topdown", to.backend,
 			    &(struct backend_select_opts){ .can_sim = !to.import, .can_import = true,
-							   .has_import = to.import != NULL, .auto_pmu = true },
+							   .has_import = to.import != NULL },
 			    &b);
 	if (rc)
 		return rc;

@@ -270,15 +270,28 @@ def test_bars_on_a_terminal():
     tdp.check("Retiring                    40.0 %  ############.................." in out, "bar: %r" % out)
 
 
-def test_live_without_pmu():
+def test_live_pmu_backend_without_pmu():
     if not tdp.no_pmu():
         raise tdp.Skip("this machine has a PMU")
-    r = tdp.run("topdown", "--", "true")
+    r = tdp.run("topdown", "--backend=pmu", "--", "true")
     tdp.expect_exit(r, 1)
     tdp.expect_in("tdprof: error: hardware counters are unavailable", r.err, "stderr", r)
     tdp.expect_in("--backend=sim", r.err, "stderr", r)
-    tdp.expect_in("--import", r.err, "stderr", r)
     tdp.check(r.out == "", "no result on stdout", r)
+
+
+def test_live_auto_falls_back_to_simulation_without_pmu():
+    """issue 5: --backend=auto (the default) takes the simulation when no hardware event opens."""
+    if not tdp.no_pmu():
+        raise tdp.Skip("this machine has a PMU")
+    r = tdp.run("topdown", "--json", "--", "true", timeout=300)
+    tdp.expect_exit(r, 0)
+    tdp.expect_in("tdprof: note: no hardware PMU here", r.err, "stderr", r)
+    tdp.expect_in("every figure is an estimate", r.err, "stderr", r)
+    d = r.json()
+    tdp.check(d["backend"] == "sim", "backend sim", r)
+    total = sum(d["level1"][k] for k in ("retiring", "bad_speculation", "frontend_bound", "backend_bound"))
+    tdp.check(abs(total - 100) < 1.0, "the simulated level 1 adds up to 100 (%.2f)" % total, r)
 
 
 def test_help():
