@@ -186,6 +186,11 @@ stb = st | ST_BRANCH_STACK | ST_CALLCHAIN
 br = [(0x401020, 0x401000, 1 | (5 << 4)), (0x401100, 0x401010, 2)]  # mispred, predicted; cycles
 body = records(stb) + sample(stb, 0x401000, br, callchain=[0xfffffffffffffe00, 0x401000])
 put("perfdata", "file-brstack", file_mode(stb, body, branch_sample_type=1 << 3))
+# a first sample whose branch stack is empty (nr 0), then two that are not: the
+# threaded branch_load() once copied its NULL entries with memcpy (UBSan)
+body = records(stb) + sample(stb, 0x401004, [], callchain=[1]) + sample(stb, 0x401000, br, callchain=[1]) \
+    + sample(stb, 0x401008, br[:1], callchain=[1])
+put("branch-load", "empty-stack", file_mode(stb, body, branch_sample_type=1 << 3))
 stx = stb | ST_IDENTIFIER
 body = sample(stx, 0x401000, br, callchain=[0x401000], hw_idx=1)
 put("perfdata", "file-brstack-hwidx", file_mode(stx, body, branch_sample_type=(1 << 3) | (1 << 17)))
