@@ -128,7 +128,8 @@ static int plan_spe(const struct rec_opts *ro, const struct cpu_system *sys, str
 
 	if (!spe) {
 		tdp_err_set(err, TDP_ENOTSUP, "no Arm SPE PMU (arm_spe_N) on this machine: %s", sys->branch.reason);
-		return tdp_err_hint(err, "'tdprof info' says what this machine can record");
+		tdp_err_hint(err, "'tdprof info' says what this machine can record");
+		return TDP_ENOTSUP;
 	}
 	if (ro->event || ro->filter)
 		return tdp_err_set(err, TDP_EUSAGE, "'%s' does not apply to Arm SPE ('--spe')", ro->event ? "-e" : "-j");

@@ -67,9 +67,10 @@ fail:
 			tdp_err_set(err, TDP_EPERM, "cannot map a ring buffer of %zu KiB%s: %s",
 				    (data_pages + 1 + aux_pages) * page / 1024, aux_pages ? " (with its AUX area)" : "",
 				    strerror(e));
-			return tdp_err_hint(err, "use fewer pages with '-m', or raise the limit: 'sudo sysctl -w "
+			tdp_err_hint(err, "use fewer pages with '-m', or raise the limit: 'sudo sysctl -w "
 					    "kernel.perf_event_mlock_kb=%zu'",
 					    (data_pages + 1 + aux_pages) * page / 1024 * 4);
+			return TDP_EPERM;
 		}
 		return tdp_err_set(err, TDP_EIO, "cannot map the ring buffer: %s", strerror(e));
 	}

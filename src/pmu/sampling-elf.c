@@ -28,23 +28,32 @@ static int walk_notes(const uint8_t *buf, size_t off, size_t len, size_t align, 
 
 	while (end - pos >= sizeof(Elf64_Nhdr)) {
 		Elf64_Nhdr nh;
-		size_t name_pad, desc_pad, need;
+		size_t desc, next;
 
+		/*
+		 * The descriptor starts at the next `align` boundary after the header and
+		 * the name (a name of 4 in an 8-aligned note: 12 + 4 = 16), and the next
+		 * note at the one after the descriptor (gABI; binutils' readelf).
+		 */
 		memcpy(&nh, buf + pos, sizeof(nh));
-		name_pad = ((size_t)nh.n_namesz + align - 1) / align * align;
-		desc_pad = ((size_t)nh.n_descsz + align - 1) / align * align;
-		if (!chk_add(sizeof(nh), name_pad, &need) || !chk_add(need, desc_pad, &need) || need > end - pos)
+		if (!chk_add(sizeof(nh), nh.n_namesz, &desc) || !chk_add(desc, align - 1, &desc) ||
+		    !chk_add(desc / align * align, nh.n_descsz, &next) || next > end - pos)
 			return tdp_err_set(err, TDP_EFORMAT, "'%s': ELF note at offset 0x%zx runs past its section", what,
 					   pos);
+		desc = desc / align * align;
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(buf + pos + sizeof(nh), "GNU", 4) &&
 		    nh.n_descsz > 0) {
 			size_t n = nh.n_descsz < PMU_BUILD_ID_MAX ? nh.n_descsz : PMU_BUILD_ID_MAX;
 
-			memcpy(id, buf + pos + sizeof(nh) + name_pad, n);
+			memcpy(id, buf + pos + desc, n);
 			*size = n;
 			return 1;
 		}
-		pos += need;
+		/* the padding after the last descriptor may be missing: then this was the last note */
+		next = (next + align - 1) / align * align;
+		if (next >= end - pos)
+			break;
+		pos += next;
 	}
 	return 0;
 }

@@ -43,6 +43,12 @@ static const struct branch_name names[] = {
 };
 
 #define NR_NAMES (sizeof(names) / sizeof(names[0]))
+
+/* The bits that select branch types (the rest are levels and modifiers). */
+#define BRANCH_TYPES                                                                                          \
+	(PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_ANY_RETURN |                 \
+	 PERF_SAMPLE_BRANCH_IND_CALL | PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_IND_JUMP | PERF_SAMPLE_BRANCH_CALL | \
+	 PERF_SAMPLE_BRANCH_CALL_STACK)
 /* the last entry is an alias: describe() prints "stack" for the bit */
 #define NR_DESCRIBED (NR_NAMES - 1)
 
@@ -56,7 +62,8 @@ static int unknown(const char *spec, const char *word, size_t len, struct tdp_er
 	snprintf(w, sizeof(w), "%.*s", (int)(len < 60 ? len : 60), word);
 	if (!len) {
 		tdp_err_set(err, TDP_EUSAGE, "'-j %s': empty branch filter between commas", spec);
-		return tdp_err_hint(err, "give filters separated by single commas, e.g. '-j any,u'");
+		tdp_err_hint(err, "give filters separated by single commas, e.g. '-j any,u'");
+		return TDP_EUSAGE;
 	}
 	tdp_err_set(err, TDP_EUSAGE, "'-j %s': unknown branch filter '%s'", spec, w);
 	for (size_t i = 0; i < NR_NAMES; i++)
@@ -103,10 +110,12 @@ int pmu_branch_filter_parse(const char *spec, uint64_t *out, struct tdp_err *err
 			return unknown(spec, p, 0, err);
 	}
 	/*
-	 * Only privilege levels (or nothing): record any branch, as perf does. perf
-	 * drops the levels in that case; we keep them, so '-j u' means user branches.
+	 * No branch type (only levels or modifiers such as save_type): record any
+	 * branch, as perf does for levels alone. perf then drops the levels; we keep
+	 * them, so '-j u' means user branches. (Without a type the kernel would
+	 * record nothing, or refuse: BRBE wants at least one.)
 	 */
-	if (!(mode & ~PMU_BRANCH_PLM))
+	if (!(mode & BRANCH_TYPES))
 		mode |= PERF_SAMPLE_BRANCH_ANY;
 	*out = mode;
 	return 0;
@@ -132,8 +141,9 @@ static int refuse(uint64_t bad, const char *facility, const char *why, struct td
 	tdp_err_set(err, TDP_EUSAGE, "branch filter '%s' is not supported by %s%s%s", sb.buf, facility,
 		    why ? ": " : "", why ? why : "");
 	strbuf_release(&sb);
-	return tdp_err_hint(err, "leave it out of '-j' (see 'tdprof branches record --help' for what each facility "
+	tdp_err_hint(err, "leave it out of '-j' (see 'tdprof branches record --help' for what each facility "
 				 "accepts)");
+	return TDP_EUSAGE;
 }
 
 #define TX_BITS (PERF_SAMPLE_BRANCH_ABORT_TX | PERF_SAMPLE_BRANCH_IN_TX | PERF_SAMPLE_BRANCH_NO_TX)
@@ -169,7 +179,8 @@ int pmu_branch_filter_check(enum cpu_branch_facility f, uint64_t filter, long br
 		return bad ? refuse(bad, "Arm BRBE", NULL, err) : 0;
 	case CPU_BRANCH_SPE:
 		tdp_err_set(err, TDP_EUSAGE, "Arm SPE records sampled branches, not branch stacks: '-j' does not apply");
-		return tdp_err_hint(err, "leave out '-j' with '--spe'");
+		tdp_err_hint(err, "leave out '-j' with '--spe'");
+		return TDP_EUSAGE;
 	case CPU_BRANCH_NONE:
 		break;
 	}
@@ -210,24 +221,28 @@ int pmu_branch_event_check(enum cpu_branch_facility f, const struct perf_event_a
 		if (!core || (attr->config & AMD64_RAW_EVENT_MASK) != AMD_BRS_EVENT) {
 			tdp_err_set(err, TDP_EUSAGE,
 				    "AMD BRS samples only on retired taken branches (event 0xC4), not on '%s'", name);
-			return tdp_err_hint(err, "leave out '-e' (the default is 'r0c4'), or give '-e r0c4'");
+			tdp_err_hint(err, "leave out '-e' (the default is 'r0c4'), or give '-e r0c4'");
+			return TDP_EUSAGE;
 		}
 		if (freq) {
 			tdp_err_set(err, TDP_EUSAGE, "AMD BRS cannot sample in frequency mode ('-F')");
-			return tdp_err_hint(err, "give a fixed period instead, e.g. '-c 100003'");
+			tdp_err_hint(err, "give a fixed period instead, e.g. '-c 100003'");
+			return TDP_EUSAGE;
 		}
 		if (period <= (uint64_t)(depth > 0 ? depth : 16)) {
 			tdp_err_set(err, TDP_EUSAGE,
 				    "AMD BRS needs a period above its depth (%d taken branches), not %llu", depth > 0 ? depth : 16,
 				    (unsigned long long)period);
-			return tdp_err_hint(err, "give a larger period, e.g. '-c 100003'");
+			tdp_err_hint(err, "give a larger period, e.g. '-c 100003'");
+			return TDP_EUSAGE;
 		}
 		return 0;
 	case CPU_BRANCH_SPE:
 		if (freq) {
 			tdp_err_set(err, TDP_EUSAGE, "Arm SPE samples by interval, not in frequency mode ('-F')");
-			return tdp_err_hint(err, "give the sampling interval in operations with '-c', or leave it to the "
+			tdp_err_hint(err, "give the sampling interval in operations with '-c', or leave it to the "
 						 "PMU's minimum");
+			return TDP_EUSAGE;
 		}
 		return 0;
 	case CPU_BRANCH_LBR:
@@ -235,7 +250,8 @@ int pmu_branch_event_check(enum cpu_branch_facility f, const struct perf_event_a
 	case CPU_BRANCH_BRBE:
 		if (attr->type == PERF_TYPE_SOFTWARE || attr->type == PERF_TYPE_TRACEPOINT) {
 			tdp_err_set(err, TDP_EUSAGE, "'%s' is not a hardware event: it cannot carry a branch stack", name);
-			return tdp_err_hint(err, "use a hardware event (the default is 'cycles'), or add '--no-branch-stack'");
+			tdp_err_hint(err, "use a hardware event (the default is 'cycles'), or add '--no-branch-stack'");
+			return TDP_EUSAGE;
 		}
 		return 0;
 	case CPU_BRANCH_NONE:

@@ -28,7 +28,8 @@ int pmu_spe_event_spec(const struct cpu_pmu *spe, bool mispred_only, struct strb
 {
 	if (!has_format(spe, "branch_filter")) {
 		tdp_err_set(err, TDP_ENOTSUP, "the '%s' PMU has no 'branch_filter' format term", spe->name);
-		return tdp_err_hint(err, "its driver is too old to sample only branches (Linux 4.16 or later has it)");
+		tdp_err_hint(err, "its driver is too old to sample only branches (Linux 4.16 or later has it)");
+		return TDP_ENOTSUP;
 	}
 	strbuf_addf(sb, "%s/branch_filter=1", spe->name);
 	/* timestamps let perf order SPE records against the other records of each CPU */

@@ -43,8 +43,9 @@ static int open_error(struct pmu_sampling *s, const struct smp_event *ev, int cp
 	case EMFILE:
 	case ENFILE:
 		tdp_err_set(err, TDP_ELIMIT, "cannot open '%s' on CPU %d: too many open files", ev->name, cpu);
-		return tdp_err_hint(err, "raise the limit with 'ulimit -n %zu'",
+		tdp_err_hint(err, "raise the limit with 'ulimit -n %zu'",
 				    (s->nr_cpus * s->nr_tids * s->nr_ev + 64) * 2);
+		return TDP_ELIMIT;
 	case EACCES:
 	case EPERM:
 	case EBUSY:
@@ -54,13 +55,15 @@ static int open_error(struct pmu_sampling *s, const struct smp_event *ev, int cp
 		if (s->branch_sample_type || s->spe) {
 			tdp_err_set(err, TDP_ENOTSUP, "cannot sample '%s'%s on CPU %d: the kernel refused it (%s)", ev->name,
 				    s->spe ? "" : " with branch stacks", cpu, strerror(e));
-			return tdp_err_hint(err, "check 'tdprof info' (branch recording) for what this machine has; "
+			tdp_err_hint(err, "check 'tdprof info' (branch recording) for what this machine has; "
 						 "'--no-branch-stack' samples without branches");
+			return TDP_ENOTSUP;
 		}
 		if (e == EINVAL) {
 			tdp_err_set(err, TDP_ENOTSUP, "cannot sample '%s' on CPU %d: the kernel refused its settings (%s)",
 				    ev->name, cpu, strerror(e));
-			return tdp_err_hint(err, "try another period ('-c') or frequency ('-F')");
+			tdp_err_hint(err, "try another period ('-c') or frequency ('-F')");
+			return TDP_ENOTSUP;
 		}
 		break;
 	default:

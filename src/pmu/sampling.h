@@ -80,8 +80,9 @@ struct strbuf;
  * Parse a comma-separated -j filter as perf spells it (case-insensitive): u, k,
  * hv, any, any_call, any_ret, ind_call, abort_tx, in_tx, no_tx, cond, ind_jmp,
  * call, save_type, stack (or call_stack), hw_index, priv, counter, and the
- * kernel's no_flags, no_cycles. A filter of privilege levels only (or "") gets
- * `any` added, keeping the levels (perf adds `any` too). Writes *out.
+ * kernel's no_flags, no_cycles. A filter without a branch type (privilege
+ * levels, save_type, tx filters, or "") gets `any` added, keeping the rest
+ * (perf adds `any` to levels alone). Writes *out.
  * Returns 0; TDP_EUSAGE naming the unknown filter (hint: the closest names and
  * the whole list) or an empty element; TDP_ELIMIT beyond PMU_BRANCH_FILTER_MAX.
  * Pure.
