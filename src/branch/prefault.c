@@ -10,7 +10,8 @@
  * are in place by the time the reader reaches them. Behind the reader,
  * MADV_DONTNEED drops the pages from this process (they stay in the page cache,
  * and a later access to a released page of a private read-only file mapping just
- * maps it again), so the resident set is a window, not the file.
+ * maps it again), so the resident set is a window, not the file. The helper
+ * does both, so the reader's thread only reports how far it got.
  */
 #include "branch/branch.h"
 #include "base/alloc.h"
@@ -40,9 +41,11 @@ struct branch_prefault {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	uintptr_t progress;       /* the reader's position (under mu) */
+	uintptr_t keep;           /* never release below this (under mu) */
+	uintptr_t released;       /* released below this (under mu; whoever claims a range
+				   * moves it, then releases outside the lock) */
 	bool stop;                /* (under mu) */
 	uintptr_t told;           /* reader side: last position passed on */
-	uintptr_t released;       /* reader side: released below this */
 };
 
 static void populate(struct branch_prefault *pf, uintptr_t from, uintptr_t to, bool *use_madvise)
@@ -59,6 +62,37 @@ static void populate(struct branch_prefault *pf, uintptr_t from, uintptr_t to, b
 	(void)sink;
 }
 
+/*
+ * Claim the pages in [released, progress - RELEASE_LAG), not below keep, for
+ * release: called with mu held; returns the range (empty when none).
+ */
+static void claim(struct branch_prefault *pf, uintptr_t *from, uintptr_t *to)
+{
+	uintptr_t f = pf->released, t;
+
+	if (f < pf->keep)
+		f = (pf->keep + pf->page - 1) & ~(uintptr_t)(pf->page - 1);
+	t = pf->progress > pf->start + RELEASE_LAG ? (pf->progress - RELEASE_LAG) & ~(uintptr_t)(pf->page - 1) : 0;
+	if (t <= f) {
+		pf->released = f; /* nothing to release yet: do not ask again before progress moves */
+		*from = *to = 0;
+		return;
+	}
+	pf->released = t;
+	*from = f;
+	*to = t;
+}
+
+static void release(uintptr_t from, uintptr_t to)
+{
+	if (to > from)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+/*
+ * The helper: map ahead of the reader, release behind it. Both are work the
+ * reader would otherwise do itself (faults ahead, and the unmapping at exit).
+ */
 static void *prefault_run(void *arg)
 {
 	struct branch_prefault *pf = arg;
@@ -66,22 +100,24 @@ static void *prefault_run(void *arg)
 	bool use_madvise = true;
 
 	pthread_mutex_lock(&pf->mu);
-	while (!pf->stop && done < pf->end) {
-		uintptr_t limit = pf->progress + BRANCH_PREFAULT_AHEAD;
+	while (!pf->stop) {
+		uintptr_t from, to;
 
-		if (done >= limit) {
+		if (done >= pf->end || done >= pf->progress + BRANCH_PREFAULT_AHEAD) {
+			if (pf->released + PROGRESS_STEP <= pf->progress) {
+				claim(pf, &from, &to);
+				pthread_mutex_unlock(&pf->mu);
+				release(from, to);
+				pthread_mutex_lock(&pf->mu);
+				continue;
+			}
 			pthread_cond_wait(&pf->cv, &pf->mu);
 			continue;
 		}
 		pthread_mutex_unlock(&pf->mu);
-		{
-			uintptr_t to = done + PREFAULT_STEP;
-
-			if (to > pf->end)
-				to = pf->end;
-			populate(pf, done, to, &use_madvise);
-			done = to;
-		}
+		to = done + PREFAULT_STEP < pf->end ? done + PREFAULT_STEP : pf->end;
+		populate(pf, done, to, &use_madvise);
+		done = to;
 		pthread_mutex_lock(&pf->mu);
 	}
 	pthread_mutex_unlock(&pf->mu);
@@ -102,7 +138,7 @@ int branch_prefault_start(struct branch_prefault **out, const uint8_t *buf, size
 	pf->page = page > 0 ? (size_t)page : 4096;
 	pf->start = (uintptr_t)buf & ~(uintptr_t)(pf->page - 1);
 	pf->end = (uintptr_t)buf + len;
-	pf->progress = pf->told = pf->released = pf->start;
+	pf->progress = pf->told = pf->keep = pf->released = pf->start;
 	if (pthread_mutex_init(&pf->mu, NULL)) {
 		tdp_free(pf);
 		return 0;
@@ -125,7 +161,7 @@ int branch_prefault_start(struct branch_prefault **out, const uint8_t *buf, size
 
 void branch_prefault_progress(struct branch_prefault *pf, size_t off, size_t keep_below)
 {
-	uintptr_t at, from, to;
+	uintptr_t at, from = 0, to = 0;
 
 	if (!pf)
 		return;
@@ -135,16 +171,13 @@ void branch_prefault_progress(struct branch_prefault *pf, size_t off, size_t kee
 	pf->told = at;
 	pthread_mutex_lock(&pf->mu);
 	pf->progress = at;
+	pf->keep = pf->start + keep_below;
+	/* a helper starved of CPU must not let the resident set grow: release here */
+	if (pf->released + BRANCH_PREFAULT_AHEAD < at)
+		claim(pf, &from, &to);
 	pthread_cond_signal(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);
-	from = pf->released;
-	if (from < pf->start + keep_below)
-		from = (pf->start + keep_below + pf->page - 1) & ~(uintptr_t)(pf->page - 1);
-	to = at > RELEASE_LAG ? (at - RELEASE_LAG) & ~(uintptr_t)(pf->page - 1) : 0;
-	if (to > from) {
-		madvise((void *)from, to - from, MADV_DONTNEED);
-		pf->released = to;
-	}
+	release(from, to);
 }
 
 void branch_prefault_stop(struct branch_prefault *pf)
