@@ -62,11 +62,14 @@ static int add_blocks(struct branch_agg *a, const struct branch_entry *e, size_t
 
 /* Entries whose slots are prefetched before they are counted (see below). */
 #define PREFETCH_BATCH 32
+/* Prefetch only from tables past an L2 cache's worth of slots (32 bytes each). */
+#define PREFETCH_MIN_SLOTS (1u << 15)
 
 int branch_agg_add_stack(struct branch_agg *a, const struct branch_entry *e, size_t nr, uint32_t pid,
 			 struct tdp_err *err)
 {
 	uint64_t misp = 0, pred = 0, none = 0, zero = 0, typed = 0, timed = 0;
+	bool prefetch = a->edge_cap >= PREFETCH_MIN_SLOTS;
 	int rc = 0;
 
 	for (size_t i = 0; i < nr; i++) {
@@ -78,7 +81,7 @@ int branch_agg_add_stack(struct branch_agg *a, const struct branch_entry *e, siz
 		 * (a few hundred thousand edges): ask for the slots of a batch ahead so
 		 * that the misses overlap instead of following one another.
 		 */
-		if (i % PREFETCH_BATCH == 0)
+		if (prefetch && i % PREFETCH_BATCH == 0)
 			for (size_t k = i; k < nr && k < i + PREFETCH_BATCH; k++)
 				__builtin_prefetch(&a->edges[bt_slot(e[k].from, e[k].to, a->edge_shift)], 1);
 		s = bt_edge_find(a, x->from, x->to);
