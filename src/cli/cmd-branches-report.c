@@ -131,10 +131,14 @@ static const char *basename_of(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Who recorded the file: tdprof names itself in the CMDLINE feature. */
+/*
+ * Who recorded the file: `tdprof branches record` writes its own path first in
+ * the CMDLINE feature and "tdprof-VERSION" as the VERSION feature.
+ */
 static bool recorded_by_tdprof(const struct perfdata_features *f)
 {
-	return f->nr_cmdline && f->cmdline[0] && !strncmp(basename_of(f->cmdline[0]), "tdprof", 6);
+	return (f->nr_cmdline && f->cmdline[0] && !strncmp(basename_of(f->cmdline[0]), "tdprof", 6)) ||
+	       (f->version && !strncmp(f->version, "tdprof", 6));
 }
 
 static const char *timing_reason(const struct branch_result *res, const struct branch_load_info *li,
@@ -234,7 +238,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	r.file = o->input;
 	r.backend = recorded_by_tdprof(feat) ? "pmu" : "import";
 	if (recorded_by_tdprof(feat))
-		snprintf(recorder, sizeof(recorder), "tdprof");
+		snprintf(recorder, sizeof(recorder), "%s", feat->version ? feat->version : "tdprof");
 	else if (feat->version)
 		snprintf(recorder, sizeof(recorder), "perf %s", feat->version);
 	else
