@@ -201,7 +201,8 @@ static int read_dir_names(const char *path, bool skip_dotted, size_t max, struct
 			break;
 	}
 	closedir(d);
-	qsort(out->v + start, out->nr - start, sizeof(out->v[0]), cmp_names);
+	if (out->nr > start) /* out->v is NULL when nothing was ever added */
+		qsort(out->v + start, out->nr - start, sizeof(out->v[0]), cmp_names);
 	return ret;
 }
 
