@@ -15,6 +15,7 @@
 #include "branch/branch.h"
 #include "perfdata/perfdata.h"
 #include "report/branches.h"
+#include "report/html.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,7 +81,7 @@ static const struct cmd_doc doc = {
 };
 
 struct report_opts {
-	const char *input, *output, *symfs, *kallsyms, *sort, *by;
+	const char *input, *output, *symfs, *kallsyms, *sort, *by, *html;
 	bool json, csv, folded, source, disasm;
 	long top;
 };
@@ -155,6 +156,20 @@ static const char *timing_reason(const struct branch_result *res, const struct b
 		return "no timing in this recording: every cycles field is 0 (AMD LbrExtV2 and BRS record none)";
 	return "no timing in this recording: every cycles field is 0 (the hardware or the branch filter "
 	       "recorded no LBR cycles)";
+}
+
+/* The JSON document of r into out (for --html, which draws the page from it). */
+static int json_doc(FILE *out, const void *r, struct tdp_err *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret = report_branches_json(&sb, r, err);
+
+	if (!ret && strbuf_failed(&sb))
+		ret = tdp_err_oom(err);
+	if (!ret && fwrite(sb.buf, 1, sb.len, out) != sb.len)
+		ret = tdp_err_set(err, TDP_EIO, "cannot write the JSON document");
+	strbuf_release(&sb);
+	return ret;
 }
 
 /* Load, aggregate and annotate; then render into out. Returns an exit status. */
@@ -264,6 +279,11 @@ static int run(const struct report_opts *o, struct strbuf *out)
 		report_branches_text(out, &r);
 	if (!rc && strbuf_failed(out))
 		rc = tdp_err_oom(&err);
+	if (!rc && o->html) {
+		struct html_opts ho = HTML_OPTS_INIT;
+
+		rc = html_write(o->html, json_doc, &r, &ho, &err);
+	}
 	if (rc)
 		goto fail;
 	goto out;
@@ -294,6 +314,7 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_BOOL(0, "json", &o.json, "write one JSON document"),
 		OPT_BOOL(0, "csv", &o.csv, "write one CSV table (the --by view; sites by default)"),
 		OPT_BOOL(0, "folded", &o.folded, "write folded stacks for flamegraph.pl ('FROM;TO N')"),
+		OPT_STRING(0, "html", &o.html, "FILE", "also write a self-contained HTML report to FILE"),
 		OPT_LONG('n', "top", &o.top, "N", "rows per table (text: 20, others: all; 0: all)", 0, 1L << 30),
 		OPT_CHOICE(0, "sort", &o.sort, "mispredicts|executions|rate", "rank sites by (default mispredicts)"),
 		OPT_CHOICE(0, "by", &o.by, "site|edge|type|block", "show one view (text: all; CSV: site)"),
