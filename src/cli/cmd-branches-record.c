@@ -161,7 +161,7 @@ static int make_plan(const struct rec_opts *ro, const struct cpu_system *sys, st
 
 	if (ro->filter && (ret = pmu_branch_filter_parse(ro->filter, &filter, &err)))
 		return fail(&err);
-	if (ro->spe || (!ro->event && f == CPU_BRANCH_SPE)) {
+	if (ro->spe || (!ro->event && !ro->no_branch_stack && f == CPU_BRANCH_SPE)) {
 		if (!ro->spe)
 			msg_note("this machine records branches with Arm SPE ('%s')", sys->branch.pmu);
 		ret = plan_spe(ro, sys, p, &err);
@@ -169,10 +169,10 @@ static int make_plan(const struct rec_opts *ro, const struct cpu_system *sys, st
 			return fail(&err);
 	} else if (ro->event) {
 		strbuf_adds(&p->spec, ro->event);
-	} else if (f == CPU_BRANCH_NONE || ro->no_branch_stack) {
-		if (f == CPU_BRANCH_NONE)
-			return no_facility(sys);
+	} else if (ro->no_branch_stack) {
 		strbuf_adds(&p->spec, "cycles");
+	} else if (f == CPU_BRANCH_NONE) {
+		return no_facility(sys);
 	} else {
 		strbuf_adds(&p->spec, pmu_branch_default_event(f));
 	}
