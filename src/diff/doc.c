@@ -231,6 +231,8 @@ static void read_header(struct pctx *c, const json_t *root)
 	d->source = get_str(c, root, "source", NULL);
 	if (!d->source) /* why names what it ran "command" */
 		d->source = get_str(c, root, "command", NULL);
+	if (!d->source && d->kind == TDOC_BRANCHES) /* a branch report, the recording it read */
+		d->source = get_str(c, root, "file", NULL);
 	if (json_is_object(model))
 		d->model_description = get_str(c, model, "description", "model");
 	if (!machine)

@@ -10,8 +10,9 @@
  *   kind       the "command" key when present ("topdown", "why", "branches report"),
  *              else inferred: "edges" or "branch_entries" -> branches report;
  *              "findings" -> why; "level1" -> topdown; a "diff" document is refused
- *   header     backend, cpu, model_kind, model.description, source, level, machine
- *              (an object or a string: the simulated machine)
+ *   header     backend, cpu, model_kind, model.description, source (why: "command",
+ *              a branch report: "file"), level, machine (an object or a string: the
+ *              simulated machine)
  *   nodes      the "nodes" array when present (topdown: key, parent, level, label,
  *              extra, value, threshold, flagged), else level1 / level2 (keyed by
  *              parent) / cycle_accounting with "thresholds" and "flagged"

@@ -129,7 +129,7 @@ void html_sites(FILE *out, const struct tdoc *d, size_t max_sites, size_t max_de
 
 		fprintf(out, "<tr class=\"site\" data-rank=\"%zu\"><td>%zu</td><td class=\"where\">", s->rank, s->rank);
 		site_name(out, s);
-		if (s->has_address)
+		if (s->has_address && (s->function || s->file))
 			fprintf(out, " <span class=\"muted\">0x%" PRIx64 "</span>", s->address);
 		fputs("</td>", out);
 		if (types) {
@@ -138,8 +138,14 @@ void html_sites(FILE *out, const struct tdoc *d, size_t max_sites, size_t max_de
 			fputs("</td>", out);
 		}
 		for (size_t k = 0; k < nc; k++) {
+			double v = tdoc_site_count(s, cols[k]);
+
 			fputs("<td class=\"num\">", out);
-			html_num(out, tdoc_site_count(s, cols[k]));
+			/* branch reports give rate and share as fractions */
+			if ((!strcmp(cols[k], "rate") || !strcmp(cols[k], "share")) && isfinite(v) && v >= 0 && v <= 1)
+				fprintf(out, "%.1f %%", 100 * v);
+			else
+				html_num(out, v);
 			fputs("</td>", out);
 		}
 		fputs("</tr>\n", out);
@@ -219,11 +225,11 @@ void html_branches(FILE *out, const struct tdoc *d, size_t max)
 
 		fputs("<tr><td>", out);
 		html_esc(out, e->from_symbol);
-		if (e->has_from)
+		if (e->has_from && e->from_function) /* an unresolved symbol is the address already */
 			fprintf(out, " <span class=\"muted\">0x%" PRIx64 "</span>", e->from);
 		fputs("</td><td>", out);
 		html_esc(out, e->to_symbol);
-		if (e->has_to)
+		if (e->has_to && e->to_function)
 			fprintf(out, " <span class=\"muted\">0x%" PRIx64 "</span>", e->to);
 		fputs("</td><td class=\"num\">", out);
 		html_num(out, e->count);

@@ -109,7 +109,7 @@ static void meta(FILE *out, const struct tdoc *d, const char *prefix)
 		fputs(" <span class=\"estimate\">estimate (simulated)</span>", out);
 	fputs("</dd>", out);
 	if (d->cpu || d->model_description) {
-		fprintf(out, "<dt>%smodel</dt><dd>", prefix);
+		fprintf(out, "<dt>%s%s</dt><dd>", prefix, d->model_description ? "model" : "cpu");
 		html_esc(out, d->cpu);
 		if (d->cpu && d->model_description)
 			fputs(" &mdash; ", out);
