@@ -292,6 +292,24 @@ def test_errors():
     tdp.expect_in("--no-source", r.out, "help")
 
 
+def test_pipe_mode():
+    """perf's pipe format (perf inject -o -) read from standard input: the same counts."""
+    import shutil
+    import subprocess
+    if not shutil.which("perf"):
+        raise tdp.Skip("perf is not installed")
+    pipe = subprocess.run(["perf", "inject", "-i", fixture(FIXTURES[1]), "-o", "-"], capture_output=True)
+    tdp.check(pipe.returncode == 0 and pipe.stdout[:8] == b"PERFILE2", "perf inject -o - failed")
+    argv = [tdp.TDPROF, "branches", "report", "-i", "-", "--json", "-n", "0"]
+    proc = subprocess.run(argv, input=pipe.stdout, capture_output=True, timeout=120)
+    tdp.check(proc.returncode == 0, "exit %d: %s" % (proc.returncode, proc.stderr.decode()[-2000:]))
+    j = json.loads(proc.stdout)
+    samples, entries = perf_script(FIXTURES[1])
+    tdp.check((j["samples"], j["branch_entries"], j["mispredicted_entries"]) ==
+              (samples, len(entries), sum(1 for e in entries if e[2])), "pipe mode counts: %r" % (
+                  (j["samples"], j["branch_entries"], j["mispredicted_entries"]),))
+
+
 def test_sort_and_top():
     j = report_json(FIXTURES[3], "--sort", "rate")
     rates = [s["rate"] for s in j["sites"]]
