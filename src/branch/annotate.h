@@ -14,9 +14,10 @@
  *
  * Lifecycle:
  *   1. branch_annot_new(&an, &opts, &err);
- *   2. branch_load(p, agg, branch_annot_record, an, ...): the maps of the
- *      recording (MMAP, MMAP2, COMM, FORK, build-ids) reach the symbol session;
- *      branch_annot_features() once with the reader's features;
+ *   2. branch_annot_features() once with the reader's features; then
+ *      branch_load() with opts.on_record = branch_annot_record and opts.ctx = an:
+ *      the maps of the recording (MMAP, MMAP2, COMM, FORK, build-ids) reach the
+ *      symbol session;
  *   3. branch_agg_finish(); branch_sites_sort() in the order wanted;
  *   4. branch_annot_run(an, &res, &err): resolves every distinct address once
  *      (one symbol_resolve() call), fills unknown site types (then
