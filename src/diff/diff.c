@@ -55,10 +55,13 @@ int diff_check(const struct tdoc *a, const struct tdoc *b, struct tdp_err *err)
 		return 0;
 	tdp_err_set(err, TDP_EUSAGE, "cannot compare '%s' with '%s': they come from different %s ('%s' and '%s')",
 		    a->name, b->name, what, va ? va : "none", vb ? vb : "none");
+	if (!strcmp(what, "backends") && a->kind == TDOC_BRANCHES)
+		return tdp_err_hint(err, "record both builds the same way ('tdprof branches record' or 'perf record "
+				    "-b') and report each with 'tdprof branches report --json'");
 	if (!strcmp(what, "backends"))
-		return tdp_err_hint(err, "measure both with one backend, e.g. 'tdprof %s --backend=%s --json' for "
-				    "each build", a->kind == TDOC_BRANCHES ? "why" : tdoc_kind_name(a->kind),
-				    va ? va : "sim");
+		return tdp_err_hint(err, "measure both builds with one backend: 'tdprof %s --backend=%s --json -o "
+				    "A.json -- ./app', then the same for B", tdoc_kind_name(a->kind),
+				    (va && !strcmp(va, "sim")) || (vb && !strcmp(vb, "sim")) ? "sim" : "pmu");
 	return tdp_err_hint(err, "a difference between two CPU models is not a regression: measure both builds "
 			    "on one machine, or import both with the same '--cpu MODEL'");
 }

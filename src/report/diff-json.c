@@ -208,6 +208,7 @@ int diff_json_print(FILE *out, const struct diff_result *r, struct tdp_err *err)
 
 	put(doc, "kind", json_string("diff"), &failed);
 	put(doc, "of", json_string(tdoc_kind_name(r->kind)), &failed);
+	put(doc, "backend", str_or_null(r->a->backend), &failed); /* both documents': diff_check() */
 	put(doc, "a", doc_object(r->a, &failed), &failed);
 	put(doc, "b", doc_object(r->b, &failed), &failed);
 	put(doc, "rule", json_string(diff_rule_name(r->rule)), &failed);

@@ -6,6 +6,7 @@
  * JSON document:
  *   kind           "diff"
  *   of             "topdown" | "why" | "branches report"
+ *   backend        the documents' backend (both have the same one)
  *   a, b           {file, backend, cpu, model_kind, source, runs, runs_requested, deterministic}
  *   rule           "intervals" (both documents have runs: flagged when the 95 % intervals
  *                  do not overlap) | "noise_floor" (flagged when |change| > noise_floor)
