@@ -2,6 +2,7 @@
 #include "cli/msg.h"
 #include "cli/exitcode.h"
 #include "base/err.h"
+#include "base/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,12 +18,39 @@ void msg_set_quiet(bool q)
 	quiet = q;
 }
 
+/*
+ * Messages quote names and values from the input, which may be hostile: control
+ * characters (an escape sequence would reach the user's terminal) are written
+ * as \xNN. Newlines and tabs stay.
+ */
+static void put_escaped(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			fprintf(stderr, "\\x%02x", c);
+		else
+			fputc(c, stderr);
+	}
+}
+
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
+	struct strbuf sb = STRBUF_INIT;
+	va_list copy;
+
 	fputs("tdprof: ", stderr);
 	if (kind)
 		fprintf(stderr, "%s: ", kind);
-	vfprintf(stderr, fmt, ap);
+	va_copy(copy, ap);
+	strbuf_vaddf(&sb, fmt, copy);
+	va_end(copy);
+	if (strbuf_failed(&sb))
+		vfprintf(stderr, fmt, ap);
+	else
+		put_escaped(sb.buf, sb.len);
+	strbuf_release(&sb);
 	fputc('\n', stderr);
 }
 
