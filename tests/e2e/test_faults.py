@@ -117,6 +117,14 @@ def test_input_beyond_256_mb_is_refused_without_reading_it():
     os.unlink(p)
 
 
+def test_messages_escape_the_control_characters_of_the_input():
+    # an escape sequence in a hostile file must not reach the user's terminal
+    p = tmpfile("esc.csv", "1,,cycles,100,abc\x1b[2J\x07,,\n")
+    r = import_(p)
+    expect_refused(r, "line 1", "'abc\\x1b[2J\\x07'")
+    tdp.check("\x1b" not in r.err and "\x07" not in r.err, "no raw control character on stderr", r)
+
+
 # ---------------------------------------------------------------- size limits: options and small files
 
 def test_event_lists_beyond_the_limits_are_refused_before_running_anything():

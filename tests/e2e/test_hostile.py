@@ -2,12 +2,14 @@
 perf stat output (CSV, JSON lines, text) through 'tdprof topdown --import' and
 perf.data files through 'tdprof branches report -i' (when that command is in
 the build). Each run must end within RUN_TIMEOUT seconds with exit 0, 1 or 2,
-and say why on stderr when it is not 0; no sanitizer report, no signal.
+and say why on stderr when it is not 0, with the input's control characters
+escaped; no sanitizer report, no signal.
 The inputs are generated from the test fixtures with a fixed seed, so a
 failure repeats; the failing input is kept in the message's path.
 """
 import os
 import random
+import re
 import subprocess
 import tempfile
 
@@ -53,6 +55,8 @@ def check_run(args, path):
         proc = subprocess.run(argv, capture_output=True, timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise AssertionError("tdprof %s hung (over %d s) on %s" % (" ".join(args), RUN_TIMEOUT, path))
+    tdp.check(not re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", proc.stderr),
+              "no control character of the input reaches the terminal through stderr on %s: %r" % (path, proc.stderr))
     proc.stdout = proc.stdout.decode("utf-8", "replace")
     proc.stderr = proc.stderr.decode("utf-8", "replace")
     r = tdp.Result(argv, proc, 0.0)
