@@ -360,6 +360,8 @@ static void summary(const char *path, const struct pmu_sampling_stats *st, uint6
 	if (st->aux_truncated)
 		msg_warning("the Arm SPE trace was cut %llu times (its AUX area was full)",
 			    (unsigned long long)st->aux_truncated);
+	if (st->user_only)
+		msg_note("perf_event_paranoid allows user space only: kernel samples were not recorded");
 	if (st->throttled)
 		msg_note("the kernel throttled the sampling %llu times (perf_event_max_sample_rate)",
 			 (unsigned long long)st->throttled);

@@ -104,7 +104,6 @@ struct pmu_sampling {
 	pid_t pid;                /* the workload or the -p process */
 	bool spe;
 	uint32_t spe_type;
-	bool exclude_kernel;
 	int *cpus;
 	size_t nr_cpus;
 	pid_t *tids;              /* tasks the events are opened on (the workload, or the threads of -p) */
@@ -153,7 +152,7 @@ static inline uint32_t smp_get32(const uint8_t *p)
  * Note what record rec[0..len) says for the counts and the DSO tracker
  * (sampling-track.c). Returns 0 or TDP_ENOMEM.
  */
-int smp_track(struct pmu_sampling *s, const uint8_t *rec, size_t len);
+int smp_track(struct pmu_sampling *s, const uint8_t *rec, size_t len) __attribute__((warn_unused_result));
 
 
 /** Most items queued before they are applied regardless of order. */
@@ -165,7 +164,7 @@ int smp_track(struct pmu_sampling *s, const uint8_t *rec, size_t len);
  * Returns 0 or TDP_ENOMEM.
  */
 int smp_dsos_queue(struct smp_dsos *d, const struct smp_item *it, const char *name, size_t name_len,
-		   const uint8_t *bid, size_t bid_size, uint64_t start, uint64_t len);
+		   const uint8_t *bid, size_t bid_size, uint64_t start, uint64_t len) __attribute__((warn_unused_result));
 
 /**
  * The end of a pass over the rings (perf's FINISHED_ROUND): apply, in time
@@ -173,7 +172,7 @@ int smp_dsos_queue(struct smp_dsos *d, const struct smp_item *it, const char *na
  * (records of a later pass cannot be older than that), or all of them (final).
  * Returns 0 or TDP_ENOMEM.
  */
-int smp_dsos_round(struct smp_dsos *d, bool final);
+int smp_dsos_round(struct smp_dsos *d, bool final) __attribute__((warn_unused_result));
 
 /**
  * An executable mapping of pid: [start, start+len) of name (name_len bytes),
@@ -181,10 +180,10 @@ int smp_dsos_round(struct smp_dsos *d, bool final);
  * beyond PMU_SAMPLING_MAX_MAPS/DSOS the mapping is dropped (d->full).
  */
 int smp_dsos_mmap(struct smp_dsos *d, uint32_t pid, uint64_t start, uint64_t len, const char *name,
-		  size_t name_len, const uint8_t *bid, size_t bid_size, bool kernel);
+		  size_t name_len, const uint8_t *bid, size_t bid_size, bool kernel) __attribute__((warn_unused_result));
 
 /** pid forked from ppid (a new process: pid != ppid): it sees ppid's mappings until it execs. */
-int smp_dsos_fork(struct smp_dsos *d, uint32_t pid, uint32_t ppid);
+int smp_dsos_fork(struct smp_dsos *d, uint32_t pid, uint32_t ppid) __attribute__((warn_unused_result));
 
 /** pid exec'ed: its old mappings and its parent's are gone. */
 void smp_dsos_exec(struct smp_dsos *d, uint32_t pid);
@@ -196,7 +195,7 @@ void smp_dsos_hit(struct smp_dsos *d, uint32_t pid, uint64_t addr, bool kernel);
  * The DSOs hit, most first, with build-ids (read from files where the kernel did
  * not give them). *out is owned by d. Returns 0 or TDP_ENOMEM.
  */
-int smp_dsos_result(struct smp_dsos *d, const struct pmu_dso_hit **out, size_t *nr, struct tdp_err *err);
+int smp_dsos_result(struct smp_dsos *d, const struct pmu_dso_hit **out, size_t *nr, struct tdp_err *err) __attribute__((warn_unused_result));
 
 void smp_dsos_release(struct smp_dsos *d);
 

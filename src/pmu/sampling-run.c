@@ -98,7 +98,7 @@ static int synth_kernel(struct pmu_sampling *s, struct tdp_err *err)
 	uint64_t t, e;
 	int fd, ret = 0;
 
-	if (s->exclude_kernel)
+	if (s->ev[0].attr.exclude_kernel)
 		return 0;
 	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -136,7 +136,6 @@ static int setup_events(struct pmu_sampling *s, const struct pmu_sampling_opts *
 		if (!d->name)
 			return tdp_err_oom(err);
 	}
-	s->exclude_kernel = m->attr.exclude_kernel;
 	for (size_t i = 0; i < s->nr_ev; i++) {
 		size_t n = s->nr_cpus * s->nr_tids;
 
@@ -162,6 +161,25 @@ static int open_one(struct pmu_sampling *s, size_t e, size_t c, size_t t, bool h
 		for (size_t i = 0; i < s->nr_ev; i++)
 			s->ev[i].attr.build_id = 0;
 		fd = event_open(&ev->attr, s->tids[t], s->cpus[c]);
+	}
+	/*
+	 * perf_event_paranoid 2 lets an unprivileged user sample user space only:
+	 * fall back to it, as perf does, unless the branch filter asks for kernel
+	 * branches by name. Every event of the recording gets the same levels.
+	 */
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && !ev->attr.exclude_kernel &&
+	    !(s->branch_sample_type & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))) {
+		int first = errno;
+
+		for (size_t i = 0; i < s->nr_ev; i++) {
+			s->ev[i].attr.exclude_kernel = 1;
+			s->ev[i].attr.exclude_hv = 1;
+		}
+		fd = event_open(&ev->attr, s->tids[t], s->cpus[c]);
+		if (fd >= 0)
+			s->st.user_only = true;
+		else
+			errno = first;
 	}
 	if (fd < 0) {
 		/* a thread of -p that ended after we listed it */

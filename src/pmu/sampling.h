@@ -350,6 +350,7 @@ struct pmu_sampling_stats {
 	uint64_t aux_bytes;      /* AUX (SPE) bytes written as AUXTRACE */
 	uint64_t aux_truncated;  /* AUX records flagged truncated (the AUX area was full) */
 	bool build_id_mmap;      /* the kernel put build-ids in MMAP2 records */
+	bool user_only;          /* perf_event_paranoid refused kernel samples: user space only */
 	bool workload_ran;       /* a workload was executed: wstatus is valid */
 	int wstatus;             /* its wait status */
 	int signal;              /* SIGINT or SIGTERM received while recording; 0 none */
@@ -380,7 +381,9 @@ typedef int pmu_sampling_record_fn(void *arg, const void *rec, size_t len, struc
  * TDP_ENOENT (the -p process does not exist); TDP_ENOTSUP (the event cannot be
  * opened here: for a hardware event the words of cpu_explain_open_error(), e.g.
  * no PMU in a VM; EOPNOTSUPP/EINVAL for a branch stack: the kernel refused the
- * filter or the event); TDP_EPERM (perf_event_paranoid, the mlock limit);
+ * filter or the event); TDP_EPERM (perf_event_paranoid, the mlock limit; an
+ * event the paranoid level refuses with kernel samples is retried for user
+ * space only, as perf does, and stats.user_only says so);
  * TDP_ELIMIT (too many open files); TDP_EIO; TDP_ENOMEM. On failure nothing is
  * left open and the signal mask is restored.
  */

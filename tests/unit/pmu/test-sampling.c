@@ -21,6 +21,9 @@
 #include <limits.h>
 #include <link.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <grp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -469,6 +472,72 @@ static void test_contradictory_options(void **state)
 	pmu_event_list_release(&l);
 }
 
+/* In an unprivileged process: record, and say how it went as an exit code. */
+static int record_unprivileged(void)
+{
+	char *argv[] = { self, "--burn", "50", "0", NULL };
+	struct pmu_event_list l = PMU_EVENT_LIST_INIT;
+	struct pmu_sampling_opts o = PMU_SAMPLING_OPTS_INIT;
+	struct pmu_sampling *s = NULL;
+	struct pmu_sampling_event ev;
+	struct seen seen = { 0 };
+	struct pmu_env env = { "/sys", false };
+	int rc = 0;
+
+	if (pmu_event_list_parse(&l, "cpu-clock", &env, NULL))
+		return 10;
+	o.argv = argv;
+	o.event = &l.v[0];
+	o.period = 1000000;
+	if (pmu_sampling_open(&s, &o, NULL))
+		rc = 11;
+	else if ((rc = pmu_sampling_run(s, on_record, &seen, NULL)))
+		rc = rc == TDP_ENOEXEC || rc == TDP_ENOCMD ? 16 : 12;
+	else if (!pmu_sampling_stats(s)->user_only)
+		rc = 13;
+	else if (!seen.samples)
+		rc = 14;
+	if (!rc) {
+		pmu_sampling_event(s, 0, &ev);
+		if (!ev.attr->exclude_kernel || !ev.attr->exclude_hv)
+			rc = 15;
+	}
+	pmu_sampling_close(s);
+	pmu_event_list_release(&l);
+	return rc;
+}
+
+static void test_paranoid_falls_back_to_user_space(void **state)
+{
+	char buf[16] = "";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	pid_t pid;
+	int st;
+
+	(void)state;
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	if (strtol(buf, NULL, 10) < 2 || access(self, X_OK))
+		skip(); /* kernel samples are allowed to everyone here */
+	pid = fork();
+	if (pid == 0) {
+		/* root does not obey perf_event_paranoid: become nobody first */
+		if (geteuid() == 0 && (setgroups(0, NULL) || setgid(65534) || setuid(65534)))
+			_exit(20);
+		/* a process that changed its uid is not dumpable, and nobody may then open events on its children */
+		prctl(PR_SET_DUMPABLE, 1);
+		_exit(record_unprivileged());
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 16)
+		skip(); /* nobody cannot run this program (a private build directory) */
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void test_allocation_failures(void **state)
 {
 	char *argv[] = { self, "--burn", "20", "0", NULL };
@@ -517,6 +586,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_contradictory_options),
 		cmocka_unit_test(test_allocation_failures),
+		cmocka_unit_test(test_paranoid_falls_back_to_user_space),
 	};
 
 	if (argc == 4 && !strcmp(argv[1], "--burn")) {
