@@ -11,10 +11,8 @@
 #include "base/err.h"
 #include "base/str.h"
 #include "base/strbuf.h"
+#include "diff/doc-internal.h"
 #include "model/model.h"
-
-#define TDOC_TEXT_DEPTH 4     /* nesting shown when an object becomes text */
-#define TDOC_TEXT_MAX 4096    /* bytes of such a text */
 
 static const char *const kind_names[] = {
 	[TDOC_TOPDOWN] = "topdown",
@@ -27,141 +25,6 @@ const char *tdoc_kind_name(enum tdoc_kind k)
 	return (size_t)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "unknown";
 }
 
-/* The parse in progress: the document, its name, the first error. */
-struct pctx {
-	struct tdoc *d;
-	struct tdp_err *err;
-	int ret;
-};
-
-static int fail_type(struct pctx *c, const char *where, const char *key, const char *want)
-{
-	if (!c->ret)
-		c->ret = tdp_err_set(c->err, TDP_EFORMAT, "'%s': %s%s'%s' is not %s", c->d->name, where ? where : "",
-				     where ? ": " : "", key, want);
-	return c->ret;
-}
-
-static int oom(struct pctx *c)
-{
-	if (!c->ret)
-		c->ret = tdp_err_oom(c->err);
-	return c->ret;
-}
-
-/* A string member (NULL when absent or null). */
-static const char *get_str(struct pctx *c, const json_t *o, const char *key, const char *where)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!v || json_is_null(v))
-		return NULL;
-	if (!json_is_string(v)) {
-		fail_type(c, where, key, "a string");
-		return NULL;
-	}
-	return json_string_value(v);
-}
-
-/* A number member (NAN when absent or null). */
-static double get_num(struct pctx *c, const json_t *o, const char *key, const char *where)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!v || json_is_null(v))
-		return NAN;
-	if (!json_is_number(v)) {
-		fail_type(c, where, key, "a number");
-		return NAN;
-	}
-	return json_number_value(v);
-}
-
-static bool get_bool(const json_t *o, const char *key)
-{
-	return json_is_true(json_object_get(o, key));
-}
-
-/* An address or offset: a number, or a string "0x..." or decimal. */
-static bool get_u64(struct pctx *c, const json_t *o, const char *key, const char *where, uint64_t *out)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!v || json_is_null(v))
-		return false;
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		*out = (uint64_t)json_integer_value(v);
-		return true;
-	}
-	if (json_is_string(v) && str_to_u64(json_string_value(v), out))
-		return true;
-	fail_type(c, where, key, "an address (\"0x...\" or a number)");
-	return false;
-}
-
-/* A heap copy kept until tdoc_free (strings made here rather than borrowed). */
-static char *own(struct pctx *c, struct strbuf *sb)
-{
-	char *s;
-
-	if (strbuf_failed(sb)) {
-		strbuf_release(sb);
-		oom(c);
-		return NULL;
-	}
-	s = strbuf_detach(sb);
-	if (!s)
-		oom(c);
-	return s;
-}
-
-/* A JSON value in words: strings as they are, objects as "key: value, ...". */
-static void value_text(const json_t *v, int depth, struct strbuf *sb)
-{
-	const char *k;
-	const json_t *m;
-	size_t i, n = 0;
-
-	if (sb->len > TDOC_TEXT_MAX)
-		return;
-	if (json_is_string(v)) {
-		strbuf_adds(sb, json_string_value(v));
-	} else if (json_is_integer(v)) {
-		strbuf_addf(sb, "%lld", (long long)json_integer_value(v));
-	} else if (json_is_real(v)) {
-		strbuf_addf(sb, "%.4g", json_real_value(v));
-	} else if (json_is_boolean(v)) {
-		strbuf_adds(sb, json_is_true(v) ? "yes" : "no");
-	} else if (json_is_null(v)) {
-		strbuf_adds(sb, "-");
-	} else if (depth >= TDOC_TEXT_DEPTH) {
-		strbuf_adds(sb, "...");
-	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, m) {
-			if (i)
-				strbuf_adds(sb, "; ");
-			value_text(m, depth + 1, sb);
-		}
-	} else if (json_is_object(v)) {
-		json_object_foreach((json_t *)v, k, m) {
-			if (json_is_null(m))
-				continue;
-			strbuf_addf(sb, "%s%s: ", n++ ? ", " : "", k);
-			value_text(m, depth + 1, sb);
-		}
-	}
-}
-
-static char *text_of(struct pctx *c, const json_t *v)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	if (!v || json_is_null(v))
-		return NULL;
-	value_text(v, 0, &sb);
-	return own(c, &sb);
-}
-
 /* ---------------------------------------------------------------------------
  * Kind and header
  */
@@ -172,7 +35,7 @@ static char *text_of(struct pctx *c, const json_t *v)
  */
 static int find_kind(struct pctx *c, const json_t *root)
 {
-	const char *kind = get_str(c, root, "kind", NULL);
+	const char *kind = doc_str(c, root, "kind", NULL);
 	const char *hint = "give documents of 'tdprof topdown --json', 'tdprof why --json' or "
 			   "'tdprof branches report --json'";
 
@@ -207,40 +70,40 @@ static int find_kind(struct pctx *c, const json_t *root)
 /* The simulated machine in words: "generic: a modern desktop core ..." */
 static char *machine_text(struct pctx *c, const json_t *m)
 {
-	const char *name = json_is_object(m) ? get_str(c, m, "name", "machine") : NULL;
-	const char *desc = json_is_object(m) ? get_str(c, m, "description", "machine") : NULL;
+	const char *name = json_is_object(m) ? doc_str(c, m, "name", "machine") : NULL;
+	const char *desc = json_is_object(m) ? doc_str(c, m, "description", "machine") : NULL;
 	struct strbuf sb = STRBUF_INIT;
 
 	if (!name && !desc)
-		return text_of(c, m);
+		return doc_text(c, m);
 	if (name && desc && !strncmp(desc, name, strlen(name)))
 		name = NULL; /* the description starts with the name already */
 	strbuf_addf(&sb, "%s%s%s", name ? name : "", name && desc ? ": " : "", desc ? desc : "");
-	return own(c, &sb);
+	return doc_own(c, &sb);
 }
 
 static void read_header(struct pctx *c, const json_t *root)
 {
 	struct tdoc *d = c->d;
 	const json_t *model = json_object_get(root, "model"), *machine = json_object_get(root, "machine");
-	double level = get_num(c, root, "level", NULL);
+	double level = doc_num(c, root, "level", NULL);
 
-	d->backend = get_str(c, root, "backend", NULL);
-	d->cpu = get_str(c, root, "cpu", NULL);
-	d->model_kind = get_str(c, root, "model_kind", NULL);
-	d->source = get_str(c, root, "source", NULL);
+	d->backend = doc_str(c, root, "backend", NULL);
+	d->cpu = doc_str(c, root, "cpu", NULL);
+	d->model_kind = doc_str(c, root, "model_kind", NULL);
+	d->source = doc_str(c, root, "source", NULL);
 	if (!d->source) /* why names what it ran "command" */
-		d->source = get_str(c, root, "command", NULL);
+		d->source = doc_str(c, root, "command", NULL);
 	if (!d->source && d->kind == TDOC_BRANCHES) /* a branch report, the recording it read */
-		d->source = get_str(c, root, "file", NULL);
+		d->source = doc_str(c, root, "file", NULL);
 	if (json_is_object(model))
-		d->model_description = get_str(c, model, "description", "model");
+		d->model_description = doc_str(c, model, "description", "model");
 	if (!machine)
 		machine = json_object_get(root, "sim_machine");
 	if (machine && !json_is_null(machine))
 		d->machine = machine_text(c, machine);
 	d->level = isfinite(level) && level >= 0 && level <= 9 ? (int)level : 0;
-	d->level1_sum = get_num(c, root, "level1_sum", NULL);
+	d->level1_sum = doc_num(c, root, "level1_sum", NULL);
 }
 
 /* ---------------------------------------------------------------------------
@@ -284,17 +147,17 @@ static void nodes_from_array(struct pctx *c, const json_t *nodes)
 		struct tdoc_node *n;
 
 		if (!json_is_object(o)) {
-			fail_type(c, NULL, "nodes", "an array of objects");
+			doc_fail_type(c, NULL, "nodes", "an array of objects");
 			return;
 		}
-		key = get_str(c, o, "key", "nodes");
-		parent = get_str(c, o, "parent", "nodes");
-		label = get_str(c, o, "label", "nodes");
-		level = get_num(c, o, "level", "nodes");
+		key = doc_str(c, o, "key", "nodes");
+		parent = doc_str(c, o, "parent", "nodes");
+		label = doc_str(c, o, "label", "nodes");
+		level = doc_num(c, o, "level", "nodes");
 		if (c->ret)
 			return;
 		if (!key) {
-			fail_type(c, "nodes", "key", "a string");
+			doc_fail_type(c, "nodes", "key", "a string");
 			return;
 		}
 		n = add_node(c, key, parent, parent ? 2 : 1);
@@ -304,10 +167,10 @@ static void nodes_from_array(struct pctx *c, const json_t *nodes)
 			n->level = (int)level;
 		if (label)
 			n->label = label;
-		n->extra = get_bool(o, "extra");
-		n->value = get_num(c, o, "value", "nodes");
-		n->threshold = get_num(c, o, "threshold", "nodes");
-		n->flagged = get_bool(o, "flagged");
+		n->extra = doc_bool(o, "extra");
+		n->value = doc_num(c, o, "value", "nodes");
+		n->threshold = doc_num(c, o, "threshold", "nodes");
+		n->flagged = doc_bool(o, "flagged");
 	}
 }
 
@@ -323,11 +186,11 @@ static void nodes_from_levels(struct pctx *c, const json_t *root)
 
 	/* null: not measured or not estimable here (why's level2 on some backends) */
 	if (l1 && !json_is_object(l1) && !json_is_null(l1))
-		fail_type(c, NULL, "level1", "an object");
+		doc_fail_type(c, NULL, "level1", "an object");
 	if (l2 && !json_is_object(l2) && !json_is_null(l2))
-		fail_type(c, NULL, "level2", "an object");
+		doc_fail_type(c, NULL, "level2", "an object");
 	if (ca && !json_is_object(ca) && !json_is_null(ca))
-		fail_type(c, NULL, "cycle_accounting", "an object");
+		doc_fail_type(c, NULL, "cycle_accounting", "an object");
 	if (!json_is_object(ca))
 		ca = NULL;
 	if (c->ret)
@@ -338,7 +201,7 @@ static void nodes_from_levels(struct pctx *c, const json_t *root)
 		if (ca && json_is_null(v))
 			continue; /* cycle accounting: the four names are null by contract */
 		if (!json_is_number(v) && !json_is_null(v)) {
-			fail_type(c, "level1", k, "a number");
+			doc_fail_type(c, "level1", k, "a number");
 			return;
 		}
 		n = add_node(c, k, NULL, 1);
@@ -357,14 +220,14 @@ static void nodes_from_levels(struct pctx *c, const json_t *root)
 		if (json_is_null(p))
 			continue;
 		if (!json_is_object(p)) {
-			fail_type(c, "level2", pk, "an object");
+			doc_fail_type(c, "level2", pk, "an object");
 			return;
 		}
 		json_object_foreach((json_t *)p, k, v) {
 			struct tdoc_node *n;
 
 			if (!json_is_number(v) && !json_is_null(v)) {
-				fail_type(c, "level2", k, "a number");
+				doc_fail_type(c, "level2", k, "a number");
 				return;
 			}
 			n = add_node(c, k, pk, 2);
@@ -377,7 +240,7 @@ static void nodes_from_levels(struct pctx *c, const json_t *root)
 		struct tdoc_node *n = &c->d->nodes[j];
 
 		if (json_is_object(thr))
-			n->threshold = get_num(c, thr, n->key, "thresholds");
+			n->threshold = doc_num(c, thr, n->key, "thresholds");
 		json_array_foreach(flagged, i, v)
 			if (json_is_string(v) && !strcmp(json_string_value(v), n->key))
 				n->flagged = true;
@@ -410,11 +273,11 @@ static void read_runs(struct pctx *c, const json_t *root)
 	double *x = NULL;
 
 	if (json_is_object(rep)) {
-		double req = get_num(c, rep, "requested", "repeat");
+		double req = doc_num(c, rep, "requested", "repeat");
 
 		d->runs_requested = isfinite(req) && req >= 1 && req <= TDOC_MAX_RUNS ? (size_t)req : 0;
-		d->deterministic = get_bool(rep, "deterministic");
-		d->repeat_note = get_str(c, rep, "note", "repeat");
+		d->deterministic = doc_bool(rep, "deterministic");
+		d->repeat_note = doc_str(c, rep, "note", "repeat");
 	}
 	if (nr > TDOC_MAX_RUNS) {
 		c->ret = tdp_err_set(c->err, TDP_ELIMIT, "'%s': %zu runs (at most %d)", d->name, nr, TDOC_MAX_RUNS);
@@ -424,7 +287,7 @@ static void read_runs(struct pctx *c, const json_t *root)
 	if (nr) {
 		x = tdp_calloc(nr, sizeof(*x));
 		if (!x) {
-			oom(c);
+			doc_oom(c);
 			return;
 		}
 	}
@@ -453,395 +316,16 @@ static void read_verdict(struct pctx *c, const json_t *root)
 	if (!v || json_is_null(v))
 		return;
 	if (!json_is_object(v)) {
-		fail_type(c, NULL, "verdict", "an object");
+		doc_fail_type(c, NULL, "verdict", "an object");
 		return;
 	}
-	o->category = get_str(c, v, "category", "verdict");
-	o->node = get_str(c, v, "node", "verdict");
-	o->value = get_num(c, v, "value", "verdict");
-	o->node_value = get_num(c, v, "node_value", "verdict");
-	o->over_threshold = get_bool(v, "over_threshold");
-	o->next_step = get_str(c, v, "next_step", "verdict");
-	o->advice = get_str(c, v, "advice", "verdict");
-}
-
-/* ---------------------------------------------------------------------------
- * Sites, edges, findings
- */
-
-int tdoc_split_symbol(const char *sym, char **fn, uint64_t *off, bool *has_off, struct tdp_err *err)
-{
-	const char *plus, *s = sym;
-	size_t len;
-	uint64_t v;
-
-	*fn = NULL;
-	*has_off = false;
-	*off = 0;
-	if (!s)
-		return 0;
-	if ((s[0] == '[') && s[1] && s[2] == ']' && s[3] == ' ')
-		s += 4; /* perf's "[.] " / "[k] " */
-	if (!*s || !strncmp(s, "0x", 2))
-		return 0; /* an unresolved address: no function */
-	plus = strrchr(s, '+');
-	len = strlen(s);
-	if (plus && str_to_u64(plus + 1, &v)) {
-		len = (size_t)(plus - s);
-		*off = v;
-		*has_off = true;
-	}
-	*fn = tdp_strndup(s, len);
-	return *fn ? 0 : tdp_err_oom(err);
-}
-
-static bool is_count_key(const char *k)
-{
-	static const char *const not_counts[] = { "line", "address", "addr", "ip", "offset", "rank", "column",
-						  "pid", "func_size", "start", "end" };
-
-	for (size_t i = 0; i < sizeof(not_counts) / sizeof(not_counts[0]); i++)
-		if (!strcmp(k, not_counts[i]))
-			return false;
-	return true;
-}
-
-static void add_counts(struct tdoc_site *s, const json_t *o)
-{
-	const char *k;
-	const json_t *v;
-
-	json_object_foreach((json_t *)o, k, v) {
-		if (json_is_object(v) && !strcmp(k, "counts")) {
-			add_counts(s, v);
-			continue;
-		}
-		if (!json_is_number(v) || !is_count_key(k) || s->nr_counts >= TDOC_MAX_COUNTS)
-			continue;
-		s->counts[s->nr_counts].name = k;
-		s->counts[s->nr_counts++].value = json_number_value(v);
-	}
-}
-
-double tdoc_site_count(const struct tdoc_site *s, const char *name)
-{
-	for (size_t i = 0; i < s->nr_counts; i++)
-		if (!strcmp(s->counts[i].name, name))
-			return s->counts[i].value;
-	return NAN;
-}
-
-/* Disassembly lines a (strings, or {address, text|insn|asm, target|mark|..., in_line}) into s. */
-static void read_disasm(struct pctx *c, struct tdoc_site *s, const json_t *a)
-{
-	const json_t *l;
-	size_t i, n;
-
-	if (json_is_object(a)) {
-		const json_t *lines = json_object_get(a, "lines");
-
-		a = lines ? lines : json_object_get(a, "instructions");
-	}
-	if (!json_is_array(a) || !json_array_size(a) || s->disasm)
-		return;
-	n = json_array_size(a) < TDOC_MAX_DISASM ? json_array_size(a) : TDOC_MAX_DISASM;
-	s->disasm = tdp_calloc(n, sizeof(*s->disasm));
-	if (!s->disasm) {
-		oom(c);
-		return;
-	}
-	json_array_foreach(a, i, l) {
-		struct tdoc_asm *x;
-
-		if (i >= n)
-			break;
-		x = &s->disasm[s->nr_disasm];
-		if (json_is_string(l)) {
-			x->text = json_string_value(l);
-		} else if (json_is_object(l)) {
-			x->text = get_str(c, l, "text", "disassembly");
-			if (!x->text)
-				x->text = get_str(c, l, "insn", "disassembly");
-			if (!x->text)
-				x->text = get_str(c, l, "asm", "disassembly");
-			if (!get_u64(c, l, "address", "disassembly", &x->address))
-				get_u64(c, l, "addr", "disassembly", &x->address);
-			/* the site's own instruction: why's and branches report's "target" */
-			x->mark = get_bool(l, "target") || get_bool(l, "mark") || get_bool(l, "site");
-			x->in_line = get_bool(l, "in_line");
-		}
-		if (c->ret)
-			return;
-		if (x->text)
-			s->nr_disasm++;
-	}
-}
-
-/*
- * Disassembly kept beside the sites: branches report's "disassembly" [{address,
- * lines}] goes to the site at that address; why's drilldown.disassembly
- * {function, instructions} to its first site in that function.
- */
-static void read_side_disasm(struct pctx *c, const json_t *root)
-{
-	const json_t *a = json_object_get(root, "disassembly"), *o;
-	const json_t *why = json_object_get(json_object_get(root, "drilldown"), "disassembly");
-	size_t i;
-
-	json_array_foreach(a, i, o) {
-		uint64_t addr;
-
-		if (!json_is_object(o) || !get_u64(c, o, "address", "disassembly", &addr))
-			continue;
-		for (size_t k = 0; k < c->d->nr_sites; k++)
-			if (c->d->sites[k].has_address && c->d->sites[k].address == addr) {
-				read_disasm(c, &c->d->sites[k], json_object_get(o, "lines"));
-				break;
-			}
-	}
-	if (json_is_object(why) && c->d->nr_sites) {
-		const char *fn = get_str(c, why, "function", "drilldown.disassembly");
-		struct tdoc_site *s = &c->d->sites[0];
-
-		for (size_t k = 0; fn && k < c->d->nr_sites; k++)
-			if (c->d->sites[k].function && !strcmp(c->d->sites[k].function, fn)) {
-				s = &c->d->sites[k];
-				break;
-			}
-		read_disasm(c, s, json_object_get(why, "instructions"));
-	}
-}
-
-static void read_site(struct pctx *c, const json_t *o, struct tdoc_site *s)
-{
-	const char *sym;
-	double line;
-	char *fn = NULL;
-
-	s->function = get_str(c, o, "function", "sites");
-	s->file = get_str(c, o, "file", "sites");
-	s->type = get_str(c, o, "type", "sites");
-	line = get_num(c, o, "line", "sites");
-	s->line = isfinite(line) && line > 0 && line < 1e12 ? (uint64_t)line : 0;
-	s->has_address = get_u64(c, o, "address", "sites", &s->address);
-	if (!s->has_address)
-		s->has_address = get_u64(c, o, "addr", "sites", &s->address);
-	s->has_offset = get_u64(c, o, "offset", "sites", &s->offset);
-	sym = get_str(c, o, "symbol", "sites");
-	if (c->ret)
-		return;
-	if (!s->has_offset && (sym || s->function)) {
-		/* "parse_token+0x1a" in "symbol" (or in "function" itself) */
-		if (tdoc_split_symbol(sym ? sym : s->function, &fn, &s->offset, &s->has_offset, c->err)) {
-			oom(c);
-			return;
-		}
-		if (s->has_offset && !s->function)
-			s->function = sym;
-		tdp_free(fn);
-	}
-	add_counts(s, o);
-	read_disasm(c, s, json_object_get(o, "disasm") ? json_object_get(o, "disasm")
-						       : json_object_get(o, "disassembly"));
-}
-
-static void read_sites(struct pctx *c, const json_t *root)
-{
-	const json_t *a = json_object_get(root, "sites"), *o;
-	size_t i, n;
-
-	if (!a || json_is_null(a))
-		return;
-	if (!json_is_array(a)) {
-		fail_type(c, NULL, "sites", "an array");
-		return;
-	}
-	n = json_array_size(a);
-	if (n > TDOC_MAX_SITES) {
-		n = TDOC_MAX_SITES;
-		c->d->sites_cut = true;
-	}
-	if (!n)
-		return;
-	c->d->sites = tdp_calloc(n, sizeof(*c->d->sites));
-	if (!c->d->sites) {
-		oom(c);
-		return;
-	}
-	json_array_foreach(a, i, o) {
-		struct tdoc_site *s;
-
-		if (i >= n)
-			break;
-		if (!json_is_object(o)) {
-			fail_type(c, NULL, "sites", "an array of objects");
-			return;
-		}
-		s = &c->d->sites[c->d->nr_sites++];
-		s->rank = i + 1;
-		read_site(c, o, s);
-		if (c->ret)
-			return;
-	}
-}
-
-/* One end of an edge: its address, symbol, function and offset. */
-static void read_edge_end(struct pctx *c, const json_t *o, const char *end, uint64_t *addr, bool *has_addr,
-			  const char **sym, char **fn, uint64_t *off, bool *has_off)
-{
-	char key[32];
-	const char *f;
-
-	*has_addr = get_u64(c, o, end, "edges", addr);
-	snprintf(key, sizeof(key), "%s_symbol", end);
-	*sym = get_str(c, o, key, "edges");
-	snprintf(key, sizeof(key), "%s_function", end);
-	f = get_str(c, o, key, "edges");
-	if (c->ret)
-		return;
-	if (tdoc_split_symbol(f ? f : *sym, fn, off, has_off, c->err)) {
-		oom(c);
-		return;
-	}
-	snprintf(key, sizeof(key), "%s_offset", end);
-	if (get_u64(c, o, key, "edges", off))
-		*has_off = true;
-}
-
-static void read_edges(struct pctx *c, const json_t *root)
-{
-	const json_t *a = json_object_get(root, "edges"), *o;
-	size_t i, n;
-
-	if (!a || json_is_null(a))
-		return;
-	if (!json_is_array(a)) {
-		fail_type(c, NULL, "edges", "an array");
-		return;
-	}
-	n = json_array_size(a);
-	if (n > TDOC_MAX_EDGES) {
-		n = TDOC_MAX_EDGES;
-		c->d->edges_cut = true;
-	}
-	if (!n)
-		return;
-	c->d->edges = tdp_calloc(n, sizeof(*c->d->edges));
-	if (!c->d->edges) {
-		oom(c);
-		return;
-	}
-	json_array_foreach(a, i, o) {
-		struct tdoc_edge *e;
-
-		if (i >= n)
-			break;
-		if (!json_is_object(o)) {
-			fail_type(c, NULL, "edges", "an array of objects");
-			return;
-		}
-		e = &c->d->edges[c->d->nr_edges++];
-		read_edge_end(c, o, "from", &e->from, &e->has_from, &e->from_symbol, &e->from_function,
-			      &e->from_offset, &e->has_from_offset);
-		read_edge_end(c, o, "to", &e->to, &e->has_to, &e->to_symbol, &e->to_function, &e->to_offset,
-			      &e->has_to_offset);
-		e->count = get_num(c, o, "count", "edges");
-		e->mispredicts = get_num(c, o, "mispredicts", "edges");
-		if (c->ret)
-			return;
-	}
-}
-
-/* Where a function starts, as a site in it says (address - offset). */
-struct fn_start {
-	const char *fn;
-	uint64_t start;
-};
-
-static int cmp_fn_start(const void *x, const void *y)
-{
-	return strcmp(((const struct fn_start *)x)->fn, ((const struct fn_start *)y)->fn);
-}
-
-static void end_offset(const struct fn_start *t, size_t nr, const char *fn, bool has_addr, uint64_t addr,
-		       uint64_t *off, bool *has_off)
-{
-	struct fn_start key = { fn, 0 };
-	const struct fn_start *f;
-
-	if (*has_off || !fn || !has_addr || !nr)
-		return;
-	f = bsearch(&key, t, nr, sizeof(*t), cmp_fn_start);
-	if (f && addr >= f->start) {
-		*off = addr - f->start;
-		*has_off = true;
-	}
-}
-
-/*
- * Edges name their ends perf's way ("[.] parse_token"), without an offset; the
- * sites say where each of their functions starts, which gives the offsets.
- */
-static void fill_edge_offsets(struct pctx *c)
-{
-	struct tdoc *d = c->d;
-	struct fn_start *t;
-	size_t nr = 0;
-
-	if (!d->nr_edges || !d->nr_sites)
-		return;
-	t = tdp_calloc(d->nr_sites, sizeof(*t));
-	if (!t) {
-		oom(c);
-		return;
-	}
-	for (size_t i = 0; i < d->nr_sites; i++) {
-		const struct tdoc_site *s = &d->sites[i];
-
-		if (s->function && s->has_offset && s->has_address && s->address >= s->offset) {
-			t[nr].fn = s->function;
-			t[nr++].start = s->address - s->offset;
-		}
-	}
-	qsort(t, nr, sizeof(*t), cmp_fn_start);
-	for (size_t i = 0; i < d->nr_edges; i++) {
-		struct tdoc_edge *e = &d->edges[i];
-
-		end_offset(t, nr, e->from_function, e->has_from, e->from, &e->from_offset, &e->has_from_offset);
-		end_offset(t, nr, e->to_function, e->has_to, e->to, &e->to_offset, &e->has_to_offset);
-	}
-	tdp_free(t);
-}
-
-static void read_findings(struct pctx *c, const json_t *root)
-{
-	const json_t *a = json_object_get(root, "findings"), *o;
-	size_t i, n;
-
-	if (!json_is_array(a) || !json_array_size(a))
-		return;
-	n = json_array_size(a) < TDOC_MAX_FINDINGS ? json_array_size(a) : TDOC_MAX_FINDINGS;
-	c->d->findings = tdp_calloc(n, sizeof(*c->d->findings));
-	if (!c->d->findings) {
-		oom(c);
-		return;
-	}
-	json_array_foreach(a, i, o) {
-		struct tdoc_finding *f;
-
-		if (i >= n)
-			break;
-		if (!json_is_object(o))
-			continue;
-		f = &c->d->findings[c->d->nr_findings++];
-		f->title = get_str(c, o, "title", "findings");
-		f->category = get_str(c, o, "category", "findings");
-		f->evidence = text_of(c, json_object_get(o, "evidence"));
-		f->site = text_of(c, json_object_get(o, "site"));
-		f->fix = text_of(c, json_object_get(o, "fix"));
-		if (c->ret)
-			return;
-	}
+	o->category = doc_str(c, v, "category", "verdict");
+	o->node = doc_str(c, v, "node", "verdict");
+	o->value = doc_num(c, v, "value", "verdict");
+	o->node_value = doc_num(c, v, "node_value", "verdict");
+	o->over_threshold = doc_bool(v, "over_threshold");
+	o->next_step = doc_str(c, v, "next_step", "verdict");
+	o->advice = doc_str(c, v, "advice", "verdict");
 }
 
 static void read_misc(struct pctx *c, const json_t *root)
@@ -908,15 +392,15 @@ int tdoc_parse(const uint8_t *buf, size_t len, const char *name, struct tdoc **o
 	if (!c.ret)
 		read_verdict(&c, root);
 	if (!c.ret)
-		read_sites(&c, root);
+		doc_read_sites(&c, root);
 	if (!c.ret)
-		read_side_disasm(&c, root);
+		doc_read_side_disasm(&c, root);
 	if (!c.ret)
-		read_edges(&c, root);
+		doc_read_edges(&c, root);
 	if (!c.ret)
-		fill_edge_offsets(&c);
+		doc_fill_edge_offsets(&c);
 	if (!c.ret)
-		read_findings(&c, root);
+		doc_read_findings(&c, root);
 	if (!c.ret)
 		read_misc(&c, root);
 out:

@@ -1,0 +1,60 @@
+/*
+ * doc-internal.h: the parts of tdoc_parse() in the files of src/diff/ (include
+ * only there): the parse in progress, the typed readers of JSON members
+ * (doc-json.c) and the readers of sites, edges and findings (doc-sites.c).
+ *
+ * Every reader records the first error in the parse (c->ret, with its message in
+ * c->err) and does nothing more once one is recorded, so a caller checks c->ret
+ * after a series of reads.
+ */
+#ifndef TDPROF_DIFF_DOC_INTERNAL_H
+#define TDPROF_DIFF_DOC_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diff/doc.h"
+
+struct strbuf;
+struct tdp_err;
+
+/* The parse in progress: the document, its name, the first error. */
+struct pctx {
+	struct tdoc *d;
+	struct tdp_err *err;
+	int ret;
+};
+
+/** Record "'FILE': WHERE: 'KEY' is not WANT" (TDP_EFORMAT); returns c->ret. */
+int doc_fail_type(struct pctx *c, const char *where, const char *key, const char *want);
+
+/** Record an allocation failure; returns c->ret. */
+int doc_oom(struct pctx *c);
+
+/** A string member of o (borrowed from the document); NULL when absent, null or of another type (an error). */
+const char *doc_str(struct pctx *c, const json_t *o, const char *key, const char *where);
+
+/** A number member of o; NAN when absent, null or of another type (an error). */
+double doc_num(struct pctx *c, const json_t *o, const char *key, const char *where);
+
+/** True when member key of o is true. */
+bool doc_bool(const json_t *o, const char *key);
+
+/** An address member: a number, or a string "0x..." or decimal. False when absent (or bad: an error). */
+bool doc_u64(struct pctx *c, const json_t *o, const char *key, const char *where, uint64_t *out);
+
+/** sb's string (heap, the caller's) and sb released; NULL on failure (an error). */
+char *doc_own(struct pctx *c, struct strbuf *sb);
+
+/** A member's value in words (heap, the caller's): strings as they are, objects "key: value, ...". */
+char *doc_text(struct pctx *c, const json_t *v);
+
+/* doc-sites.c */
+void doc_read_sites(struct pctx *c, const json_t *root);
+void doc_read_side_disasm(struct pctx *c, const json_t *root);
+void doc_read_edges(struct pctx *c, const json_t *root);
+void doc_fill_edge_offsets(struct pctx *c);
+void doc_read_findings(struct pctx *c, const json_t *root);
+
+#endif
