@@ -185,6 +185,12 @@ static int open_one(struct pmu_sampling *s, size_t e, size_t c, size_t t, bool h
 		/* a thread of -p that ended after we listed it */
 		if (errno == ESRCH && !s->argv && t > 0)
 			return 0;
+		/*
+		 * SPE is often on some CPUs only (its PMU's cpumask; big.LITTLE): the
+		 * tracking event still goes there so that no task record is missed.
+		 */
+		if (errno == ENOENT && s->spe && e == 0)
+			return 0;
 		return open_error(s, ev, s->cpus[c], errno, hardware, err);
 	}
 	ev->fd[c * s->nr_tids + t] = fd;
@@ -192,7 +198,8 @@ static int open_one(struct pmu_sampling *s, size_t e, size_t c, size_t t, bool h
 		return tdp_err_set(err, TDP_EIO, "cannot get the id of '%s': %s", ev->name, strerror(errno));
 	ev->nr_ids++;
 	if (s->ring_fd[c] < 0) {
-		int ret = pmu_ring_map(&s->rings[c], fd, s->data_pages, s->aux_pages, err);
+		/* the AUX area belongs to the SPE event's ring */
+		int ret = pmu_ring_map(&s->rings[c], fd, s->data_pages, s->spe && e == 0 ? s->aux_pages : 0, err);
 
 		if (ret)
 			return ret;
@@ -224,6 +231,11 @@ static int open_all(struct pmu_sampling *s, const struct pmu_sampling_opts *o, s
 				if (ret)
 					return ret;
 			}
+	if (!s->ev[0].nr_ids) {
+		tdp_err_set(err, TDP_ENOTSUP, "cannot open '%s' on any online CPU", s->ev[0].name);
+		tdp_err_hint(err, "check the CPUs its PMU covers ('tdprof info')");
+		return TDP_ENOTSUP;
+	}
 	return 0;
 }
 
