@@ -1,8 +1,11 @@
 /*
- * sampling-internal.h: shared by the sampling*.c files only. The DSO tracker
- * follows the executable mappings, forks and execs a recording's records
- * announce, counts which DSO each sample address falls in, and finds the
- * build-ids of those that were hit at the end (sampling-dso.c).
+ * sampling-internal.h: shared by the sampling*.c files (and their unit tests)
+ * only. Two parts: the engine's state (struct pmu_sampling: sampling.c opens and
+ * closes it, sampling-run.c records, sampling-track.c notes what each record
+ * says), and the DSO tracker (sampling-dso.c), which follows the executable
+ * mappings, forks and execs a recording announces, in time order, counts which
+ * DSO each sample address falls in, and finds the build-ids of those that were
+ * hit at the end.
  */
 #ifndef TDPROF_PMU_SAMPLING_INTERNAL_H
 #define TDPROF_PMU_SAMPLING_INTERNAL_H
