@@ -16,10 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/countset.h"
 #include "base/err.h"
 #include "diff/diff.h"
+#include "model/model.h"
+#include "model/stats.h"
 #include "report/diff.h"
 #include "report/html.h"
+#include "report/repeat.h"
 
 static struct tdoc *doc(const char *json, const char *name)
 {
@@ -236,6 +240,76 @@ static void test_from_a_json_renderer(void **state)
 	free(buf);
 }
 
+
+/* One Ice Lake run: each level-1 node is its topdown event over the four's sum. */
+static void icl_tree(double ret, double bad, double fe, double be, struct metric_tree *t)
+{
+	struct countset cs = COUNTSET_INIT;
+	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+
+	assert_non_null(countset_add(&cs, "TOPDOWN.SLOTS", NULL, ret + bad + fe + be, 0));
+	assert_non_null(countset_add(&cs, "topdown-retiring", NULL, ret, 0));
+	assert_non_null(countset_add(&cs, "topdown-bad-spec", NULL, bad, 0));
+	assert_non_null(countset_add(&cs, "topdown-fe-bound", NULL, fe, 0));
+	assert_non_null(countset_add(&cs, "topdown-be-bound", NULL, be, 0));
+	o.max_level = 1;
+	assert_int_equal(model_evaluate(model_find("icelakex"), &cs, &o, t, NULL), 0);
+	countset_release(&cs);
+}
+
+static void test_repeat_json_round_trip(void **state)
+{
+	/*
+	 * Three runs: bad_speculation 20, 22, 24 (mean 22, sd 2, interval 22 -+ 4.968275),
+	 * retiring 50, 48, 46 (the same spread), frontend 10 and backend 20 every time.
+	 * The JSON holds them; a document read back (diff/doc.h) gives the same intervals.
+	 */
+	static struct metric_tree t[3], mean;
+	struct model_runs r = MODEL_RUNS_INIT;
+	json_t *doc = json_object(), *l1 = json_object(), *ci;
+	bool failed = false;
+	char *text;
+	struct tdoc *d = NULL;
+
+	(void)state;
+	icl_tree(50, 20, 10, 20, &t[0]);
+	icl_tree(48, 22, 10, 20, &t[1]);
+	icl_tree(46, 24, 10, 20, &t[2]);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(model_runs_add(&r, &t[i], NULL), 0);
+	r.requested = 5;
+	assert_int_equal(model_runs_mean(&r, &t[0], &mean, NULL), 0);
+	for (size_t i = 0; i < mean.nr; i++)
+		json_object_set_new(l1, mean.v[i].key, json_real(mean.v[i].value));
+	json_object_set_new(doc, "backend", json_string("pmu"));
+	json_object_set_new(doc, "level1", l1);
+	repeat_json_put(doc, &r, &mean, &failed);
+	assert_false(failed);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "repeat"), "runs")), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "repeat"), "requested")), 5);
+	assert_int_equal(json_array_size(json_object_get(doc, "runs")), 3);
+	assert_true(fabs(json_real_value(json_object_get(json_object_get(json_array_get(json_object_get(doc, "runs"), 1),
+									      "level1"), "bad_speculation")) - 22) < 1e-9);
+	ci = json_object_get(json_object_get(json_object_get(doc, "ci95"), "level1"), "bad_speculation");
+	assert_true(fabs(json_real_value(json_array_get(ci, 0)) - (22 - 4.96827542350066)) < 1e-9);
+	assert_true(fabs(json_real_value(json_array_get(ci, 1)) - (22 + 4.96827542350066)) < 1e-9);
+	ci = json_object_get(json_object_get(json_object_get(doc, "ci95"), "level1"), "frontend_bound");
+	assert_true(json_real_value(json_array_get(ci, 0)) == json_real_value(json_array_get(ci, 1)));
+	assert_true(fabs(json_real_value(json_object_get(json_object_get(json_object_get(doc, "stddev"), "level1"),
+							 "retiring")) - 2) < 1e-12);
+	text = json_dumps(doc, JSON_REAL_PRECISION(17));
+	assert_non_null(text);
+	assert_int_equal(tdoc_parse((const uint8_t *)text, strlen(text), "r.json", &d, NULL), 0);
+	assert_int_equal(d->runs, 3);
+	assert_int_equal(d->runs_requested, 5);
+	assert_true(fabs(tdoc_find(d, "bad_speculation")->s.lo - (22 - 4.96827542350066)) < 1e-9);
+	assert_true(fabs(tdoc_find(d, "retiring")->s.hi - (48 + 4.96827542350066)) < 1e-9);
+	tdoc_free(d);
+	free(text);
+	json_decref(doc);
+	model_runs_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_everything_escaped),
 		cmocka_unit_test(test_diff_page_and_json),
 		cmocka_unit_test(test_from_a_json_renderer),
+		cmocka_unit_test(test_repeat_json_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
