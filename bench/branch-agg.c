@@ -98,10 +98,15 @@ int main(int argc, char **argv)
 		t = cpu_now() - t;
 		if (!r || t < best)
 			best = t;
-		if (r + 1 == repeat)
+		if (r + 1 == repeat) {
+			struct branch_result res = BRANCH_RESULT_INIT;
+
+			if (branch_agg_finish(a, &res, &err))
+				return 1;
 			printf("stacks %zu entries %" PRIu64 " mispredicted %" PRIu64 " blocks %" PRIu64 "\n", nr_file,
-			       branch_agg_counts(a)->branch_entries, branch_agg_counts(a)->mispredicted_entries,
-			       branch_agg_counts(a)->blocks_seen);
+			       res.counts.branch_entries, res.counts.mispredicted_entries, res.counts.blocks_seen);
+			branch_result_release(&res);
+		}
 		branch_agg_free(a);
 	}
 	printf("reader (and copy): %.1f ms CPU; aggregation: best of %" PRIu64 " %.1f ms CPU, %.2f ns/entry, "

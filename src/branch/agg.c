@@ -68,7 +68,7 @@ static int add_blocks(struct branch_agg *a, const struct branch_entry *e, size_t
 int branch_agg_add_stack(struct branch_agg *a, const struct branch_entry *e, size_t nr, uint32_t pid,
 			 struct tdp_err *err)
 {
-	uint64_t misp = 0, pred = 0, none = 0, zero = 0, typed = 0, timed = 0;
+	uint64_t timed = 0;
 	bool prefetch = a->edge_cap >= PREFETCH_MIN_SLOTS;
 	int rc = 0;
 
@@ -100,25 +100,12 @@ int branch_agg_add_stack(struct branch_agg *a, const struct branch_entry *e, siz
 
 			c->flagless += !x->mispred && !x->predicted;
 			c->not_taken += x->not_taken;
-			none += !x->mispred && !x->predicted;
 		}
-		misp += x->mispred;
-		pred += x->predicted;
-		zero += !x->from || !x->to;
-		typed += x->type != 0;
 		timed += x->cycles != 0;
 	}
+	/* the flag and type counts are summed over the edges by branch_agg_finish() */
 	a->counts.branch_entries += nr;
-	a->counts.mispredicted_entries += misp;
-	a->counts.predicted_entries += pred;
-	a->counts.flagless_entries += none;
-	a->counts.zero_entries += zero;
-	a->counts.typed_entries += typed;
 	a->counts.timed_entries += timed;
-	if (misp || pred)
-		a->has_flags = true;
-	if (typed)
-		a->has_types = true;
 	if (timed) {
 		a->has_timing = true;
 		rc = add_blocks(a, e, nr, pid, err);

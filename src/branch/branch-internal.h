@@ -57,7 +57,7 @@ struct branch_agg {
 	struct bt_block *blocks;
 	size_t block_cap, block_nr;
 	unsigned block_shift;
-	bool has_timing, has_flags, has_types;
+	bool has_timing;
 };
 
 /*

@@ -70,7 +70,12 @@ struct tdp_err;
 /** "No process" (the pid of a sample without PERF_SAMPLE_TID). */
 #define BRANCH_PID_NONE UINT32_MAX
 
-/** Counts over the whole recording. */
+/**
+ * Counts over the whole recording. While aggregating, branch_agg_counts() keeps
+ * samples, samples_with_stack, branch_entries, timed_entries, lost, lost_samples
+ * and the block counts; the flag, type and zero-address counts are summed over
+ * the edges by branch_agg_finish() (once per edge rather than once per entry).
+ */
 struct branch_counts {
 	uint64_t samples;              /* SAMPLE records (all of them) plus decoded SPE records */
 	uint64_t samples_with_stack;   /* of which carried a branch stack (nr may be 0) */
@@ -79,7 +84,7 @@ struct branch_counts {
 	uint64_t predicted_entries;    /* entries flagged predicted */
 	uint64_t flagless_entries;     /* neither flag (AMD BRS, synthesized stacks) */
 	uint64_t zero_entries;         /* from or to is 0 */
-	uint64_t typed_entries;        /* type recorded (-j save_type, SPE) */
+	uint64_t typed_entries;        /* of edges whose type was recorded (-j save_type, SPE) */
 	uint64_t timed_entries;        /* cycles != 0 */
 	uint64_t lost;                 /* sum of LOST records' lost counts */
 	uint64_t lost_samples;         /* sum of LOST_SAMPLES records' lost counts */
@@ -201,7 +206,7 @@ void branch_agg_count_samples(struct branch_agg *a, uint64_t nr);
 /** Add lost counts: `lost` from a LOST record, `lost_samples` from LOST_SAMPLES. */
 void branch_agg_add_lost(struct branch_agg *a, uint64_t lost, uint64_t lost_samples);
 
-/** The counts so far. Never NULL. */
+/** The counts so far (see struct branch_counts for which). Never NULL. */
 const struct branch_counts *branch_agg_counts(const struct branch_agg *a);
 
 /**

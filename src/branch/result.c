@@ -275,8 +275,6 @@ int branch_agg_finish(const struct branch_agg *a, struct branch_result *out, str
 
 	r.counts = a->counts;
 	r.has_timing = a->has_timing;
-	r.has_mispred_flags = a->has_flags;
-	r.has_types = a->has_types;
 	r.edges = tdp_calloc(a->edge_nr ? a->edge_nr : 1, sizeof(*r.edges));
 	r.blocks = tdp_calloc(a->block_nr ? a->block_nr : 1, sizeof(*r.blocks));
 	if (!r.edges || !r.blocks) {
@@ -290,6 +288,14 @@ int branch_agg_finish(const struct branch_agg *a, struct branch_result *out, str
 
 		if (!s->count)
 			continue;
+		/* counted here, once per edge, rather than once per entry */
+		if (!s->from || !s->to)
+			r.counts.zero_entries += s->count;
+		r.counts.mispredicted_entries += misp;
+		r.counts.predicted_entries += s->count - misp - c->flagless;
+		r.counts.flagless_entries += c->flagless;
+		if (s->type)
+			r.counts.typed_entries += s->count;
 		r.edges[r.nr_edges++] = (struct branch_edge){
 			.from = s->from, .to = s->to, .count = s->count, .mispredicts = misp,
 			.predicted = s->count - misp - c->flagless, .not_taken = c->not_taken, .pid = c->pid,
@@ -306,6 +312,8 @@ int branch_agg_finish(const struct branch_agg *a, struct branch_result *out, str
 			.cycles = s->cycles, .pid = s->pid,
 		};
 	}
+	r.has_mispred_flags = r.counts.mispredicted_entries + r.counts.predicted_entries > 0;
+	r.has_types = r.counts.typed_entries > 0;
 	rc = make_sites(&r, err);
 	if (!rc)
 		rc = rank_edges(&r, err);
