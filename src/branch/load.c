@@ -166,7 +166,8 @@ static int pipeline_push(struct pipeline *pl, const struct branch_entry *e, size
 			return rc;
 		c = &pl->c[pl->fill];
 	}
-	memcpy(c->ent + c->nr_ent, e, nr * sizeof(*e));
+	if (nr) /* an empty stack's entries may be NULL (the reader has not allocated yet) */
+		memcpy(c->ent + c->nr_ent, e, nr * sizeof(*e));
 	c->st[c->nr_st++] = (struct stack_ref){ (uint32_t)c->nr_ent, (uint32_t)nr, pid };
 	c->nr_ent += nr;
 	return 0;
