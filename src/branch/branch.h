@@ -292,8 +292,8 @@ struct branch_load_opts {
 					* releases those behind (see branch_prefault_start()) */
 };
 
-/** Entries per chunk handed to the aggregating thread (2 MiB of struct branch_entry). */
-#define BRANCH_CHUNK_ENTRIES (1u << 16)
+/** Entries per chunk handed to the aggregating thread (512 KiB of struct branch_entry). */
+#define BRANCH_CHUNK_ENTRIES (1u << 14)
 
 /**
  * Read every record of the open reader p into a: samples, lost counts, and Arm

@@ -6,7 +6,7 @@
  * allocation failing on the aggregating thread comes back as TDP_ENOMEM, without
  * a hang.
  *
- * The recording: 20,000 samples of 32 entries (640,000 entries: ten chunks of
+ * The recording: 20,000 samples of 32 entries (640,000 entries: 40 chunks of
  * BRANCH_CHUNK_ENTRIES, so the ring of chunks wraps), made by a deterministic
  * generator over 3,000 distinct edges with timed entries, one sample in 97
  * without a branch stack (a second event), a LOST record of 5 and a
