@@ -93,6 +93,25 @@ def load_average():
         return "unknown"
 
 
+def thread_split(cmd, work, runs=3):
+    """The share of CPU time of each of tdprof's threads (main first), from perf's cpu-clock samples."""
+    shares = []
+    data = os.path.join(work, "threads.data")
+    for _ in range(runs):
+        subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-c", "20000", "-o", data, "--"] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        out = subprocess.run(["perf", "report", "-i", data, "--stdio", "--sort", "pid", "-F", "sample,pid"],
+                             capture_output=True, text=True).stdout
+        per = sorted((int(m.group(2)), int(m.group(1))) for m in re.finditer(r"^\s*(\d+)\s+(\d+):", out, re.M))
+        total = sum(n for _, n in per)
+        if total:
+            shares.append([n / total for _, n in per])
+    if not shares:
+        return []
+    width = min(len(s) for s in shares)
+    return [statistics.median(s[i] for s in shares) for i in range(width)]
+
+
 def write_results(text):
     path = os.path.join(ROOT, "bench", "RESULTS.md")
     old = ""
@@ -145,6 +164,7 @@ def main():
     r1 = interleave({"tdprof": cmd_tdprof, "perf": cmd_perf}, a.runs)
     src = [tdprof, "branches", "report", "-i", dbg]
     r2 = interleave({"lines": src, "nolines": src + ["--no-source"]}, a.runs)
+    split = thread_split(cmd_tdprof, work)
     aggout = subprocess.run([agg, big], capture_output=True, text=True, check=True).stdout
     m = re.search(r"aggregation: best of \d+ ([\d.]+) ms CPU, ([\d.]+) ns/entry", aggout)
     agg_ms, agg_ns = (float(m.group(1)), float(m.group(2))) if m else (float("nan"), float("nan"))
@@ -183,7 +203,12 @@ that perf 6.1 does not crash in hist__account_cycles).
 - memory: tdprof's peak RSS is %.0f%% of perf's (the input is mapped through a window of
   about 32 MiB, released behind the reader): target below perf's %s;
 - aggregation alone (`bench/branch-agg`, stacks replayed from cache): %.1f ms for 6.4M
-  entries, %.2f ns per entry.
+  entries, %.2f ns per entry;
+- the CPU time by thread (perf record -e cpu-clock of tdprof, median shares times the
+  median CPU time): %s.
+  With a second CPU free, the wall time is the longest of the decoding thread and the two
+  others together; when the machine is busy (as during these runs), the threads queue and
+  the wall time tends to the total CPU time.
 
 Source lines: `bench/gen-branch-perfdata BINARY OUT 200000 32`, stacks walking the code of a
 `-g` build of tdprof itself (%s; %d distinct branch sites resolved to file:line and inline
@@ -206,6 +231,8 @@ bench helpers of BUILD).
         sps_wall / 1e6, sps_cpu / 1e6, ok(sps_cpu >= 1e6),
         100.0 * t["rss"] / p["rss"], ok(t["rss"] < p["rss"]),
         agg_ms, agg_ns,
+        ", ".join("%s %.0f ms" % (name, share * t["cpu"] * 1e3) for name, share in
+                  zip(["decoding (main)", "prefault helper", "aggregating"], split)) or "not measured",
         os.path.basename(binary), count_sites(tdprof, dbg),
         r2["lines"]["wall"], r2["lines"]["cpu"], r2["nolines"]["wall"], r2["nolines"]["cpu"],
         lines_ratio, lines_cpu_ratio, ok(lines_ratio <= 2),
