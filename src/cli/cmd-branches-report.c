@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	char recorder[128], *debug_dir = NULL;
 	const char *bid_dirs[2] = { NULL, NULL }, *home = getenv("HOME");
 	bool text = !o->json && !o->csv && !o->folded;
+	size_t top = o->top >= 0 ? (size_t)o->top : text ? TEXT_TOP_DEFAULT : 0; /* 0: all */
 	int rc, status = EXIT_OK;
 
 	if (o->sort && !branch_sort_parse(o->sort, &sort))
@@ -215,7 +217,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 		bid_dirs[0] = debug_dir;
 		ao.buildid_dirs = bid_dirs;
 	}
-	ao.block_insns = o->top > 0 ? (size_t)o->top : TEXT_TOP_DEFAULT;
+	ao.block_insns = top ? top : SIZE_MAX; /* the blocks shown get their instructions counted */
 	feat = perfdata_features(p);
 	rc = branch_agg_new(&agg, &err);
 	if (!rc)
@@ -266,7 +268,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	r.syms = branch_annot_symbols(an);
 	r.sort = o->sort ? o->sort : "mispredicts";
 	r.sort_executions = sort == BRANCH_SORT_EXECUTIONS;
-	r.top = o->top >= 0 ? (size_t)o->top : text ? TEXT_TOP_DEFAULT : 0;
+	r.top = top;
 	r.view = parse_view(o->by);
 	r.timing_reason = timing_reason(&res, &li, feat);
 	if (o->json)
