@@ -238,6 +238,9 @@ bench helpers of BUILD).
         lines_ratio, lines_cpu_ratio, ok(lines_ratio <= 2),
     )
     print(text)
+    for name, good in (("speed 20x", speed >= 20), ("1M samples/s per core", sps_cpu >= 1e6),
+                       ("memory below perf", t["rss"] < p["rss"]), ("source lines 2x", lines_ratio <= 2)):
+        print("%s %s" % ("ok    " if good else "MISSED", name))
     if not a.no_write:
         print("written to %s" % write_results(text))
     if not a.keep:
