@@ -23,6 +23,8 @@
 /* Chunks in flight between the two threads, and stacks per chunk. */
 #define LOAD_CHUNKS 4
 #define CHUNK_STACKS (1u << 14)
+/* Reading progress is passed to the prefault helper in steps of this. */
+#define PREFAULT_TELL (1u << 20)
 
 /*
  * Thread id -> process id, from COMM and FORK records: SPE trace names threads
@@ -341,7 +343,7 @@ int branch_load(struct perfdata *p, struct branch_agg *a, const struct branch_lo
 	struct branch_load_info dummy;
 	struct load l;
 	struct perfdata_record rec;
-	size_t keep = (size_t)perfdata_data_offset(p);
+	size_t keep = (size_t)perfdata_data_offset(p), told = 0;
 	int rc, prc = 0;
 
 	if (!o)
@@ -358,7 +360,11 @@ int branch_load(struct perfdata *p, struct branch_agg *a, const struct branch_lo
 		rc = load_record(&l, &rec, o, err);
 		if (rc < 0)
 			break;
-		branch_prefault_progress(o->pf, (size_t)rec.offset, keep);
+		/* the helper works in steps of megabytes: tell it every PREFAULT_TELL bytes */
+		if (o->pf && rec.offset - told >= PREFAULT_TELL) {
+			told = (size_t)rec.offset;
+			branch_prefault_progress(o->pf, told, keep);
+		}
 	}
 	if (l.pl)
 		prc = pipeline_finish(l.pl, err);
