@@ -159,7 +159,8 @@ static int read_branches(struct perfdata *p, const struct perfdata_attr *a, stru
 			return ret;
 		if (nr > p->cnt_alloc && TDP_GROW(p->cnt, p->cnt_alloc, nr))
 			return tdp_err_oom(c->err);
-		memcpy(p->cnt, cnt, (size_t)nr * 8);
+		if (nr) /* p->cnt is NULL until a stack with entries needed it */
+			memcpy(p->cnt, cnt, (size_t)nr * 8);
 		s->branch_counters = p->cnt;
 	}
 	return 0;

@@ -191,6 +191,9 @@ put("perfdata", "file-brstack", file_mode(stb, body, branch_sample_type=1 << 3))
 body = records(stb) + sample(stb, 0x401004, [], callchain=[1]) + sample(stb, 0x401000, br, callchain=[1]) \
     + sample(stb, 0x401008, br[:1], callchain=[1])
 put("branch-load", "empty-stack", file_mode(stb, body, branch_sample_type=1 << 3))
+# the same with branch counters (-j counter): an empty stack has no counters, and
+# the reader once copied them from a NULL buffer (UBSan, sample.c read_branches)
+put("perfdata", "empty-stack-counters", file_mode(stb, body, branch_sample_type=(1 << 3) | (1 << 19)))
 stx = stb | ST_IDENTIFIER
 body = sample(stx, 0x401000, br, callchain=[0x401000], hw_idx=1)
 put("perfdata", "file-brstack-hwidx", file_mode(stx, body, branch_sample_type=(1 << 3) | (1 << 17)))
