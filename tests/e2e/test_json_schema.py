@@ -20,6 +20,7 @@ are chosen here with the expected percentages worked out by hand in the comments
 
 Needs python3-jsonschema (Debian's 4.10 or later, for draft 2020-12); skips (77) without it.
 """
+import atexit
 import json
 import os
 import re
@@ -39,6 +40,7 @@ except ImportError:
 SCHEMA_DIR = os.path.join(tdp.SOURCE_ROOT, "docs", "json")
 KINDS = ["info", "stat", "topdown", "branches-report", "why", "loop", "diff", "list", "explain", "selftest"]
 TMP = tempfile.mkdtemp(prefix="tdprof-schema-")
+atexit.register(shutil.rmtree, TMP, True)
 EXAMPLES = os.path.join(tdp.BUILD_ROOT, "examples")
 GEN = os.path.join(tdp.BUILD_ROOT, "tests", "unit", "diff", "gen-branches")
 ZEN4 = ("counters", "amd-zen4-kinematics", "OmpSimdSim.md")
