@@ -2,6 +2,7 @@
  * cmd-list.c: `tdprof list [models|metrics|events]`: the top-down models, their
  * metrics (formulas and sources) and the events known here.
  */
+#include "cli/backend.h"
 #include "cli/cmd.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
@@ -10,6 +11,7 @@
 #include "base/str.h"
 #include "model/model.h"
 #include "pmu/event.h"
+#include "report/json-util.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -49,31 +51,26 @@ static const struct cmd_doc doc = {
 	.see_also = "tdprof-topdown(1), tdprof-info(1), perf-list(1)",
 };
 
-static void put(json_t *o, const char *key, json_t *v, bool *failed)
-{
-	if (!v || json_object_set_new(o, key, v))
-		*failed = true;
-}
-
-static void append(json_t *a, json_t *v, bool *failed)
-{
-	if (!v || json_array_append_new(a, v))
-		*failed = true;
-}
-
 static json_t *aliases_json(const char *const *aliases, bool *failed)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < MODEL_MAX_ALIASES && aliases[i]; i++)
-		append(a, json_string(aliases[i]), failed);
+		jappend(a, json_string(aliases[i]), failed);
 	return a;
 }
 
-static int dump(json_t *jdoc, bool failed)
+/*
+ * Write {"backend": ..., "<key>": items} and free items. Like every JSON document,
+ * this one carries a backend: the one --backend=auto would pick here.
+ */
+static int dump(json_t *items, const char *key, bool failed)
 {
+	json_t *jdoc = json_object();
 	int rc = EXIT_OK;
 
+	jput(jdoc, "backend", json_string(backend_auto_name()), &failed);
+	jput(jdoc, key, items, &failed);
 	if (failed || !jdoc || json_dumpf(jdoc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || putchar('\n') == EOF) {
 		msg_error("cannot write the JSON document");
 		rc = EXIT_ANALYSIS;
@@ -95,16 +92,16 @@ static int list_models(bool json)
 		if (json) {
 			json_t *o = json_object();
 
-			put(o, "name", json_string(m->name), &failed);
-			put(o, "vendor", json_string(model_vendor_name(m->vendor)), &failed);
-			put(o, "model_kind", json_string(model_kind_name(m->kind)), &failed);
-			put(o, "slots", m->slots > 0 ? json_real(m->slots) : json_null(), &failed);
-			put(o, "core_type", m->core_type ? json_string(m->core_type) : json_null(), &failed);
-			put(o, "companion", m->companion ? json_string(m->companion->name) : json_null(), &failed);
-			put(o, "aliases", aliases_json(m->aliases, &failed), &failed);
-			put(o, "description", json_string(m->description), &failed);
-			put(o, "sources", json_string(m->sources), &failed);
-			append(arr, o, &failed);
+			jput(o, "name", json_string(m->name), &failed);
+			jput(o, "vendor", json_string(model_vendor_name(m->vendor)), &failed);
+			jput(o, "model_kind", json_string(model_kind_name(m->kind)), &failed);
+			jput(o, "slots", m->slots > 0 ? json_real(m->slots) : json_null(), &failed);
+			jput(o, "core_type", m->core_type ? json_string(m->core_type) : json_null(), &failed);
+			jput(o, "companion", m->companion ? json_string(m->companion->name) : json_null(), &failed);
+			jput(o, "aliases", aliases_json(m->aliases, &failed), &failed);
+			jput(o, "description", json_string(m->description), &failed);
+			jput(o, "sources", json_string(m->sources), &failed);
+			jappend(arr, o, &failed);
 			continue;
 		}
 		printf("%-15s %-5s %-16s ", m->name, model_vendor_name(m->vendor), model_kind_name(m->kind));
@@ -122,7 +119,7 @@ static int list_models(bool json)
 			putchar('\n');
 		}
 	}
-	return json ? dump(arr, failed) : EXIT_OK;
+	return json ? dump(arr, "models", failed) : EXIT_OK;
 }
 
 /* The node a formula computes in m, or NULL. */
@@ -156,23 +153,23 @@ static json_t *metrics_json(const struct model *m, bool *failed)
 {
 	json_t *o = json_object(), *a = json_array();
 
-	put(o, "model", json_string(m->name), failed);
+	jput(o, "model", json_string(m->name), failed);
 	for (size_t f = 0; f < m->nr_formulas; f++) {
 		const struct model_formula *fm = &m->formulas[f];
 		const struct model_node_def *nd = node_of(m, fm->name);
 		json_t *mo = json_object(), *ex = json_array();
 
-		put(mo, "name", json_string(fm->name), failed);
-		put(mo, "node", nd ? json_string(nd->key) : json_null(), failed);
-		put(mo, "parent", nd && nd->parent ? json_string(nd->parent) : json_null(), failed);
-		put(mo, "threshold", nd && !isnan(nd->threshold) ? json_real(nd->threshold) : json_null(), failed);
+		jput(mo, "name", json_string(fm->name), failed);
+		jput(mo, "node", nd ? json_string(nd->key) : json_null(), failed);
+		jput(mo, "parent", nd && nd->parent ? json_string(nd->parent) : json_null(), failed);
+		jput(mo, "threshold", nd && !isnan(nd->threshold) ? json_real(nd->threshold) : json_null(), failed);
 		for (size_t v = 0; v < MODEL_MAX_VARIANTS && fm->expr[v]; v++)
-			append(ex, json_string(fm->expr[v]), failed);
-		put(mo, "expr", ex, failed);
-		put(mo, "source", json_string(fm->source), failed);
-		append(a, mo, failed);
+			jappend(ex, json_string(fm->expr[v]), failed);
+		jput(mo, "expr", ex, failed);
+		jput(mo, "source", json_string(fm->source), failed);
+		jappend(a, mo, failed);
 	}
-	put(o, "metrics", a, failed);
+	jput(o, "metrics", a, failed);
 	return o;
 }
 
@@ -197,17 +194,17 @@ static json_t *events_json(const struct model *m, bool *failed)
 {
 	json_t *o = json_object(), *a = json_array();
 
-	put(o, "model", json_string(m->name), failed);
+	jput(o, "model", json_string(m->name), failed);
 	for (size_t e = 0; e < m->nr_events; e++) {
 		const struct model_event *ev = &m->events[e];
 		json_t *eo = json_object();
 
-		put(eo, "name", json_string(ev->name), failed);
-		put(eo, "aliases", aliases_json(ev->aliases, failed), failed);
-		put(eo, "spec", json_string(ev->spec ? ev->spec : ev->name), failed);
-		append(a, eo, failed);
+		jput(eo, "name", json_string(ev->name), failed);
+		jput(eo, "aliases", aliases_json(ev->aliases, failed), failed);
+		jput(eo, "spec", json_string(ev->spec ? ev->spec : ev->name), failed);
+		jappend(a, eo, failed);
 	}
-	put(o, "events", a, failed);
+	jput(o, "events", a, failed);
 	return o;
 }
 
@@ -232,7 +229,7 @@ static int list_model_parts(const char *cpu, bool events, bool json)
 		if (one && m != one)
 			continue;
 		if (json)
-			append(arr, events ? events_json(m, &failed) : metrics_json(m, &failed), &failed);
+			jappend(arr, events ? events_json(m, &failed) : metrics_json(m, &failed), &failed);
 		else {
 			if (!one && i)
 				putchar('\n');
@@ -242,7 +239,7 @@ static int list_model_parts(const char *cpu, bool events, bool json)
 				metrics_text(m);
 		}
 	}
-	return json ? dump(arr, failed) : EXIT_OK;
+	return json ? dump(arr, events ? "events" : "metrics", failed) : EXIT_OK;
 }
 
 static int list_known_events(bool json)
@@ -265,16 +262,16 @@ static int list_known_events(bool json)
 		if (json) {
 			json_t *o = json_object();
 
-			put(o, "name", json_string(d->name), &failed);
-			put(o, "pmu", json_string(d->pmu ? d->pmu : ""), &failed);
-			put(o, "description", json_string(d->desc ? d->desc : ""), &failed);
-			append(arr, o, &failed);
+			jput(o, "name", json_string(d->name), &failed);
+			jput(o, "pmu", json_string(d->pmu ? d->pmu : ""), &failed);
+			jput(o, "description", json_string(d->desc ? d->desc : ""), &failed);
+			jappend(arr, o, &failed);
 		} else {
 			printf("%-40s %-10s %s\n", d->name, d->pmu ? d->pmu : "", d->desc ? d->desc : "");
 		}
 	}
 	if (json) {
-		rc = dump(arr, failed);
+		rc = dump(arr, "events", failed);
 		arr = NULL;
 	}
 out:

@@ -8,49 +8,25 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "report/json-util.h"
 
 static json_t *num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static void put(json_t *o, const char *key, json_t *v, bool *failed)
-{
-	if (!o || !v || json_object_set_new(o, key, v))
-		*failed = true;
-}
-
-static void append(json_t *a, json_t *v, bool *failed)
-{
-	if (!a || !v || json_array_append_new(a, v))
-		*failed = true;
-}
-
-static json_t *hex(uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_string(buf);
-}
-
 static json_t *doc_object(const struct tdoc *d, bool *failed)
 {
 	json_t *o = json_object();
 
-	put(o, "file", json_string(d->name), failed);
-	put(o, "backend", str_or_null(d->backend), failed);
-	put(o, "cpu", str_or_null(d->cpu), failed);
-	put(o, "model_kind", str_or_null(d->model_kind), failed);
-	put(o, "source", str_or_null(d->source), failed);
-	put(o, "runs", json_integer((json_int_t)d->runs), failed);
-	put(o, "runs_requested", json_integer((json_int_t)d->runs_requested), failed);
-	put(o, "deterministic", json_boolean(d->deterministic), failed);
+	jput(o, "file", json_string(d->name), failed);
+	jput(o, "backend", jstr_or_null(d->backend), failed);
+	jput(o, "cpu", jstr_or_null(d->cpu), failed);
+	jput(o, "model_kind", jstr_or_null(d->model_kind), failed);
+	jput(o, "source", jstr_or_null(d->source), failed);
+	jput(o, "runs", json_integer((json_int_t)d->runs), failed);
+	jput(o, "runs_requested", json_integer((json_int_t)d->runs_requested), failed);
+	jput(o, "deterministic", json_boolean(d->deterministic), failed);
 	return o;
 }
 
@@ -61,8 +37,8 @@ static json_t *interval(const struct tdoc_node *n, bool *failed)
 	if (!n || n->s.n < 2 || isnan(n->s.lo))
 		return json_null();
 	a = json_array();
-	append(a, json_real(n->s.lo), failed);
-	append(a, json_real(n->s.hi), failed);
+	jappend(a, json_real(n->s.lo), failed);
+	jappend(a, json_real(n->s.hi), failed);
 	return a;
 }
 
@@ -74,19 +50,19 @@ static json_t *nodes_array(const struct diff_result *r, bool *failed)
 		const struct diff_node *n = &r->nodes[i];
 		json_t *o = json_object();
 
-		put(o, "key", json_string(n->key), failed);
-		put(o, "parent", str_or_null(n->parent), failed);
-		put(o, "level", json_integer(n->level), failed);
-		put(o, "label", json_string(n->label), failed);
-		put(o, "a", n->a ? num(n->a->value) : json_null(), failed);
-		put(o, "b", n->b ? num(n->b->value) : json_null(), failed);
-		put(o, "delta", num(n->delta), failed);
-		put(o, "half", num(n->half), failed);
-		put(o, "a_ci95", interval(n->a, failed), failed);
-		put(o, "b_ci95", interval(n->b, failed), failed);
-		put(o, "rule", json_string(diff_rule_name(n->rule)), failed);
-		put(o, "flagged", json_boolean(n->flagged), failed);
-		append(a, o, failed);
+		jput(o, "key", json_string(n->key), failed);
+		jput(o, "parent", jstr_or_null(n->parent), failed);
+		jput(o, "level", json_integer(n->level), failed);
+		jput(o, "label", json_string(n->label), failed);
+		jput(o, "a", n->a ? num(n->a->value) : json_null(), failed);
+		jput(o, "b", n->b ? num(n->b->value) : json_null(), failed);
+		jput(o, "delta", num(n->delta), failed);
+		jput(o, "half", num(n->half), failed);
+		jput(o, "a_ci95", interval(n->a, failed), failed);
+		jput(o, "b_ci95", interval(n->b, failed), failed);
+		jput(o, "rule", json_string(diff_rule_name(n->rule)), failed);
+		jput(o, "flagged", json_boolean(n->flagged), failed);
+		jappend(a, o, failed);
 	}
 	return a;
 }
@@ -98,9 +74,9 @@ static json_t *site_side(const struct tdoc_site *s, double v, bool *failed)
 	if (!s)
 		return json_null();
 	o = json_object();
-	put(o, "rank", json_integer((json_int_t)s->rank), failed);
-	put(o, "address", s->has_address ? hex(s->address) : json_null(), failed);
-	put(o, "value", num(v), failed);
+	jput(o, "rank", json_integer((json_int_t)s->rank), failed);
+	jput(o, "address", s->has_address ? jaddr(s->address) : json_null(), failed);
+	jput(o, "value", num(v), failed);
 	return o;
 }
 
@@ -118,16 +94,16 @@ static json_t *sites_array(const struct diff_result *r, bool *failed)
 		diff_site_name(any, &name);
 		if (strbuf_failed(&name))
 			*failed = true;
-		put(o, "match", json_string(diff_match_name(s->how)), failed);
-		put(o, "name", json_string(name.buf), failed);
-		put(o, "function", str_or_null(any->function), failed);
-		put(o, "file", str_or_null(any->file), failed);
-		put(o, "line", any->line ? json_integer((json_int_t)any->line) : json_null(), failed);
-		put(o, "a", site_side(s->a, s->va, failed), failed);
-		put(o, "b", site_side(s->b, s->vb, failed), failed);
-		put(o, "delta", num(s->delta), failed);
-		put(o, "change_pct", num(s->pct), failed);
-		append(a, o, failed);
+		jput(o, "match", json_string(diff_match_name(s->how)), failed);
+		jput(o, "name", json_string(name.buf), failed);
+		jput(o, "function", jstr_or_null(any->function), failed);
+		jput(o, "file", jstr_or_null(any->file), failed);
+		jput(o, "line", any->line ? json_integer((json_int_t)any->line) : json_null(), failed);
+		jput(o, "a", site_side(s->a, s->va, failed), failed);
+		jput(o, "b", site_side(s->b, s->vb, failed), failed);
+		jput(o, "delta", num(s->delta), failed);
+		jput(o, "change_pct", num(s->pct), failed);
+		jappend(a, o, failed);
 	}
 	strbuf_release(&name);
 	return a;
@@ -140,9 +116,9 @@ static json_t *edge_side(const struct tdoc_edge *e, double v, bool *failed)
 	if (!e)
 		return json_null();
 	o = json_object();
-	put(o, "from", e->has_from ? hex(e->from) : json_null(), failed);
-	put(o, "to", e->has_to ? hex(e->to) : json_null(), failed);
-	put(o, "value", num(v), failed);
+	jput(o, "from", e->has_from ? jaddr(e->from) : json_null(), failed);
+	jput(o, "to", e->has_to ? jaddr(e->to) : json_null(), failed);
+	jput(o, "value", num(v), failed);
 	return o;
 }
 
@@ -155,14 +131,14 @@ static json_t *edges_array(const struct diff_result *r, bool *failed)
 		const struct tdoc_edge *any = e->b ? e->b : e->a;
 		json_t *o = json_object();
 
-		put(o, "match", json_string(diff_match_name(e->how)), failed);
-		put(o, "from_symbol", str_or_null(any->from_symbol), failed);
-		put(o, "to_symbol", str_or_null(any->to_symbol), failed);
-		put(o, "a", edge_side(e->a, e->va, failed), failed);
-		put(o, "b", edge_side(e->b, e->vb, failed), failed);
-		put(o, "delta", num(e->delta), failed);
-		put(o, "change_pct", num(e->pct), failed);
-		append(a, o, failed);
+		jput(o, "match", json_string(diff_match_name(e->how)), failed);
+		jput(o, "from_symbol", jstr_or_null(any->from_symbol), failed);
+		jput(o, "to_symbol", jstr_or_null(any->to_symbol), failed);
+		jput(o, "a", edge_side(e->a, e->va, failed), failed);
+		jput(o, "b", edge_side(e->b, e->vb, failed), failed);
+		jput(o, "delta", num(e->delta), failed);
+		jput(o, "change_pct", num(e->pct), failed);
+		jappend(a, o, failed);
 	}
 	return a;
 }
@@ -173,29 +149,29 @@ static json_t *verdict_object(const struct diff_result *r, bool *failed)
 	json_t *o = json_object(), *top = json_null();
 	struct strbuf name = STRBUF_INIT;
 
-	put(o, "text", json_string(v->text ? v->text : ""), failed);
-	put(o, "node", v->node ? json_string(v->node->key) : json_null(), failed);
-	put(o, "delta", v->node ? num(v->node->delta) : json_null(), failed);
-	put(o, "half", v->node ? num(v->node->half) : json_null(), failed);
-	put(o, "child", v->child ? json_string(v->child->key) : json_null(), failed);
-	put(o, "child_delta", v->child ? num(v->child->delta) : json_null(), failed);
-	put(o, "largest", v->largest ? json_string(v->largest->key) : json_null(), failed);
+	jput(o, "text", json_string(v->text ? v->text : ""), failed);
+	jput(o, "node", v->node ? json_string(v->node->key) : json_null(), failed);
+	jput(o, "delta", v->node ? num(v->node->delta) : json_null(), failed);
+	jput(o, "half", v->node ? num(v->node->half) : json_null(), failed);
+	jput(o, "child", v->child ? json_string(v->child->key) : json_null(), failed);
+	jput(o, "child_delta", v->child ? num(v->child->delta) : json_null(), failed);
+	jput(o, "largest", v->largest ? json_string(v->largest->key) : json_null(), failed);
 	if (v->top) {
 		top = json_object();
 		diff_site_name(v->top->b, &name);
 		if (strbuf_failed(&name))
 			*failed = true;
-		put(top, "name", json_string(name.buf), failed);
-		put(top, "function", str_or_null(v->top->b->function), failed);
-		put(top, "file", str_or_null(v->top->b->file), failed);
-		put(top, "line", v->top->b->line ? json_integer((json_int_t)v->top->b->line) : json_null(), failed);
-		put(top, "match", json_string(diff_match_name(v->top->how)), failed);
-		put(top, "a", num(v->top->a ? v->top->va : NAN), failed);
-		put(top, "b", num(v->top->vb), failed);
-		put(top, "change_pct", num(v->top->pct), failed);
+		jput(top, "name", json_string(name.buf), failed);
+		jput(top, "function", jstr_or_null(v->top->b->function), failed);
+		jput(top, "file", jstr_or_null(v->top->b->file), failed);
+		jput(top, "line", v->top->b->line ? json_integer((json_int_t)v->top->b->line) : json_null(), failed);
+		jput(top, "match", json_string(diff_match_name(v->top->how)), failed);
+		jput(top, "a", num(v->top->a ? v->top->va : NAN), failed);
+		jput(top, "b", num(v->top->vb), failed);
+		jput(top, "change_pct", num(v->top->pct), failed);
 	}
-	put(o, "top_site", top, failed);
-	put(o, "top_is_new", json_boolean(v->top && v->top_is_new), failed);
+	jput(o, "top_site", top, failed);
+	jput(o, "top_is_new", json_boolean(v->top && v->top_is_new), failed);
 	strbuf_release(&name);
 	return o;
 }
@@ -206,25 +182,25 @@ int diff_json_print(FILE *out, const struct diff_result *r, struct tdp_err *err)
 	bool failed = !doc || !rank;
 	int rc = 0;
 
-	put(doc, "kind", json_string("diff"), &failed);
-	put(doc, "of", json_string(tdoc_kind_name(r->kind)), &failed);
-	put(doc, "backend", str_or_null(r->a->backend), &failed); /* both documents': diff_check() */
-	put(doc, "a", doc_object(r->a, &failed), &failed);
-	put(doc, "b", doc_object(r->b, &failed), &failed);
-	put(doc, "rule", json_string(diff_rule_name(r->rule)), &failed);
-	put(doc, "noise_floor", json_real(r->opts.noise_floor), &failed);
-	put(doc, "verdict", verdict_object(r, &failed), &failed);
-	put(doc, "nodes", nodes_array(r, &failed), &failed);
+	jput(doc, "kind", json_string("diff"), &failed);
+	jput(doc, "of", json_string(tdoc_kind_name(r->kind)), &failed);
+	jput(doc, "backend", jstr_or_null(r->a->backend), &failed); /* both documents': diff_check() */
+	jput(doc, "a", doc_object(r->a, &failed), &failed);
+	jput(doc, "b", doc_object(r->b, &failed), &failed);
+	jput(doc, "rule", json_string(diff_rule_name(r->rule)), &failed);
+	jput(doc, "noise_floor", json_real(r->opts.noise_floor), &failed);
+	jput(doc, "verdict", verdict_object(r, &failed), &failed);
+	jput(doc, "nodes", nodes_array(r, &failed), &failed);
 	for (size_t i = 0; i < r->nr_rank; i++)
-		append(rank, json_string(r->nodes[r->rank[i]].key), &failed);
-	put(doc, "delta_rank", rank, &failed);
-	put(doc, "measure", str_or_null(r->measure), &failed);
-	put(doc, "sites", sites_array(r, &failed), &failed);
-	put(doc, "sites_matched", json_integer((json_int_t)r->sites_matched), &failed);
-	put(doc, "sites_only_a", json_integer((json_int_t)r->sites_only_a), &failed);
-	put(doc, "sites_only_b", json_integer((json_int_t)r->sites_only_b), &failed);
-	put(doc, "edges", edges_array(r, &failed), &failed);
-	put(doc, "edges_matched", json_integer((json_int_t)r->edges_matched), &failed);
+		jappend(rank, json_string(r->nodes[r->rank[i]].key), &failed);
+	jput(doc, "delta_rank", rank, &failed);
+	jput(doc, "measure", jstr_or_null(r->measure), &failed);
+	jput(doc, "sites", sites_array(r, &failed), &failed);
+	jput(doc, "sites_matched", json_integer((json_int_t)r->sites_matched), &failed);
+	jput(doc, "sites_only_a", json_integer((json_int_t)r->sites_only_a), &failed);
+	jput(doc, "sites_only_b", json_integer((json_int_t)r->sites_only_b), &failed);
+	jput(doc, "edges", edges_array(r, &failed), &failed);
+	jput(doc, "edges_matched", json_integer((json_int_t)r->edges_matched), &failed);
 	if (failed)
 		rc = tdp_err_oom(err);
 	else if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) ||

@@ -1,14 +1,9 @@
 /* repeat.c: the runs of -r N in JSON and text (see repeat.h). */
 #include "report/repeat.h"
+#include "report/json-util.h"
 
 #include <math.h>
 #include <string.h>
-
-static void put(json_t *o, const char *key, json_t *v, bool *failed)
-{
-	if (!o || !v || json_object_set_new(o, key, v))
-		*failed = true;
-}
 
 static json_t *num(double v)
 {
@@ -25,14 +20,14 @@ static json_t *slot(json_t *o, const struct metric_tree *t, size_t i, bool *fail
 
 	if (!p) {
 		p = json_object();
-		put(o, top, p, failed);
+		jput(o, top, p, failed);
 	}
 	if (n->level == 2 && p) {
 		json_t *q = json_object_get(p, n->parent);
 
 		if (!q) {
 			q = json_object();
-			put(p, n->parent, q, failed);
+			jput(p, n->parent, q, failed);
 		}
 		p = q;
 	}
@@ -58,28 +53,28 @@ void repeat_json_put(json_t *doc, const struct model_runs *r, const struct metri
 
 	if (!runs)
 		*failed = true;
-	put(rep, "runs", json_integer((json_int_t)r->nr), failed);
-	put(rep, "requested", json_integer((json_int_t)(r->requested ? r->requested : r->nr)), failed);
-	put(rep, "confidence", json_real(STATS_CONFIDENCE), failed);
-	put(rep, "method", json_string("student_t"), failed);
-	put(rep, "deterministic", json_boolean(r->deterministic), failed);
-	put(rep, "note", r->note ? json_string(r->note) : json_null(), failed);
+	jput(rep, "runs", json_integer((json_int_t)r->nr), failed);
+	jput(rep, "requested", json_integer((json_int_t)(r->requested ? r->requested : r->nr)), failed);
+	jput(rep, "confidence", json_real(STATS_CONFIDENCE), failed);
+	jput(rep, "method", json_string("student_t"), failed);
+	jput(rep, "deterministic", json_boolean(r->deterministic), failed);
+	jput(rep, "note", r->note ? json_string(r->note) : json_null(), failed);
 	for (size_t run = 0; run < r->nr; run++) {
 		json_t *o = json_object();
 
 		for (size_t i = 0; i < nr; i++)
-			put(slot(o, mean, i, failed), mean->v[i].key, num(r->v[run][i]), failed);
+			jput(slot(o, mean, i, failed), mean->v[i].key, num(r->v[run][i]), failed);
 		if (!o || json_array_append_new(runs, o))
 			*failed = true;
 	}
 	for (size_t i = 0; i < nr; i++) {
-		put(slot(ci, mean, i, failed), mean->v[i].key, interval(&r->s[i], failed), failed);
-		put(slot(sd, mean, i, failed), mean->v[i].key, num(r->s[i].sd), failed);
+		jput(slot(ci, mean, i, failed), mean->v[i].key, interval(&r->s[i], failed), failed);
+		jput(slot(sd, mean, i, failed), mean->v[i].key, num(r->s[i].sd), failed);
 	}
-	put(doc, "repeat", rep, failed);
-	put(doc, "runs", runs, failed);
-	put(doc, "ci95", ci, failed);
-	put(doc, "stddev", sd, failed);
+	jput(doc, "repeat", rep, failed);
+	jput(doc, "runs", runs, failed);
+	jput(doc, "ci95", ci, failed);
+	jput(doc, "stddev", sd, failed);
 }
 
 void repeat_text_print(FILE *out, const struct model_runs *r, const struct metric_tree *mean)

@@ -1,6 +1,7 @@
 /* stat-json.c: `tdprof stat --json` (see stat.h). */
 #include "report/stat.h"
 #include "base/err.h"
+#include "report/json-util.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -22,18 +23,6 @@ static const char *status_name(enum count_status s)
 }
 
 /* json_object_set_new that remembers a failure instead of returning it each time. */
-static void put(json_t *o, const char *key, json_t *v, bool *failed)
-{
-	if (!v || json_object_set_new(o, key, v))
-		*failed = true;
-}
-
-static void append(json_t *a, json_t *v, bool *failed)
-{
-	if (!v || json_array_append_new(a, v))
-		*failed = true;
-}
-
 static json_t *events_array(const struct countset *cs, bool *failed)
 {
 	json_t *a = json_array();
@@ -51,14 +40,14 @@ static json_t *events_array(const struct countset *cs, bool *failed)
 			*failed = true;
 			break;
 		}
-		put(e, "event", json_string(c->name), failed);
-		put(e, "value", ok ? num(stat_display_value(c)) : json_null(), failed);
-		put(e, "unit", json_string(c->unit), failed);
-		put(e, "status", json_string(status_name(c->status)), failed);
-		put(e, "running_pct", ok && c->running_pct >= 0 ? num(c->running_pct) : json_null(), failed);
-		put(e, "scaled", json_boolean(ok && c->running_pct < 100.0), failed);
-		put(e, "stddev_pct", ok && c->stddev_pct >= 0 ? num(c->stddev_pct) : json_null(), failed);
-		append(a, e, failed);
+		jput(e, "event", json_string(c->name), failed);
+		jput(e, "value", ok ? num(stat_display_value(c)) : json_null(), failed);
+		jput(e, "unit", json_string(c->unit), failed);
+		jput(e, "status", json_string(status_name(c->status)), failed);
+		jput(e, "running_pct", ok && c->running_pct >= 0 ? num(c->running_pct) : json_null(), failed);
+		jput(e, "scaled", json_boolean(ok && c->running_pct < 100.0), failed);
+		jput(e, "stddev_pct", ok && c->stddev_pct >= 0 ? num(c->stddev_pct) : json_null(), failed);
+		jappend(a, e, failed);
 	}
 	return a;
 }
@@ -71,13 +60,13 @@ static json_t *metrics_object(const struct triage_metrics *m, bool *failed)
 		*failed = true;
 		return NULL;
 	}
-	put(o, "cpi", num(m->cpi), failed);
-	put(o, "ipc", num(m->ipc), failed);
-	put(o, "branch_miss_rate", num(m->branch_miss_rate), failed);
-	put(o, "branch_mpki", num(m->branch_mpki), failed);
-	put(o, "l1i_mpki", num(m->l1i_mpki), failed);
-	put(o, "llc_mpki", num(m->llc_mpki), failed);
-	put(o, "llc_event", m->llc_event ? json_string(m->llc_event) : json_null(), failed);
+	jput(o, "cpi", num(m->cpi), failed);
+	jput(o, "ipc", num(m->ipc), failed);
+	jput(o, "branch_miss_rate", num(m->branch_miss_rate), failed);
+	jput(o, "branch_mpki", num(m->branch_mpki), failed);
+	jput(o, "l1i_mpki", num(m->l1i_mpki), failed);
+	jput(o, "llc_mpki", num(m->llc_mpki), failed);
+	jput(o, "llc_event", m->llc_event ? json_string(m->llc_event) : json_null(), failed);
 	return o;
 }
 
@@ -93,9 +82,9 @@ static json_t *route_object(const struct stat_report *r, bool *failed)
 		*failed = true;
 		return NULL;
 	}
-	put(o, "next", v->next == TRIAGE_UNKNOWN ? json_null() : json_string(triage_next_name(v->next)), failed);
-	put(o, "reason", json_string(v->reason), failed);
-	put(o, "command", json_string(triage_next_text(v->next, r->command, buf, sizeof(buf))), failed);
+	jput(o, "next", v->next == TRIAGE_UNKNOWN ? json_null() : json_string(triage_next_name(v->next)), failed);
+	jput(o, "reason", json_string(v->reason), failed);
+	jput(o, "command", json_string(triage_next_text(v->next, r->command, buf, sizeof(buf))), failed);
 	for (size_t i = 0; i < v->nr_signals; i++) {
 		json_t *s = json_object();
 
@@ -103,13 +92,13 @@ static json_t *route_object(const struct stat_report *r, bool *failed)
 			*failed = true;
 			break;
 		}
-		put(s, "kind", json_string(triage_next_name(v->signals[i].kind)), failed);
-		put(s, "value", num(v->signals[i].value), failed);
-		put(s, "threshold", num(v->signals[i].threshold), failed);
-		put(s, "reason", json_string(v->signals[i].reason), failed);
-		append(sig, s, failed);
+		jput(s, "kind", json_string(triage_next_name(v->signals[i].kind)), failed);
+		jput(s, "value", num(v->signals[i].value), failed);
+		jput(s, "threshold", num(v->signals[i].threshold), failed);
+		jput(s, "reason", json_string(v->signals[i].reason), failed);
+		jappend(sig, s, failed);
 	}
-	put(o, "signals", sig, failed);
+	jput(o, "signals", sig, failed);
 	return o;
 }
 
@@ -124,26 +113,26 @@ int stat_json_print(FILE *f, const struct stat_report *r, struct tdp_err *err)
 		ret = tdp_err_oom(err);
 		goto out;
 	}
-	put(doc, "backend", json_string(backend_name(r->counts->backend)), &failed);
-	put(doc, "command", r->command ? json_string(r->command) : json_null(), &failed);
-	put(doc, "target", json_string(r->target ? r->target : ""), &failed);
-	put(doc, "runs", json_integer(r->runs), &failed);
-	put(doc, "events", events_array(r->counts, &failed), &failed);
+	jput(doc, "backend", json_string(backend_name(r->counts->backend)), &failed);
+	jput(doc, "command", r->command ? json_string(r->command) : json_null(), &failed);
+	jput(doc, "target", json_string(r->target ? r->target : ""), &failed);
+	jput(doc, "runs", json_integer(r->runs), &failed);
+	jput(doc, "events", events_array(r->counts, &failed), &failed);
 	if (r->metrics)
-		put(doc, "metrics", metrics_object(r->metrics, &failed), &failed);
+		jput(doc, "metrics", metrics_object(r->metrics, &failed), &failed);
 	if (r->verdict)
-		put(doc, "route", route_object(r, &failed), &failed);
-	put(hw, "available", json_boolean(!r->hw_note), &failed);
-	put(hw, "reason", r->hw_note ? json_string(r->hw_note) : json_null(), &failed);
-	put(hw, "hint", r->hw_hint ? json_string(r->hw_hint) : json_null(), &failed);
-	put(doc, "hardware", hw, &failed);
-	put(doc, "exit_status", json_integer(r->exit_status), &failed);
-	put(doc, "elapsed_ns", r->counts->elapsed_ns >= 0 ? json_integer((json_int_t)llround(r->counts->elapsed_ns))
+		jput(doc, "route", route_object(r, &failed), &failed);
+	jput(hw, "available", json_boolean(!r->hw_note), &failed);
+	jput(hw, "reason", r->hw_note ? json_string(r->hw_note) : json_null(), &failed);
+	jput(hw, "hint", r->hw_hint ? json_string(r->hw_hint) : json_null(), &failed);
+	jput(doc, "hardware", hw, &failed);
+	jput(doc, "exit_status", json_integer(r->exit_status), &failed);
+	jput(doc, "elapsed_ns", r->counts->elapsed_ns >= 0 ? json_integer((json_int_t)llround(r->counts->elapsed_ns))
 							   : json_null(),
 	    &failed);
-	put(doc, "elapsed_stddev_ns", r->runs > 1 ? num(r->elapsed_stddev_ns) : json_null(), &failed);
-	put(doc, "user_ns", r->user_ns >= 0 ? json_integer((json_int_t)llround(r->user_ns)) : json_null(), &failed);
-	put(doc, "sys_ns", r->sys_ns >= 0 ? json_integer((json_int_t)llround(r->sys_ns)) : json_null(), &failed);
+	jput(doc, "elapsed_stddev_ns", r->runs > 1 ? num(r->elapsed_stddev_ns) : json_null(), &failed);
+	jput(doc, "user_ns", r->user_ns >= 0 ? json_integer((json_int_t)llround(r->user_ns)) : json_null(), &failed);
+	jput(doc, "sys_ns", r->sys_ns >= 0 ? json_integer((json_int_t)llround(r->sys_ns)) : json_null(), &failed);
 	if (r->intervals) {
 		json_t *a = json_array();
 
@@ -156,12 +145,12 @@ int stat_json_print(FILE *f, const struct stat_report *r, struct tdp_err *err)
 				failed = true;
 				break;
 			}
-			put(iv, "time", num((double)r->intervals[i].t_ns / 1e9), &failed);
-			put(iv, "time_ns", json_integer((json_int_t)r->intervals[i].t_ns), &failed);
-			put(iv, "events", events_array(r->intervals[i].counts, &failed), &failed);
-			append(a, iv, &failed);
+			jput(iv, "time", num((double)r->intervals[i].t_ns / 1e9), &failed);
+			jput(iv, "time_ns", json_integer((json_int_t)r->intervals[i].t_ns), &failed);
+			jput(iv, "events", events_array(r->intervals[i].counts, &failed), &failed);
+			jappend(a, iv, &failed);
 		}
-		put(doc, "intervals", a, &failed);
+		jput(doc, "intervals", a, &failed);
 	}
 	if (failed) {
 		ret = tdp_err_oom(err);

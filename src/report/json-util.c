@@ -1,0 +1,54 @@
+/* json-util.c: helpers shared by the JSON renderers (see json-util.h). */
+#include "report/json-util.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+void jput(json_t *o, const char *key, json_t *v, bool *failed)
+{
+	if (!o) {
+		json_decref(v);
+		*failed = true;
+	} else if (!v || json_object_set_new(o, key, v)) {
+		*failed = true;
+	}
+}
+
+void jappend(json_t *a, json_t *v, bool *failed)
+{
+	if (!a) {
+		json_decref(v);
+		*failed = true;
+	} else if (!v || json_array_append_new(a, v)) {
+		*failed = true;
+	}
+}
+
+json_t *jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *jstr_or_null_empty(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+json_t *jnum_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+json_t *jcount(uint64_t v)
+{
+	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+json_t *jaddr(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_string(buf);
+}
