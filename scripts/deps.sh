@@ -11,7 +11,7 @@ kind=${1:-build}
 build="gcc make pkg-config meson ninja-build libpfm4-dev libdw-dev libelf-dev libcapstone-dev libjansson-dev libcmocka-dev libiberty-dev zlib1g-dev liblzma-dev libbz2-dev"
 case "$kind" in
 build) pkgs="$build" ;;
-test) pkgs="$build valgrind linux-perf python3 procps dwz binutils" ;;
+test) pkgs="$build valgrind linux-perf python3 python3-jsonschema procps dwz binutils" ;;
 fuzz) pkgs="$build clang libclang-rt-14-dev" ;;
 html) pkgs="chromium" ;;
 # arm64: the cross compiler, qemu, cpio for the initramfs, perf to read the guest's

@@ -67,6 +67,13 @@ int backend_select(const char *cmd, const char *choice, const struct backend_sel
 	return EXIT_OK;
 }
 
+const char *backend_auto_name(void)
+{
+	struct cpu_probe probe;
+
+	return cpu_probe_hw_events(NULL, &probe, NULL) == 0 ? "pmu" : "sim";
+}
+
 void backend_sim_init(struct backend_sim *s)
 {
 	memset(s, 0, sizeof(*s));

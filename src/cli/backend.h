@@ -63,6 +63,14 @@ struct backend_select_opts {
 int backend_select(const char *cmd, const char *choice, const struct backend_select_opts *o,
 		   enum tdp_backend *out);
 
+/**
+ * The backend --backend=auto picks on this machine: "pmu" when a hardware event
+ * opens, "sim" otherwise. Documents that measure nothing (list, explain) carry it as
+ * their `backend`, as `tdprof info` reports it, since design.md gives every JSON
+ * document one. Opens and closes one event; does not print.
+ */
+const char *backend_auto_name(void);
+
 /** The simulated run of a workload and what the sim module made of it. */
 struct backend_sim {
 	struct sim_machine machine;  /* filled by backend_sim_machine() */

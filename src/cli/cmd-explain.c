@@ -3,6 +3,7 @@
  * top-down node (what it means, how to confirm it, causes, fixes with code,
  * sources), or the list of nodes. The entries come from model/advice.h.
  */
+#include "cli/backend.h"
 #include "cli/cmd.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
@@ -216,6 +217,10 @@ int cmd_explain(int argc, char **argv, struct tdp_ctx *ctx)
 	width = output ? 80 : text_width(ctx);
 	if (json) {
 		json_t *doc_json = e ? entry_json(e) : list_json();
+
+		/* every JSON document carries a backend: here, the one auto would pick */
+		if (doc_json && json_object_set_new(doc_json, "backend", json_string(backend_auto_name())))
+			out.failed = true;
 		char *s = doc_json ? json_dumps(doc_json, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 
 		if (s) {

@@ -313,7 +313,7 @@ def test_list_and_explain():
                  ["list", "events", "--cpu", "alderlake"], ["list", "events"]):
         doc = run_json(" ".join(args), *args, "--json")
         validate("%s --json" % " ".join(args), "list", doc, problems)
-    models = {m["name"] for m in DOCS["list --json"][1]}
+    models = {m["name"] for m in DOCS["list --json"][1]["models"]}
     for name in ("skylake", "cascadelake", "icelake", "icelakex", "sapphirerapids", "alderlake", "zen2", "zen3",
                  "zen4", "zen5", "neoverse-n1", "neoverse-v1", "neoverse-n2", "neoverse-v2", "neoverse-v3"):
         if name not in models:
