@@ -473,6 +473,12 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 	rep.command = so.argv ? cmd.buf : NULL;
 	rep.runs = res.runs ? res.runs : 1;
 	rep.elapsed_stddev_ns = res.elapsed_stddev_ns;
+	if (res.per_run) {
+		rep.run_counts = &res.counts;
+		rep.run_values = res.per_run;
+		rep.run_elapsed_ns = res.per_run_elapsed_ns;
+		rep.nr_runs = res.runs;
+	}
 	rep.user_ns = res.workload_ran && res.runs == 1 ? res.user_ns : -1;
 	rep.sys_ns = res.workload_ran && res.runs == 1 ? res.sys_ns : -1;
 	rep.workload_ran = res.workload_ran;

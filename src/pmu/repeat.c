@@ -37,8 +37,10 @@ void pmu_repeat_release(struct pmu_repeat *r)
 	for (size_t i = 0; i < r->nr; i++) {
 		tdp_free(r->v[i].name);
 		tdp_free(r->v[i].unit);
+		tdp_free(r->v[i].runs_v);
 	}
 	tdp_free(r->v);
+	tdp_free(r->elapsed_v);
 	*r = (struct pmu_repeat)PMU_REPEAT_INIT;
 }
 
@@ -60,6 +62,32 @@ static int repeat_first(struct pmu_repeat *r, const struct countset *run, struct
 	return 0;
 }
 
+/* Make room in every per-run array for one more run. Returns 0 or TDP_ENOMEM. */
+static int keep_room(struct pmu_repeat *r)
+{
+	size_t alloc = r->runs_alloc;
+
+	if (r->runs < alloc)
+		return 0;
+	alloc = alloc ? 2 * alloc : 8;
+	for (size_t i = 0; i < r->nr; i++) {
+		double *p = tdp_reallocarray(r->v[i].runs_v, alloc, sizeof(double));
+
+		if (!p)
+			return TDP_ENOMEM;
+		r->v[i].runs_v = p;
+	}
+	{
+		double *p = tdp_reallocarray(r->elapsed_v, alloc, sizeof(double));
+
+		if (!p)
+			return TDP_ENOMEM;
+		r->elapsed_v = p;
+	}
+	r->runs_alloc = alloc;
+	return 0;
+}
+
 int pmu_repeat_add(struct pmu_repeat *r, const struct countset *run, double elapsed_ns, struct tdp_err *err)
 {
 	int ret;
@@ -72,12 +100,16 @@ int pmu_repeat_add(struct pmu_repeat *r, const struct countset *run, double elap
 		return tdp_err_set(err, TDP_EINVAL, "run %u has %zu counts, the first had %zu", r->runs + 1, run->nr,
 				   r->nr);
 	}
+	ret = keep_room(r);
+	if (ret)
+		return tdp_err_oom(err);
 	for (size_t i = 0; i < run->nr; i++) {
 		const struct count *c = &run->v[i];
 		struct pmu_repeat_event *e = &r->v[i];
 
 		if (c->status != COUNT_NOT_SUPPORTED)
 			e->supported = true;
+		e->runs_v[r->runs] = c->status == COUNT_OK ? c->value : NAN;
 		if (c->status != COUNT_OK)
 			continue;
 		pmu_repeat_stat_add(&e->value, c->value);
@@ -88,6 +120,7 @@ int pmu_repeat_add(struct pmu_repeat *r, const struct countset *run, double elap
 	}
 	if (elapsed_ns >= 0)
 		pmu_repeat_stat_add(&r->elapsed, elapsed_ns);
+	r->elapsed_v[r->runs] = elapsed_ns >= 0 ? elapsed_ns : NAN;
 	r->runs++;
 	return 0;
 }

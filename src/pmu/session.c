@@ -357,7 +357,24 @@ void pmu_session_result_release(struct pmu_session_result *res)
 	for (size_t i = 0; i < res->nr_intervals; i++)
 		countset_release(&res->intervals[i].counts);
 	tdp_free(res->intervals);
+	tdp_free(res->per_run);
+	tdp_free(res->per_run_elapsed_ns);
 	*res = (struct pmu_session_result)PMU_SESSION_RESULT_INIT;
+}
+
+/* Copy every run's values out of the accumulator into res (see session.h). */
+static int keep_per_run(const struct pmu_repeat *rep, struct pmu_session_result *res, struct tdp_err *err)
+{
+	size_t n = rep->nr;
+
+	res->per_run = tdp_calloc(n ? n : 1, rep->runs * sizeof(double));
+	res->per_run_elapsed_ns = tdp_calloc(rep->runs, sizeof(double));
+	if (!res->per_run || !res->per_run_elapsed_ns)
+		return tdp_err_oom(err);
+	for (size_t i = 0; i < n; i++)
+		memcpy(res->per_run + i * rep->runs, rep->v[i].runs_v, rep->runs * sizeof(double));
+	memcpy(res->per_run_elapsed_ns, rep->elapsed_v, rep->runs * sizeof(double));
+	return 0;
 }
 
 int pmu_session_run(const struct pmu_event_list *events, const struct pmu_session_opts *o,
@@ -393,6 +410,8 @@ int pmu_session_run(const struct pmu_event_list *events, const struct pmu_sessio
 		if (!ret)
 			ret = r2;
 		res->elapsed_stddev_ns = pmu_repeat_stat_stderr(&rep.elapsed);
+		if (!ret && rep.runs > 1)
+			ret = keep_per_run(&rep, res, err);
 	}
 out:
 	if (S.sfd >= 0)

@@ -82,6 +82,14 @@ struct pmu_session_result {
 	struct countset counts;
 	double elapsed_stddev_ns;   /* standard error of the mean elapsed time; 0 with one run */
 	unsigned runs;              /* runs completed */
+	/*
+	 * With repeat > 1 (pmu_session_run() only; NULL otherwise): every run's value,
+	 * per_run[i * runs + r] for count i of run r (NAN when that run did not count
+	 * it), and every run's elapsed time (NAN when unknown), so the caller can keep
+	 * the per-run figures and compute intervals (issue 9).
+	 */
+	double *per_run;
+	double *per_run_elapsed_ns;
 	bool workload_ran;          /* a workload was executed: wstatus is valid */
 	int wstatus;                /* wait status of the last run */
 	double user_ns, sys_ns;     /* CPU time of the last run's workload (rusage); <0 unknown */
@@ -99,7 +107,7 @@ struct pmu_session_result {
 	char hw_event[64];          /* its name */
 };
 
-#define PMU_SESSION_RESULT_INIT { COUNTSET_INIT, 0, 0, false, 0, -1, -1, 0, NULL, 0, 0, 0, 0, 0, { 0 } }
+#define PMU_SESSION_RESULT_INIT { COUNTSET_INIT, 0, 0, NULL, NULL, false, 0, -1, -1, 0, NULL, 0, 0, 0, 0, 0, { 0 } }
 
 /**
  * Run one measurement of `events` (borrowed) as `o` (borrowed) says, filling `res`
@@ -150,6 +158,7 @@ struct pmu_repeat_event {
 	struct pmu_repeat_stat raw;
 	double pct_sum;            /* running_pct summed over counted runs */
 	uint64_t enabled_ns, running_ns; /* summed over counted runs (the result gives the mean) */
+	double *runs_v;            /* the value of each run, NAN when not counted (runs entries) */
 };
 
 struct pmu_repeat {
@@ -157,9 +166,11 @@ struct pmu_repeat {
 	size_t nr;
 	struct pmu_repeat_stat elapsed;
 	unsigned runs;
+	size_t runs_alloc;         /* capacity of every runs_v and of elapsed_v */
+	double *elapsed_v;         /* each run's elapsed time, NAN when unknown */
 };
 
-#define PMU_REPEAT_INIT { NULL, 0, { 0, 0, 0 }, 0 }
+#define PMU_REPEAT_INIT { NULL, 0, { 0, 0, 0 }, 0, 0, NULL }
 
 /** Add one observation x to a running mean/variance. */
 void pmu_repeat_stat_add(struct pmu_repeat_stat *s, double x);

@@ -1,6 +1,8 @@
 /* stat-json.c: `tdprof stat --json` (see stat.h). */
 #include "report/stat.h"
+#include "base/alloc.h"
 #include "base/err.h"
+#include "model/stats.h"
 #include "report/json-util.h"
 
 #include <jansson.h>
@@ -23,7 +25,55 @@ static const char *status_name(enum count_status s)
 }
 
 /* json_object_set_new that remembers a failure instead of returning it each time. */
-static json_t *events_array(const struct countset *cs, bool *failed)
+/*
+ * Every run's value of c in its display unit and the 95 % interval of their mean
+ * (Student's t, model/stats.h), as issue 9 asks of -r N: "keeps every run's
+ * figures and reports each metric's mean and a 95 % confidence interval".
+ */
+static void put_runs(json_t *e, const struct stat_report *r, const struct count *c, bool *failed)
+{
+	const struct count *src = r->run_counts ? countset_find(r->run_counts, c->name, c->group) : NULL;
+	json_t *vals = json_array();
+	struct stats_summary sum;
+	double *x;
+	size_t n = 0;
+
+	if (!src || !r->run_values || r->nr_runs < 2) {
+		json_decref(vals);
+		return;
+	}
+	x = tdp_calloc(r->nr_runs, sizeof(*x));
+	if (!x) {
+		json_decref(vals);
+		*failed = true;
+		return;
+	}
+	for (unsigned k = 0; k < r->nr_runs; k++) {
+		struct count one = *src;
+
+		one.value = r->run_values[(size_t)(src - r->run_counts->v) * r->nr_runs + k];
+		if (isnan(one.value)) {
+			jappend(vals, json_null(), failed);
+			continue;
+		}
+		x[n++] = stat_display_value(&one);
+		jappend(vals, num(x[n - 1]), failed);
+	}
+	stats_summarize(x, n, &sum);
+	jput(e, "run_values", vals, failed);
+	if (n >= 2) {
+		json_t *ci = json_array();
+
+		jappend(ci, num(sum.lo), failed);
+		jappend(ci, num(sum.hi), failed);
+		jput(e, "ci95", ci, failed);
+	} else {
+		jput(e, "ci95", json_null(), failed);
+	}
+	tdp_free(x);
+}
+
+static json_t *events_array(const struct stat_report *r, const struct countset *cs, bool *failed)
 {
 	json_t *a = json_array();
 
@@ -47,6 +97,8 @@ static json_t *events_array(const struct countset *cs, bool *failed)
 		jput(e, "running_pct", ok && c->running_pct >= 0 ? num(c->running_pct) : json_null(), failed);
 		jput(e, "scaled", json_boolean(ok && c->running_pct < 100.0), failed);
 		jput(e, "stddev_pct", ok && c->stddev_pct >= 0 ? num(c->stddev_pct) : json_null(), failed);
+		if (ok && r)
+			put_runs(e, r, c, failed);
 		jappend(a, e, failed);
 	}
 	return a;
@@ -117,7 +169,7 @@ int stat_json_print(FILE *f, const struct stat_report *r, struct tdp_err *err)
 	jput(doc, "command", r->command ? json_string(r->command) : json_null(), &failed);
 	jput(doc, "target", json_string(r->target ? r->target : ""), &failed);
 	jput(doc, "runs", json_integer(r->runs), &failed);
-	jput(doc, "events", events_array(r->counts, &failed), &failed);
+	jput(doc, "events", events_array(r, r->counts, &failed), &failed);
 	if (r->metrics)
 		jput(doc, "metrics", metrics_object(r->metrics, &failed), &failed);
 	if (r->verdict)
@@ -131,6 +183,13 @@ int stat_json_print(FILE *f, const struct stat_report *r, struct tdp_err *err)
 							   : json_null(),
 	    &failed);
 	jput(doc, "elapsed_stddev_ns", r->runs > 1 ? num(r->elapsed_stddev_ns) : json_null(), &failed);
+	if (r->run_elapsed_ns && r->nr_runs > 1) {
+		json_t *a = json_array();
+
+		for (unsigned k = 0; k < r->nr_runs; k++)
+			jappend(a, isnan(r->run_elapsed_ns[k]) ? json_null() : num(r->run_elapsed_ns[k]), &failed);
+		jput(doc, "run_elapsed_ns", a, &failed);
+	}
 	jput(doc, "user_ns", r->user_ns >= 0 ? json_integer((json_int_t)llround(r->user_ns)) : json_null(), &failed);
 	jput(doc, "sys_ns", r->sys_ns >= 0 ? json_integer((json_int_t)llround(r->sys_ns)) : json_null(), &failed);
 	if (r->intervals) {
@@ -147,7 +206,7 @@ int stat_json_print(FILE *f, const struct stat_report *r, struct tdp_err *err)
 			}
 			jput(iv, "time", num((double)r->intervals[i].t_ns / 1e9), &failed);
 			jput(iv, "time_ns", json_integer((json_int_t)r->intervals[i].t_ns), &failed);
-			jput(iv, "events", events_array(r->intervals[i].counts, &failed), &failed);
+			jput(iv, "events", events_array(NULL, r->intervals[i].counts, &failed), &failed);
 			jappend(a, iv, &failed);
 		}
 		jput(doc, "intervals", a, &failed);

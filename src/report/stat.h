@@ -56,6 +56,16 @@ struct stat_report {
 	const char *hw_hint;            /* what to do about it, or NULL */
 	const struct stat_interval *intervals; /* JSON only; borrowed */
 	size_t nr_intervals;
+	/*
+	 * With -r N (JSON only; NULL otherwise): each run's values of run_counts, as
+	 * pmu_session_result.per_run holds them (run_values[i * nr_runs + r]), and each
+	 * run's elapsed time. The shown counts are matched to run_counts by name and
+	 * group. Borrowed.
+	 */
+	const struct countset *run_counts;
+	const double *run_values;
+	const double *run_elapsed_ns;
+	unsigned nr_runs;
 };
 
 /**

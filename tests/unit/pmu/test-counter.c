@@ -415,6 +415,39 @@ static void test_repeat_single_run(void **state)
 	countset_release(&out);
 }
 
+static void test_repeat_keeps_every_run(void **state)
+{
+	struct pmu_repeat r = PMU_REPEAT_INIT;
+	struct countset run = COUNTSET_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+
+	(void)state;
+	assert_non_null(countset_add(&run, "instructions", NULL, 0, -1));
+	assert_non_null(countset_add(&run, "page-faults", NULL, 0, -1));
+	/* 20 runs (more than the first allocation of 8): run k counts 100 + k; page-faults
+	 * is not counted in the odd runs, which must leave NAN in its place */
+	for (int k = 0; k < 20; k++) {
+		run.v[0].value = 100 + k;
+		run.v[1].value = k;
+		run.v[1].status = k % 2 ? COUNT_NOT_COUNTED : COUNT_OK;
+		assert_int_equal(pmu_repeat_add(&r, &run, k % 3 ? 1000.0 * k : -1, &err), 0);
+	}
+	assert_int_equal(r.runs, 20);
+	for (int k = 0; k < 20; k++) {
+		assert_true(r.v[0].runs_v[k] == 100 + k);
+		if (k % 2)
+			assert_true(isnan(r.v[1].runs_v[k]));
+		else
+			assert_true(r.v[1].runs_v[k] == k);
+		if (k % 3)
+			assert_true(r.elapsed_v[k] == 1000.0 * k);
+		else
+			assert_true(isnan(r.elapsed_v[k]));
+	}
+	pmu_repeat_release(&r);
+	countset_release(&run);
+}
+
 static void test_cpu_list_parse(void **state)
 {
 	int *v = NULL;
@@ -461,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_open_bad_target),
 		cmocka_unit_test(test_repeat_mean_and_spread),
 		cmocka_unit_test(test_repeat_single_run),
+		cmocka_unit_test(test_repeat_keeps_every_run),
 		cmocka_unit_test(test_cpu_list_parse),
 	};
 
