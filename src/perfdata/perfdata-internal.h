@@ -108,6 +108,26 @@ static inline uint16_t pd_u16(const uint8_t *p)
 	return v;
 }
 
+/*
+ * perf_branch_entry.flags (include/uapi/linux/perf_event.h, little-endian bit
+ * numbers): mispred 0, predicted 1, in_tx 2, abort 3, cycles 4..19, type 20..23,
+ * spec 24..25, new_type 26..29, priv 30..32. Inline: it runs once per branch entry
+ * (32 per LBR sample), where a call costs as much as the decoding.
+ */
+static inline void pd_branch_flags_decode(uint64_t f, struct branch_entry *e)
+{
+	e->mispred = f & 1;
+	e->predicted = (f >> 1) & 1;
+	e->in_tx = (f >> 2) & 1;
+	e->abort = (f >> 3) & 1;
+	e->cycles = (uint16_t)(f >> 4);
+	e->type = (f >> 20) & 0xf;
+	e->spec = (f >> 24) & 0x3;
+	e->new_type = (f >> 26) & 0xf;
+	e->priv = (f >> 30) & 0x7;
+	e->not_taken = false;
+}
+
 /* Record an error "'<file>': <message>" and return code. */
 int pd_error(const struct perfdata *p, struct tdp_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

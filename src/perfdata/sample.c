@@ -10,23 +10,10 @@
 
 #include <inttypes.h>
 
-/*
- * perf_branch_entry.flags (include/uapi/linux/perf_event.h, little-endian bit
- * numbers): mispred 0, predicted 1, in_tx 2, abort 3, cycles 4..19, type 20..23,
- * spec 24..25, new_type 26..29, priv 30..32.
- */
+/* The flags word of perf_branch_entry (see pd_branch_flags_decode). */
 void perfdata_branch_flags_decode(uint64_t f, struct branch_entry *e)
 {
-	e->mispred = f & 1;
-	e->predicted = (f >> 1) & 1;
-	e->in_tx = (f >> 2) & 1;
-	e->abort = (f >> 3) & 1;
-	e->cycles = (uint16_t)(f >> 4);
-	e->type = (f >> 20) & 0xf;
-	e->spec = (f >> 24) & 0x3;
-	e->new_type = (f >> 26) & 0xf;
-	e->priv = (f >> 30) & 0x7;
-	e->not_taken = false;
+	pd_branch_flags_decode(f, e);
 }
 
 uint64_t perfdata_branch_flags_encode(const struct branch_entry *e)
@@ -147,7 +134,7 @@ static int read_branches(struct perfdata *p, const struct perfdata_attr *a, stru
 
 		e->from = pd_u64(r);
 		e->to = pd_u64(r + 8);
-		perfdata_branch_flags_decode(pd_u64(r + 16), e);
+		pd_branch_flags_decode(pd_u64(r + 16), e);
 	}
 	s->branches = p->br;
 	s->nr_branches = (size_t)nr;
