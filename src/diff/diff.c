@@ -180,13 +180,30 @@ static void pick_nodes(struct diff_result *r)
 	}
 }
 
+/* True when d's sites measure m (a document without sites measures anything). */
+static bool site_measured(const struct tdoc *d, const char *m)
+{
+	if (!d->nr_sites)
+		return true;
+	for (size_t s = 0; s < d->nr_sites && s < 8; s++)
+		if (!isnan(tdoc_site_count(&d->sites[s], m)))
+			return true;
+	return false;
+}
+
+/*
+ * The measure sites are compared by: the bucket's preferred one that both
+ * documents measured. A recording without mispredict flags (AMD Zen 3 BRS) has
+ * null mispredicts: comparing them with another build's as if they were 0 would
+ * invent a change, so the comparison falls back to a measure both have.
+ */
 const char *diff_site_measure(const struct tdoc *a, const struct tdoc *b, const char *node_key)
 {
 	static const struct {
 		const char *node;
 		const char *measures[6];
 	} prefs[] = {
-		{ "bad_speculation", { "mispredicts", "branch_misses", NULL } },
+		{ "bad_speculation", { "mispredicts", "branch_misses", "executions", NULL } },
 		{ "backend_bound", { "ll_misses", "l1d_misses", "misses", NULL } },
 		{ "frontend_bound", { "l1i_misses", "ll_i_misses", "misses", NULL } },
 		{ "retiring", { "instructions", "executions", NULL } },
@@ -201,13 +218,11 @@ const char *diff_site_measure(const struct tdoc *a, const struct tdoc *b, const 
 		if (strcmp(prefs[i].node, node_key))
 			continue;
 		for (size_t k = 0; k < 6 && prefs[i].measures[k]; k++)
-			for (size_t s = 0; s < d->nr_sites && s < 8; s++)
-				if (!isnan(tdoc_site_count(&d->sites[s], prefs[i].measures[k])))
-					return prefs[i].measures[k];
+			if (site_measured(a, prefs[i].measures[k]) && site_measured(b, prefs[i].measures[k]))
+				return prefs[i].measures[k];
 	}
-	for (size_t s = 0; s < d->nr_sites && s < 8; s++)
-		if (!isnan(tdoc_site_count(&d->sites[s], "cycles")))
-			return "cycles";
+	if (site_measured(a, "cycles") && site_measured(b, "cycles"))
+		return "cycles";
 	return d->sites[0].nr_counts ? d->sites[0].counts[0].name : NULL;
 }
 

@@ -136,6 +136,8 @@ struct diff_result {
 	size_t nr_edges;
 	size_t nr_edges_nonzero;
 	size_t edges_matched;
+	const char *edge_measure;      /* what edges are compared on: "mispredicts" when both documents
+	                                  recorded them, else "count"; NULL: no edges */
 	struct diff_verdict verdict;
 };
 

@@ -295,7 +295,11 @@ int diff_match_edges(struct diff_result *r, struct tdp_err *err)
 	enum diff_match *ha = NULL;
 	struct side sa = { NULL, 0 }, sb = { NULL, 0 };
 	struct strbuf key = STRBUF_INIT;
-	bool mispredicts = false, by_fn;
+	/*
+	 * Edges are compared by mispredicts only when both documents recorded them
+	 * (a recording without mispredict flags has null ones), else by count.
+	 */
+	bool a_misp = !a->nr_edges, b_misp = !b->nr_edges, mispredicts, by_fn;
 	int ret = 0;
 
 	if (!a->nr_edges && !b->nr_edges)
@@ -312,7 +316,7 @@ int diff_match_edges(struct diff_result *r, struct tdp_err *err)
 	}
 	for (size_t i = 0; i < a->nr_edges; i++) {
 		ma[i] = NO_MATCH;
-		mispredicts |= !isnan(a->edges[i].mispredicts);
+		a_misp |= !isnan(a->edges[i].mispredicts);
 		if (edge_key(&a->edges[i], &by_fn, &key)) {
 			ha[i] = by_fn ? DIFF_MATCH_OFFSET : DIFF_MATCH_ADDRESS;
 			if ((ret = side_add(&sa, i, &key, err)))
@@ -321,10 +325,12 @@ int diff_match_edges(struct diff_result *r, struct tdp_err *err)
 	}
 	for (size_t i = 0; i < b->nr_edges; i++) {
 		mb[i] = NO_MATCH;
-		mispredicts |= !isnan(b->edges[i].mispredicts);
+		b_misp |= !isnan(b->edges[i].mispredicts);
 		if (edge_key(&b->edges[i], &by_fn, &key) && (ret = side_add(&sb, i, &key, err)))
 			goto out;
 	}
+	mispredicts = a_misp && b_misp;
+	r->edge_measure = mispredicts ? "mispredicts" : "count";
 	qsort(sa.ks, sa.nr, sizeof(*sa.ks), cmp_keyed);
 	qsort(sb.ks, sb.nr, sizeof(*sb.ks), cmp_keyed);
 	merge(&sa, &sb, ma, mb);

@@ -28,6 +28,22 @@ static size_t limit(const struct branches_report *r, size_t nr)
 	return r->top && r->top < nr ? r->top : nr;
 }
 
+/*
+ * The mispredict columns: the figures, or empty fields when the recording has no
+ * mispredict flags (AMD Zen 3 BRS): unmeasured, never 0.
+ */
+static void misp_u64(struct strbuf *sb, const struct branches_report *r, uint64_t v)
+{
+	if (r->res->has_mispred_flags)
+		strbuf_addf(sb, "%" PRIu64, v);
+}
+
+static void misp_real(struct strbuf *sb, const struct branches_report *r, double v)
+{
+	if (r->res->has_mispred_flags)
+		strbuf_addf(sb, "%.6f", v);
+}
+
 static void sites(struct strbuf *sb, const struct branches_report *r)
 {
 	const struct branch_result *res = r->res;
@@ -50,9 +66,13 @@ static void sites(struct strbuf *sb, const struct branches_report *r)
 		strbuf_addch(sb, ',');
 		if (l && l->file && l->line)
 			strbuf_addf(sb, "%u", l->line);
-		strbuf_addf(sb, ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%s,", s->executions, s->mispredicts,
-			    branch_site_rate(s), branch_site_share(s, &res->counts),
-			    s->type ? branch_type_name(s->type, s->new_type) : "");
+		strbuf_addf(sb, ",%" PRIu64 ",", s->executions);
+		misp_u64(sb, r, s->mispredicts);
+		strbuf_addch(sb, ',');
+		misp_real(sb, r, branch_site_rate(s));
+		strbuf_addch(sb, ',');
+		misp_real(sb, r, branch_site_share(s, &res->counts));
+		strbuf_addf(sb, ",%s,", s->type ? branch_type_name(s->type, s->new_type) : "");
 		field(sb, l ? l->perf_text : NULL);
 		strbuf_addch(sb, '\n');
 	}
@@ -72,8 +92,11 @@ static void edges(struct strbuf *sb, const struct branches_report *r)
 		field(sb, f ? f->perf_text : NULL);
 		strbuf_addch(sb, ',');
 		field(sb, t ? t->perf_text : NULL);
-		strbuf_addf(sb, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n", e->count, e->mispredicts, e->predicted,
-			    e->type ? branch_type_name(e->type, e->new_type) : "");
+		strbuf_addf(sb, ",%" PRIu64 ",", e->count);
+		misp_u64(sb, r, e->mispredicts);
+		strbuf_addch(sb, ',');
+		misp_u64(sb, r, e->predicted);
+		strbuf_addf(sb, ",%s\n", e->type ? branch_type_name(e->type, e->new_type) : "");
 	}
 }
 
@@ -85,12 +108,16 @@ static void types(struct strbuf *sb, const struct branches_report *r)
 	for (size_t i = 0; i < res->nr_types; i++) {
 		const struct branch_type_row *t = &res->types[i];
 
-		strbuf_addf(sb, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f\n", branch_type_name(t->type, t->new_type),
-			    t->sites, t->executions, t->mispredicts,
-			    t->executions ? (double)t->mispredicts / (double)t->executions : 0.0,
-			    res->counts.mispredicted_entries
-				    ? (double)t->mispredicts / (double)res->counts.mispredicted_entries
-				    : 0.0);
+		strbuf_addf(sb, "%s,%" PRIu64 ",%" PRIu64 ",", branch_type_name(t->type, t->new_type), t->sites,
+			    t->executions);
+		misp_u64(sb, r, t->mispredicts);
+		strbuf_addch(sb, ',');
+		misp_real(sb, r, t->executions ? (double)t->mispredicts / (double)t->executions : 0.0);
+		strbuf_addch(sb, ',');
+		misp_real(sb, r, res->counts.mispredicted_entries
+					 ? (double)t->mispredicts / (double)res->counts.mispredicted_entries
+					 : 0.0);
+		strbuf_addch(sb, '\n');
 	}
 }
 

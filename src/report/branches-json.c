@@ -203,6 +203,26 @@ static void kbool(struct jw *w, const char *key, bool b)
 	strbuf_adds(w->sb, b ? "true" : "false");
 }
 
+/*
+ * A mispredict figure, or null when the recording carries no mispredict flags
+ * (AMD Zen 3 BRS sets neither mispred nor predicted): unmeasured, never 0.
+ */
+static void kmisp(struct jw *w, const struct branches_report *r, const char *key, uint64_t v)
+{
+	if (r->res->has_mispred_flags)
+		ku64(w, key, v);
+	else
+		knull(w, key);
+}
+
+static void kmisp_real(struct jw *w, const struct branches_report *r, const char *key, double v)
+{
+	if (r->res->has_mispred_flags)
+		kreal(w, key, v);
+	else
+		knull(w, key);
+}
+
 static size_t limit(const struct branches_report *r, size_t nr)
 {
 	return r->top && r->top < nr ? r->top : nr;
@@ -253,9 +273,9 @@ static void sites(struct jw *w, const struct branches_report *r)
 		loc_fields(w, l);
 		kstr(w, "symbol", l ? l->perf_text : NULL);
 		ku64(w, "executions", s->executions);
-		ku64(w, "mispredicts", s->mispredicts);
-		kreal(w, "rate", branch_site_rate(s));
-		kreal(w, "share", branch_site_share(s, &res->counts));
+		kmisp(w, r, "mispredicts", s->mispredicts);
+		kmisp_real(w, r, "rate", branch_site_rate(s));
+		kmisp_real(w, r, "share", branch_site_share(s, &res->counts));
 		kstr(w, "type", s->type ? branch_type_name(s->type, s->new_type) : NULL);
 		kstr(w, "type_source", type_sources[s->type_source < 3 ? s->type_source : 0]);
 		ku64(w, "targets", s->nr_targets);
@@ -280,8 +300,8 @@ static void edges(struct jw *w, const struct branches_report *r)
 		kstr(w, "from_symbol", f ? f->perf_text : NULL);
 		kstr(w, "to_symbol", t ? t->perf_text : NULL);
 		ku64(w, "count", e->count);
-		ku64(w, "mispredicts", e->mispredicts);
-		ku64(w, "predicted", e->predicted);
+		kmisp(w, r, "mispredicts", e->mispredicts);
+		kmisp(w, r, "predicted", e->predicted);
 		kstr(w, "type", e->type ? branch_type_name(e->type, e->new_type) : NULL);
 		obj_end(w);
 	}
@@ -321,11 +341,11 @@ static void types(struct jw *w, const struct branches_report *r)
 		kstr(w, "type", branch_type_name(t->type, t->new_type));
 		ku64(w, "sites", t->sites);
 		ku64(w, "executions", t->executions);
-		ku64(w, "mispredicts", t->mispredicts);
-		kreal(w, "rate", t->executions ? (double)t->mispredicts / (double)t->executions : 0.0);
-		kreal(w, "share", res->counts.mispredicted_entries
-					  ? (double)t->mispredicts / (double)res->counts.mispredicted_entries
-					  : 0.0);
+		kmisp(w, r, "mispredicts", t->mispredicts);
+		kmisp_real(w, r, "rate", t->executions ? (double)t->mispredicts / (double)t->executions : 0.0);
+		kmisp_real(w, r, "share", res->counts.mispredicted_entries
+						  ? (double)t->mispredicts / (double)res->counts.mispredicted_entries
+						  : 0.0);
 		obj_end(w);
 	}
 	arr_end(w);
@@ -415,8 +435,8 @@ int report_branches_json(struct strbuf *out, const struct branches_report *r, st
 	ku64(&w, "samples", c->samples);
 	ku64(&w, "samples_with_branches", c->samples_with_stack);
 	ku64(&w, "branch_entries", c->branch_entries);
-	ku64(&w, "mispredicted_entries", c->mispredicted_entries);
-	ku64(&w, "predicted_entries", c->predicted_entries);
+	kmisp(&w, r, "mispredicted_entries", c->mispredicted_entries);
+	kmisp(&w, r, "predicted_entries", c->predicted_entries);
 	ku64(&w, "lost_samples", c->lost + c->lost_samples);
 	obj(&w, "lost");
 	ku64(&w, "lost_records", c->lost);

@@ -201,6 +201,7 @@ int diff_json_print(FILE *out, const struct diff_result *r, struct tdp_err *err)
 	jput(doc, "sites_only_b", json_integer((json_int_t)r->sites_only_b), &failed);
 	jput(doc, "edges", edges_array(r, &failed), &failed);
 	jput(doc, "edges_matched", json_integer((json_int_t)r->edges_matched), &failed);
+	jput(doc, "edge_measure", jstr_or_null(r->edge_measure), &failed);
 	if (failed)
 		rc = tdp_err_oom(err);
 	else if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) ||

@@ -109,7 +109,8 @@ static void print_edges(FILE *out, const struct diff_result *r)
 {
 	if (!r->nr_edges)
 		return;
-	fprintf(out, "\n  edges by change (matched %zu)\n", r->edges_matched);
+	fprintf(out, "\n  edges by change in %s (matched %zu)\n", r->edge_measure ? r->edge_measure : "count",
+		r->edges_matched);
 	for (size_t i = 0; i < r->nr_edges_nonzero && i < r->opts.top; i++) {
 		const struct diff_edge *e = &r->edges[i];
 		const struct tdoc_edge *any = e->b ? e->b : e->a;

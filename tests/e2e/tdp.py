@@ -6,8 +6,10 @@ Each test file is a script: it defines functions named test_*, and ends with
 """
 import json
 import os
+import struct
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -84,6 +86,36 @@ def no_pmu():
         return not r.json().get("hardware_events_open", False)
     except AssertionError:
         return True
+
+
+def brs_like_copy(src):
+    """A copy of the perf.data `src` whose branch entries carry neither mispred nor predicted
+    (bits 0 and 1 of perf_branch_entry.flags cleared), as AMD Zen 3 BRS records them.
+    Only for single-attr files whose samples are IP|TID|TIME|BRANCH_STACK without hw_index."""
+    data = bytearray(open(src, "rb").read())
+    check(data[:8] == b"PERFILE2", "%s is a file-mode perf.data" % src)
+    attr_size, attrs_off, attrs_size, data_off, data_size = struct.unpack_from("<Q QQ QQ", data, 16)
+    check(attrs_size == attr_size, "%s has one attr" % src)
+    sample_type, = struct.unpack_from("<Q", data, attrs_off + 24)
+    branch_sample_type, = struct.unpack_from("<Q", data, attrs_off + 72)
+    check(sample_type == (1 | 2 | 4 | 1 << 11) and not branch_sample_type & (1 << 17),
+              "%s samples are IP|TID|TIME|BRANCH_STACK without hw_index" % src)
+    pos, cleared = data_off, 0
+    while pos < data_off + data_size:
+        rtype, _, size = struct.unpack_from("<IHH", data, pos)
+        if rtype == 9:  # PERF_RECORD_SAMPLE: header, ip, pid/tid, time, then nr and the entries
+            nr, = struct.unpack_from("<Q", data, pos + 32)
+            for k in range(nr):
+                at = pos + 40 + 24 * k + 16
+                flags, = struct.unpack_from("<Q", data, at)
+                struct.pack_into("<Q", data, at, flags & ~3)
+                cleared += 1
+        pos += size
+    check(cleared > 0, "entries were found to clear")
+    out = tempfile.NamedTemporaryFile(prefix="tdprof-brs-", suffix=".data", delete=False)
+    out.write(data)
+    out.close()
+    return out.name
 
 
 def main(env):

@@ -320,4 +320,33 @@ def test_sort_and_top():
     tdp.check(ex == sorted(ex, reverse=True), "--sort executions: not ranked")
 
 
+def test_no_mispredict_flags_are_null_not_zero():
+    """A recording without mispredict flags (AMD Zen 3 BRS) measures no mispredicts:
+    every mispredict figure is null in JSON (never 0), and the text says so."""
+    import os
+    path = tdp.brs_like_copy(fixture(FIXTURES[1]))
+    try:
+        r = tdp.run("branches", "report", "-i", path, "--json", "-n", "0")
+        tdp.expect_exit(r, 0)
+        j = r.json()
+        tdp.check(j["mispredict_flags"] is False, "no mispredict flags", r)
+        tdp.check(j["mispredicted_entries"] is None, "mispredicted_entries null, not 0", r)
+        tdp.check(j["branch_entries"] > 0 and j["sites"] and j["edges"], "entries, sites and edges remain", r)
+        for s in j["sites"]:
+            tdp.check(s["mispredicts"] is None and s["rate"] is None and s["share"] is None,
+                      "site %s: mispredict figures null" % s["address"], r)
+        for e in j["edges"]:
+            tdp.check(e["mispredicts"] is None, "edge %s->%s: mispredicts null" % (e["from"], e["to"]), r)
+        t = tdp.run("branches", "report", "-i", path)
+        tdp.expect_exit(t, 0)
+        tdp.expect_in("mispredicted: not recorded", t.out, "stdout", t)
+        c = tdp.run("branches", "report", "-i", path, "--csv")
+        tdp.expect_exit(c, 0)
+        rows = [l.split(",") for l in c.out.splitlines()[1:3]]
+        tdp.check(rows and all(row[8:11] == ["", "", ""] for row in rows),
+                  "CSV: mispredicts, rate and share are empty fields, not 0", c)
+    finally:
+        os.unlink(path)
+
+
 tdp.main(globals())

@@ -337,4 +337,30 @@ def test_acceptance_page_in_chromium():
     chromium.screenshot(page, os.path.join(tdp.BUILD_ROOT, "tests", "e2e", "html-acceptance.png"))
 
 
+def test_recording_without_mispredict_flags_is_not_compared_as_zero():
+    """A BRS-like recording (no mispredict flags: null mispredicts) against the same recording
+    with flags: the comparison must not invent mispredict changes from nulls; it falls back
+    to a measure both documents have, and says which."""
+    src = tdp.shared("perfdata", "perf.data.branch_stack_spec")
+    brs = tdp.brs_like_copy(src)
+    try:
+        a = tdp.run("branches", "report", "-i", brs, "--json", "-n", "0", "-o", path("brs-a.json"))
+        tdp.expect_exit(a, 0)
+        b = tdp.run("branches", "report", "-i", src, "--json", "-n", "0", "-o", path("brs-b.json"))
+        tdp.expect_exit(b, 0)
+        r = tdp.run("diff", path("brs-a.json"), path("brs-b.json"), "--json")
+        tdp.expect_exit(r, 0)
+        d = r.json()
+        tdp.check(d["measure"] == "executions", "sites compared by executions, not null mispredicts", r)
+        tdp.check(d["edge_measure"] == "count", "edges compared by count", r)
+        tdp.check(all(s["delta"] == 0 for s in d["sites"]), "the same recording: no site changed", r)
+        t = tdp.run("diff", path("brs-a.json"), path("brs-b.json"))
+        tdp.expect_in("sites by change in executions", t.out, "stdout", t)
+        both = tdp.run("diff", path("brs-b.json"), path("brs-b.json"), "--json").json()
+        tdp.check(both["measure"] == "mispredicts" and both["edge_measure"] == "mispredicts",
+                  "two recordings with flags are compared by mispredicts", r)
+    finally:
+        os.unlink(brs)
+
+
 tdp.main(globals())
