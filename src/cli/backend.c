@@ -40,8 +40,10 @@ int backend_select(const char *cmd, const char *choice, const struct backend_sel
 	}
 	if (!strcmp(choice, "sim")) {
 		if (!o->can_sim)
-			return msg_usage(cmd, "the simulation runs a command with the default events: it cannot "
-					      "watch a running process, CPUs or custom events ('-e')");
+			return msg_usage(cmd, "%s", o->no_sim_why ? o->no_sim_why
+								   : "the simulation runs a command with the default events: it "
+								     "cannot watch a running process, CPUs or custom events "
+								     "('-e')");
 		*out = BACKEND_SIM;
 		return EXIT_OK;
 	}

@@ -44,6 +44,7 @@
 
 struct backend_select_opts {
 	bool can_sim;      /* the command can simulate (a command to run, default events) */
+	const char *no_sim_why; /* when !can_sim: why, for the message (NULL: the general reason) */
 	bool can_import;   /* the command reads counts from a file (--import) */
 	bool has_import;   /* --import FILE was given */
 	bool auto_pmu;     /* auto keeps the PMU even without hardware events: stat only, whose

@@ -306,6 +306,25 @@ out:
 	return rc;
 }
 
+/* Why --backend=sim cannot do what the options ask (NULL when it can). */
+static const char *stat_no_sim_why(bool has_cmd, const char *events, bool attach, bool cpus, long repeat,
+				   long interval)
+{
+	if (attach)
+		return "the simulation runs a command under valgrind: it cannot watch a running process ('-p', '-t')";
+	if (cpus)
+		return "the simulation runs a command under valgrind: it cannot count CPUs ('-a', '-C')";
+	if (!has_cmd)
+		return "the simulation runs a command under valgrind: give it after '--'";
+	if (events)
+		return "the simulation estimates its own fixed set of events: it cannot count '-e' events";
+	if (repeat > 1)
+		return "'-r': the simulation is deterministic, every run gives the same figures; run it once";
+	if (interval)
+		return "'-I': the simulation gives totals for the whole run, not intervals";
+	return NULL;
+}
+
 int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 {
 	char *events = NULL;
@@ -389,6 +408,9 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 			    &(struct backend_select_opts){ .can_sim = so.argv && !events && !pid_s && !tid_s &&
 									!all_cpus && !cpu_list && repeat == 1 &&
 									!interval,
+							   .no_sim_why = stat_no_sim_why(so.argv != NULL, events, pid_s || tid_s,
+											  all_cpus || cpu_list, repeat,
+											  interval),
 							   .auto_pmu = true },
 			    &chosen);
 	if (rc)

@@ -57,7 +57,7 @@ def test_topdown_sim_text_says_estimate():
 
 
 def test_backend_usage_errors():
-    for args, text in ((["stat", "--backend=sim", "-e", "cycles", "--", "true"], "the simulation runs a command"),
+    for args, text in ((["stat", "--backend=sim", "-e", "cycles", "--", "true"], "its own fixed set of events"),
                        (["topdown", "--backend=import", "--", "true"], "needs the file"),
                        (["why", "--backend=import", "--", "true"], "'import' is not one of"),
                        (["stat", "--backend=bogus", "--", "true"], "bogus")):
@@ -73,6 +73,18 @@ def test_backend_pmu_without_a_pmu():
         r = tdp.run(cmd, "--backend=pmu", "--", "true")
         tdp.expect_exit(r, 1)
         tdp.expect_in("hardware counters are unavailable", r.err, "stderr", r)
+
+
+def test_stat_sim_refusals_say_why():
+    """--backend=sim cannot do everything stat can: each refusal names the option and why."""
+    cases = [(["-r", "2"], "deterministic"), (["-e", "cycles"], "'-e'"), (["-I", "100"], "'-I'")]
+    for opts, why in cases:
+        r = tdp.run("stat", "--backend=sim", *opts, "--", "true")
+        tdp.expect_exit(r, 2)
+        tdp.expect_in(why, r.err, "stderr of stat --backend=sim %s" % " ".join(opts), r)
+    r = tdp.run("stat", "--backend=sim", "-p", "1")
+    tdp.expect_exit(r, 2)
+    tdp.expect_in("'-p'", r.err, "stderr", r)
 
 
 tdp.main(globals())
