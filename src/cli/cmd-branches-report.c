@@ -256,7 +256,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	r.backend = recorded_by_tdprof(feat) ? "pmu" : "import";
 	if (recorded_by_tdprof(feat))
 		snprintf(recorder, sizeof(recorder), "%s", feat->version ? feat->version : "tdprof");
-	else if (feat->version)
+	else if (feat->version && feat->version[0])
 		snprintf(recorder, sizeof(recorder), "perf %s", feat->version);
 	else
 		recorder[0] = 0;

@@ -242,6 +242,8 @@ size_t tdp_harness_format_json(const struct tdp_harness_result *r, char *buf, si
 	} else {
 		outf(&o, "null");
 	}
+	/* the vendor's extra level-1 nodes, named as such (design.md), as topdown does */
+	outf(&o, ", \"extra\": [%s]", r->has_topdown && !isnan(r->smt_contention) ? "\"smt_contention\"" : "");
 	outf(&o, ", \"context_switches\": %llu, \"migrations\": %llu, \"page_faults\": %llu, \"remeasured\": %u, "
 	     "\"disturbed_repetitions\": %u, \"steal_ms\": ",
 	     (unsigned long long)r->context_switches, (unsigned long long)r->migrations,

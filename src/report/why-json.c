@@ -61,7 +61,8 @@ static json_t *triage(const struct diag *d, bool *failed)
 	jput(o, "branch_mpki", num(m->branch_mpki), failed);
 	jput(o, "l1i_mpki", num(m->l1i_mpki), failed);
 	jput(o, "llc_mpki", num(m->llc_mpki), failed);
-	jput(o, "next", json_string(triage_next_name(d->route.next)), failed);
+	jput(o, "next", d->route.next == TRIAGE_UNKNOWN ? json_null() : json_string(triage_next_name(d->route.next)),
+	     failed);
 	jput(o, "reason", d->route.reason[0] ? json_string(d->route.reason) : json_null(), failed);
 	return o;
 }
