@@ -8,6 +8,7 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/output.h"
 #include "base/err.h"
 #include "base/file.h"
 #include "base/strbuf.h"
@@ -86,32 +87,6 @@ struct report_opts {
 	bool json, csv, folded, source, disasm;
 	long top;
 };
-
-static int write_output(const char *path, const struct strbuf *sb)
-{
-	int fd, rc;
-
-	if (!path) {
-		if (fwrite(sb->buf, 1, sb->len, stdout) != sb->len || fflush(stdout)) {
-			msg_error("cannot write the report to standard output: %s", strerror(errno));
-			return EXIT_ANALYSIS;
-		}
-		return EXIT_OK;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		msg_error("cannot open '%s' for writing: %s", path, strerror(errno));
-		return EXIT_ANALYSIS;
-	}
-	rc = tdp_write_all(fd, sb->buf, sb->len);
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (rc) {
-		msg_error("cannot write '%s': %s", path, strerror(-rc));
-		return EXIT_ANALYSIS;
-	}
-	return EXIT_OK;
-}
 
 static enum branches_view parse_view(const char *by)
 {
@@ -341,7 +316,7 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 	strbuf_init(&out, 1u << 30);
 	status = run(&o, &out);
 	if (status == EXIT_OK)
-		status = write_output(o.output, &out);
+		status = output_write(o.output, out.buf, out.len);
 	strbuf_release(&out);
 	return status;
 }

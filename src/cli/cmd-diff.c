@@ -8,6 +8,7 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/output.h"
 #include "base/err.h"
 #include "base/file.h"
 #include "diff/diff.h"
@@ -130,24 +131,6 @@ static int load(const char *path, struct tdoc **out)
 	return EXIT_OK;
 }
 
-static FILE *open_out(const char *path)
-{
-	FILE *f = fopen(path, "we");
-
-	if (!f)
-		msg_error("cannot open '%s' for writing: %s", path, strerror(errno));
-	return f;
-}
-
-static int close_out(FILE *f, const char *path)
-{
-	if (fclose(f)) {
-		msg_error("cannot write '%s': %s", path, strerror(errno));
-		return EXIT_ANALYSIS;
-	}
-	return EXIT_OK;
-}
-
 static int write_html(const struct diff_cli *c, const struct diff_result *r, struct tdoc *a, struct tdoc *b)
 {
 	struct html_opts ho = HTML_OPTS_INIT;
@@ -167,7 +150,7 @@ static int write_html(const struct diff_cli *c, const struct diff_result *r, str
 		msg_err(&err);
 		return EXIT_ANALYSIS;
 	}
-	f = open_out(c->html_path);
+	f = output_open(c->html_path);
 	if (!f)
 		return EXIT_USAGE;
 	ret = html_print_diff(f, r, &ho, &err);
@@ -176,7 +159,7 @@ static int write_html(const struct diff_cli *c, const struct diff_result *r, str
 		fclose(f);
 		return EXIT_ANALYSIS;
 	}
-	return close_out(f, c->html_path);
+	return output_close(f, c->html_path);
 }
 
 int cmd_diff(int argc, char **argv, struct tdp_ctx *ctx)
@@ -213,7 +196,7 @@ int cmd_diff(int argc, char **argv, struct tdp_ctx *ctx)
 	}
 	if (c.html_path && (rc = write_html(&c, &r, a, b)))
 		goto out;
-	if (c.out_path && !(out = open_out(c.out_path))) {
+	if (!(out = output_open(c.out_path))) {
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -225,7 +208,7 @@ int cmd_diff(int argc, char **argv, struct tdp_ctx *ctx)
 	} else {
 		diff_text_print(out, &r);
 	}
-	if (out != stdout && close_out(out, c.out_path))
+	if (output_close(out, c.out_path))
 		rc = EXIT_ANALYSIS;
 out:
 	diff_result_release(&r);

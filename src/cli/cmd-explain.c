@@ -8,6 +8,7 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/output.h"
 #include "base/strbuf.h"
 #include "model/advice.h"
 
@@ -147,28 +148,6 @@ static void list_text(struct strbuf *out, size_t width)
 	}
 }
 
-static int write_out(const char *path, const struct strbuf *sb)
-{
-	FILE *f = path ? fopen(path, "we") : stdout;
-	int err;
-
-	if (!f) {
-		msg_error("cannot open '%s' for writing: %s", path, strerror(errno));
-		return EXIT_USAGE;
-	}
-	fwrite(sb->buf, 1, sb->len, f);
-	err = ferror(f);
-	if (path)
-		err = fclose(f) || err;
-	else
-		err = fflush(f) || err;
-	if (err) {
-		msg_error("cannot write '%s': %s", path ? path : "standard output", strerror(errno));
-		return EXIT_ANALYSIS;
-	}
-	return EXIT_OK;
-}
-
 static int unknown_node(const char *node)
 {
 	const char *sug[3];
@@ -240,7 +219,7 @@ int cmd_explain(int argc, char **argv, struct tdp_ctx *ctx)
 		msg_error("out of memory");
 		status = EXIT_ANALYSIS;
 	} else {
-		status = write_out(output, &out);
+		status = output_write(output, out.buf, out.len);
 	}
 	strbuf_release(&out);
 	return status;

@@ -7,6 +7,7 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/output.h"
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "cpu/cpu.h"
@@ -94,32 +95,6 @@ static void topdown_reason(const struct cpu_system *s, const char *model, struct
 	}
 }
 
-static int write_output(const char *path, const struct strbuf *sb)
-{
-	int fd, rc;
-
-	if (!path) {
-		if (fwrite(sb->buf, 1, sb->len, stdout) != sb->len || fflush(stdout)) {
-			msg_error("cannot write the report to standard output: %s", strerror(errno));
-			return EXIT_ANALYSIS;
-		}
-		return EXIT_OK;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		msg_error("cannot open '%s' for writing: %s", path, strerror(errno));
-		return EXIT_ANALYSIS;
-	}
-	rc = tdp_write_all(fd, sb->buf, sb->len);
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (rc) {
-		msg_error("cannot write '%s': %s", path, strerror(-rc));
-		return EXIT_ANALYSIS;
-	}
-	return EXIT_OK;
-}
-
 int cmd_info(int argc, char **argv, struct tdp_ctx *ctx)
 {
 	bool json = false;
@@ -179,7 +154,7 @@ int cmd_info(int argc, char **argv, struct tdp_ctx *ctx)
 		msg_err(&err);
 		status = exitcode_from_err(rc);
 	} else {
-		status = write_output(output, &out);
+		status = output_write(output, out.buf, out.len);
 	}
 	strbuf_release(&out);
 	strbuf_release(&reason);

@@ -10,6 +10,7 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/output.h"
 #include "base/err.h"
 #include "base/strbuf.h"
 
@@ -193,24 +194,6 @@ static void build_text(struct strbuf *sb, const struct loop_job *j, json_t *res,
 			strbuf_addf(sb, "  note: %s\n", json_string_value(v));
 }
 
-static int write_output(const char *output, const char *text, size_t len)
-{
-	FILE *f = output ? fopen(output, "w") : stdout;
-	int rc = EXIT_OK;
-
-	if (!f) {
-		msg_error("cannot write '%s': %s", output, strerror(errno));
-		return EXIT_ANALYSIS;
-	}
-	if (fwrite(text, 1, len, f) != len || fflush(f)) {
-		msg_error("cannot write '%s': %s", output ? output : "standard output", strerror(errno));
-		rc = EXIT_ANALYSIS;
-	}
-	if (output)
-		fclose(f);
-	return rc;
-}
-
 /* Report a failure of the build side, with the compiler's words when there are some. */
 static int fail(const struct tdp_err *err, struct strbuf *diag)
 {
@@ -355,7 +338,7 @@ static int measure(struct loop_job *j, long cpu, long reps, double target_ms, bo
 	}
 	if (j->keep)
 		msg_note("the generated program and its source are in '%s'", j->dir);
-	rc = write_output(output, text.buf, text.len);
+	rc = output_write(output, text.buf, text.len);
 out:
 	json_decref(res);
 	json_decref(doc_json);

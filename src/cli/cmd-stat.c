@@ -8,6 +8,7 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/output.h"
 #include "base/alloc.h"
 #include "base/countset.h"
 #include "base/err.h"
@@ -281,9 +282,8 @@ static int run_sim(char *const *argv, const char *machine, const char *out_path,
 	rep.hw_note = note.buf;
 	if (sep)
 		msg_note("%s", note.buf);
-	if (out_path && !(out = fopen(out_path, "we"))) {
+	if (!(out = output_open(out_path))) {
 		out = stdout;
-		msg_error("cannot open '%s' for writing: %s", out_path, strerror(errno));
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -294,10 +294,8 @@ static int run_sim(char *const *argv, const char *machine, const char *out_path,
 	}
 	rc = s.run.status;
 out:
-	if (out != stdout && fclose(out) != 0 && rc == EXIT_OK) {
-		msg_error("cannot write '%s': %s", out_path, strerror(errno));
+	if (output_close(out, out != stdout ? out_path : NULL) && rc == EXIT_OK)
 		rc = EXIT_ANALYSIS;
-	}
 	strbuf_release(&cmd);
 	strbuf_release(&target);
 	strbuf_release(&note);
@@ -435,14 +433,10 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 		goto out;
 	}
 	hide_llc = events == NULL;
-	if (out_path) {
-		out = fopen(out_path, "we");
-		if (!out) {
-			out = stdout;
-			msg_error("cannot open '%s' for writing: %s", out_path, strerror(errno));
-			rc = EXIT_USAGE;
-			goto out;
-		}
+	if (!(out = output_open(out_path))) {
+		out = stdout;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 
 	L.out = out;
@@ -525,15 +519,8 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 			msg_note("counting stopped by SIG%s", sig);
 	}
 out:
-	if (out != stdout) {
-		if (fclose(out) != 0 && rc == EXIT_OK) {
-			msg_error("cannot write '%s': %s", out_path, strerror(errno));
-			rc = EXIT_ANALYSIS;
-		}
-	} else if (fflush(stdout) != 0 && rc == EXIT_OK) {
-		msg_error("cannot write the results: %s", strerror(errno));
+	if (output_close(out, out != stdout ? out_path : NULL) && rc == EXIT_OK)
 		rc = EXIT_ANALYSIS;
-	}
 	strbuf_release(&cmd);
 	strbuf_release(&target);
 	strbuf_release(&note);

@@ -8,6 +8,7 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/output.h"
 #include "base/alloc.h"
 #include "base/countset.h"
 #include "base/err.h"
@@ -221,16 +222,11 @@ static int use_means(struct model_runs *runs, struct metric_tree *mean, struct t
 static int render(const struct topdown_opts *to, struct topdown_report *r, struct tdp_ctx *ctx)
 {
 	struct tdp_err err = TDP_ERR_INIT;
-	FILE *out = stdout;
+	FILE *out = output_open(to->out_path);
 	int rc = EXIT_OK;
 
-	if (to->out_path) {
-		out = fopen(to->out_path, "we");
-		if (!out) {
-			msg_error("cannot open '%s' for writing: %s", to->out_path, strerror(errno));
-			return EXIT_USAGE;
-		}
-	}
+	if (!out)
+		return EXIT_USAGE;
 	r->bars = !to->json && !to->out_path && ctx->stdout_tty;
 	r->verbose = ctx->verbose > 0;
 	if (to->json) {
@@ -243,10 +239,8 @@ static int render(const struct topdown_opts *to, struct topdown_report *r, struc
 		if (r->repeat)
 			repeat_text_print(out, r->repeat, r->trees[0]);
 	}
-	if (out != stdout && fclose(out)) {
-		msg_error("cannot write '%s': %s", to->out_path, strerror(errno));
+	if (output_close(out, to->out_path))
 		rc = EXIT_ANALYSIS;
-	}
 	if (rc == EXIT_OK && to->html)
 		rc = write_html(to->html, r);
 	return rc;

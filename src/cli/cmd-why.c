@@ -9,6 +9,8 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/why-drill.h"
+#include "cli/output.h"
 #include "base/alloc.h"
 #include "base/countset.h"
 #include "base/err.h"
@@ -30,7 +32,8 @@ const char cmd_why_summary[] = "the whole workflow in one command: why is it slo
 static const struct cmd_doc doc = {
 	.name = "why",
 	.summary = cmd_why_summary,
-	.usage = "why [--backend=auto|pmu|sim] [--sim-machine M] [-l 1|2] [-n TOP] [--json] [-o FILE] -- CMD [ARGS]",
+	.usage = "why [--backend=auto|pmu|sim] [--sim-machine M] [-l 1|2] [--no-drill] [-n TOP] [--json] [-o FILE] -- "
+		 "CMD [ARGS]",
 	.description =
 		"Runs CMD once and goes through the top-down workflow for you: triage (CPI, branch, i-cache and "
 		"last-level-cache misses per 1000 instructions), the top-down tree (level 2 where the backend "
@@ -47,6 +50,15 @@ static const struct cmd_doc doc = {
 		"every figure is then an estimate (simulated), and the output says so. A simulated run takes "
 		"20-100 times the normal run time; progress lines go to stderr. --backend=pmu fails (exit 1) "
 		"where no hardware event opens, with the reason.\n"
+		"\n"
+		"The drill-down on the PMU runs CMD a second time, sampled: for Bad Speculation with the branch "
+		"records of this machine ('tdprof info' names them: Intel LBR, AMD LbrExtV2 or BRS, Arm BRBE or "
+		"SPE), ranked by mispredicted records per source line with the disassembly around the worst "
+		"branch; without any, and for every other bucket, with the instruction pointers of cycles samples "
+		"(the hot lines and functions, the hot code footprint for Frontend Bound, the 'tdprof loop' "
+		"command for the hottest function). The recording stays in memory; the figures are samples and "
+		"say so. --no-drill skips that second run. Where no top-down model applies to the CPU (a core "
+		"without slot events), the PMU run gives the triage counts and the hot code, without a verdict.\n"
 		"\n"
 		"The verdict is the level-1 node above its threshold (Retiring 80 %, Bad Speculation 15 %, "
 		"Frontend Bound 20 %, Backend Bound 40 %) with the largest share of slots, or, when none is, the "
@@ -75,6 +87,7 @@ struct why_opts {
 	long level, top;
 	long repeat;       /* -r N (0: once) */
 	bool json;
+	bool no_drill;     /* --no-drill: no second, sampled run (PMU) */
 };
 
 static int json_doc(FILE *out, const void *r, struct tdp_err *err)
@@ -139,14 +152,12 @@ static int use_means(struct model_runs *runs, struct diag *d, struct why_report 
 static int render(const struct why_opts *wo, const struct why_report *r, struct tdp_ctx *ctx)
 {
 	struct tdp_err err = TDP_ERR_INIT;
-	FILE *out = stdout;
+	FILE *out = output_open(wo->out_path);
 	struct why_report rr = *r;
 	int rc = EXIT_OK;
 
-	if (wo->out_path && !(out = fopen(wo->out_path, "we"))) {
-		msg_error("cannot open '%s' for writing: %s", wo->out_path, strerror(errno));
+	if (!out)
 		return EXIT_USAGE;
-	}
 	rr.verbose = ctx->verbose > 0;
 	if (wo->json) {
 		if (why_json_print(out, &rr, &err)) {
@@ -158,10 +169,8 @@ static int render(const struct why_opts *wo, const struct why_report *r, struct 
 		if (rr.repeat && rr.d->has_tree)
 			repeat_text_print(out, rr.repeat, &rr.d->tree);
 	}
-	if (out != stdout ? fclose(out) != 0 : fflush(out) != 0) {
-		msg_error("cannot write '%s': %s", wo->out_path ? wo->out_path : "stdout", strerror(errno));
+	if (output_close(out, wo->out_path))
 		rc = EXIT_ANALYSIS;
-	}
 	if (rc == EXIT_OK && wo->html)
 		rc = write_html(wo->html, &rr);
 	return rc;
@@ -265,11 +274,12 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 	struct model_runs runs = MODEL_RUNS_INIT;
 	size_t n = wo->repeat > 1 ? (size_t)wo->repeat : 1;
 	int rc = EXIT_OK, saved;
+	char *exe = wo->no_drill ? NULL : why_drill_exe(argv[0]), cwd[4096];
 
 	backend_pmu_init(&p);
 	diag_init(&d);
 	runs.requested = n;
-	fill_opts(&o, wo, NULL, NULL, command);
+	fill_opts(&o, wo, exe, exe && getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);
 	for (size_t i = 0; i < n; i++) {
 		if (i) {
 			diag_release(&d);
@@ -279,6 +289,7 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 			msg_progress("run %zu of %zu", i + 1, n);
 		}
 		saved = backend_divert_stdout(divert(wo));
+		p.allow_no_model = true;
 		rc = backend_pmu_run(argv, (int)wo->level, &p);
 		backend_restore_stdout(saved);
 		if (rc)
@@ -288,6 +299,8 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 			rc = EXIT_ANALYSIS;
 			goto out;
 		}
+		if (!p.model)
+			why_drill_no_model(&d, p.no_model);
 		if (n == 1 || add_run(&runs, &d, false, &rc) || p.res.signal)
 			break;
 	}
@@ -297,10 +310,14 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 	r.command = command;
 	r.workload_ran = p.res.workload_ran;
 	r.exit_status = p.res.workload_ran ? exitcode_from_wait(p.res.wstatus) : 0;
+	if (!wo->no_drill && p.res.workload_ran && !p.res.signal)
+		why_drill_pmu(&d, &(struct why_drill_in){ argv, divert(wo), p.res.counts.elapsed_ns / 1e9,
+							  r.exit_status, &o });
 	rc = render(wo, &r, ctx);
 	if (rc == EXIT_OK)
 		rc = r.exit_status;
 out:
+	tdp_free(exe);
 	diag_release(&d);
 	model_runs_release(&runs);
 	backend_pmu_release(&p);
@@ -320,6 +337,8 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_LONG('r', "repeat", &wo.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
 							 "interval (Student's t); the diagnosis is the last run's",
 			 1, MODEL_RUNS_MAX),
+		OPT_BOOL(0, "no-drill", &wo.no_drill, "PMU: no second, sampled run of CMD for the sites of the "
+						       "bottleneck (the diagnosis then names the command that traces them)"),
 		OPT_GROUP("output"),
 		OPT_LONG('n', "top", &wo.top, "N", "sites listed (default 10; JSON and -v list them all up to N)", 1,
 			 DIAG_MAX_SITES),
@@ -341,6 +360,8 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		return rc;
 	if (wo.machine && b != BACKEND_SIM)
 		msg_warning("'--sim-machine' applies to the simulated backend only: the PMU measures this machine");
+	if (wo.no_drill && b == BACKEND_SIM)
+		msg_note("'--no-drill' applies to the PMU backend: the simulation's sites come from its one run");
 	backend_join_command(&cmd, argv + i);
 	if (strbuf_failed(&cmd)) {
 		msg_error("out of memory");

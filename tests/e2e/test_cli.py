@@ -79,4 +79,26 @@ def test_unknown_command_option_is_usage_error():
     tdp.expect_in("tdprof: try 'tdprof stat --help'", r.err, "stderr", r)
 
 
+def test_output_file_errors_are_the_same_everywhere():
+    """-o FILE: a path that cannot be created is a bad argument (exit 2), a write that
+    fails (a full disk: /dev/full) is exit 1; both name the file (src/cli/output.c)."""
+    import os
+    import tempfile
+    bad = os.path.join(tempfile.mkdtemp(prefix="tdprof-cli-"), "no", "such", "dir", "out")
+    perfdata = os.path.join(tdp.SHARED, "perfdata", "perf.data.branch_stack_spec")
+    commands = [  # (arguments before -o FILE, arguments after it)
+        (["info"], []),
+        (["explain", "core_bound"], []),
+        (["stat", "-e", "task-clock"], ["--", "true"]),
+    ]
+    if os.path.exists(perfdata):
+        commands.append((["branches", "report", "-i", perfdata], []))
+    for before, after in commands:
+        r = tdp.run(*before, "-o", bad, *after)
+        tdp.expect_exit(r, 2)
+        tdp.expect_in("cannot open '%s' for writing" % bad, r.err, "stderr of %s" % before[0], r)
+        r = tdp.run(*before, "-o", "/dev/full", *after)
+        tdp.expect_exit(r, 1)
+        tdp.expect_in("cannot write '/dev/full'", r.err, "stderr of %s" % before[0], r)
+
 tdp.main(globals())

@@ -227,7 +227,7 @@ def test_output_file():
             doc = json.load(f)
         tdp.check(doc["backend"] in ("pmu", "sim"), "the file holds the document", r)
         r = tdp.run("info", "-o", os.path.join(d, "no", "such", "dir", "x"))
-        tdp.expect_exit(r, 1)
+        tdp.expect_exit(r, 2)
         tdp.expect_in("cannot open '%s' for writing" % os.path.join(d, "no", "such", "dir", "x"), r.err,
                       "stderr", r)
     finally:

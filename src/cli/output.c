@@ -1,0 +1,47 @@
+/* output.c: the result stream of a command (see output.h). */
+#include "cli/output.h"
+#include "cli/exitcode.h"
+#include "cli/msg.h"
+
+#include <errno.h>
+#include <string.h>
+
+FILE *output_open(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return stdout;
+	f = fopen(path, "we");
+	if (!f)
+		msg_error("cannot open '%s' for writing: %s", path, strerror(errno));
+	return f;
+}
+
+int output_close(FILE *f, const char *path)
+{
+	/* ferror() catches a failed write that an earlier fwrite()/fprintf() did not report */
+	int failed = fflush(f) != 0 || ferror(f);
+	int e = errno;
+
+	if (f != stdout && fclose(f) != 0 && !failed) {
+		failed = 1;
+		e = errno;
+	}
+	if (failed) {
+		msg_error("cannot write '%s': %s", path ? path : "standard output", strerror(e ? e : EIO));
+		return EXIT_ANALYSIS;
+	}
+	return EXIT_OK;
+}
+
+int output_write(const char *path, const void *buf, size_t len)
+{
+	FILE *f = output_open(path);
+
+	if (!f)
+		return EXIT_USAGE;
+	if (len)
+		fwrite(buf, 1, len, f);
+	return output_close(f, path);
+}

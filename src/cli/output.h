@@ -1,0 +1,39 @@
+/*
+ * output.h: the result stream of a command: standard output, or the file of
+ * `-o FILE`. One place opens and finishes it, so every command reports a file it
+ * cannot open or write the same way, and exits 1 for it.
+ *
+ * Lifecycle:
+ *   1. FILE *out = output_open(path);      (path NULL: stdout; NULL return: the error was printed)
+ *   2. write the results to out;
+ *   3. rc = output_close(out, path);       (flushes, closes a file; EXIT_OK or EXIT_ANALYSIS)
+ * Or, for a result already in memory: rc = output_write(path, buf, len).
+ */
+#ifndef TDPROF_CLI_OUTPUT_H
+#define TDPROF_CLI_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/**
+ * Open `path` for writing (created 0644, truncated), or return stdout when path is
+ * NULL. On failure prints why and returns NULL: the caller exits EXIT_USAGE (2), as
+ * a path that cannot be created is a bad argument; a write that fails later is an
+ * analysis failure (1, output_close()).
+ */
+FILE *output_open(const char *path);
+
+/**
+ * Finish the stream from output_open(): flush it, close it when it is a file.
+ * A write error anywhere on the stream (ENOSPC, EIO) is reported here, naming the
+ * file. Returns EXIT_OK or EXIT_ANALYSIS.
+ */
+int output_close(FILE *f, const char *path);
+
+/**
+ * Write len bytes of buf to `path` (NULL: stdout) and finish. Returns EXIT_OK,
+ * EXIT_USAGE (the file cannot be created) or EXIT_ANALYSIS (the write failed).
+ */
+int output_write(const char *path, const void *buf, size_t len);
+
+#endif
