@@ -227,6 +227,20 @@ static int pmu_spec(const struct model *m, const struct cpu_system *sys, struct 
 	return ret;
 }
 
+/* Why no model applies (allow_no_model): the CPU, and on Arm the missing slot events. */
+static void no_model_reason(const struct cpu_system *sys, char *buf, size_t size)
+{
+	const struct cpu_pmu *core = cpu_pmu_list_first(&sys->pmus, CPU_PMU_CORE);
+	long slots = core ? cpu_pmu_cap_long(core, "slots") : -1;
+	const char *cpu = sys->cpu.uarch ? sys->cpu.uarch : "not recognised";
+
+	if (sys->cpu.is_arm && core && slots <= 0)
+		snprintf(buf, size, "the CPU (%s) has no model, and its PMU '%s' has no slot events (caps/slots is %s) "
+			 "for the generic Arm one", cpu, core->name, slots == 0 ? "0" : "absent");
+	else
+		snprintf(buf, size, "the CPU (%s) has no model ('tdprof list models' shows them)", cpu);
+}
+
 int backend_pmu_run(char *const *argv, int level, struct backend_pmu *p)
 {
 	struct cpu_system sys;
@@ -244,7 +258,10 @@ int backend_pmu_run(char *const *argv, int level, struct backend_pmu *p)
 		return exitcode_from_err(ret);
 	}
 	p->model = sys.cpu.uarch ? model_for_uarch(sys.cpu.uarch) : NULL;
-	if (!p->model) {
+	if (!p->model && p->allow_no_model) {
+		no_model_reason(&sys, p->no_model, sizeof(p->no_model));
+		msg_warning("no top-down model for this CPU: %s; counting the triage events only", p->no_model);
+	} else if (!p->model) {
 		msg_error("no top-down model for this CPU (%s)", sys.cpu.uarch ? sys.cpu.uarch : "not recognised");
 		msg_hint("use '--backend=sim' for a simulated estimate; 'tdprof list models' shows the models");
 		rc = EXIT_USAGE;
@@ -252,14 +269,19 @@ int backend_pmu_run(char *const *argv, int level, struct backend_pmu *p)
 	}
 	eo.max_level = level;
 	eo.smt_on = sys.cpu.smt == 1;
-	msg_progress("counting the top-down events of model '%s' over '%s'", p->model->name, argv[0]);
-	ret = pmu_spec(p->model, &sys, &eo, &spec, &err);
+	if (p->model) {
+		msg_progress("counting the top-down events of model '%s' over '%s'", p->model->name, argv[0]);
+		ret = pmu_spec(p->model, &sys, &eo, &spec, &err);
+	} else {
+		strbuf_adds(&spec, pmu_triage_events);
+		ret = strbuf_failed(&spec) ? tdp_err_oom(&err) : 0;
+	}
 	if (!ret)
 		ret = pmu_event_list_parse(&list, spec.buf, &penv, &err);
 	so.argv = argv;
 	if (!ret)
 		ret = pmu_session_run(&list, &so, &p->res, &err);
-	if (!ret)
+	if (!ret && p->model)
 		ret = model_evaluate(p->model, &p->res.counts, &eo, &p->tree, &err);
 	if (ret) {
 		msg_err(&err);

@@ -110,9 +110,13 @@ int backend_sim_run(char *const *argv, struct backend_sim *s);
 
 /** A live run with the PMU: the counts of this CPU's top-down model and the triage events. */
 struct backend_pmu {
-	const struct model *model;        /* this CPU's model (static) */
+	const struct model *model;        /* this CPU's model (static); NULL: see allow_no_model */
 	struct pmu_session_result res;    /* res.counts; res.wstatus when res.workload_ran */
-	struct metric_tree tree;          /* evaluated (not classified) */
+	struct metric_tree tree;          /* evaluated (not classified); empty without a model */
+	bool allow_no_model;              /* set by the caller before backend_pmu_run(): where no model
+					   * applies, warn, count the triage events only and go on (model
+					   * NULL, tree empty, no_model says why) instead of failing */
+	char no_model[400];               /* why no model applies ("" when one does) */
 };
 
 /** Make p empty. */
@@ -126,8 +130,8 @@ void backend_pmu_release(struct backend_pmu *p);
  * events (cycles, instructions, branches, branch-misses, L1-icache-load-misses,
  * LLC-load-misses) over one run of argv, and evaluate the tree. Returns 0 when the
  * workload ran and the tree has a level-1 node, or prints the error and returns
- * the exit status (2: no model for this CPU, 127/126: not found / not executable,
- * 1: counting or evaluation failed).
+ * the exit status (2: no model for this CPU, unless p->allow_no_model; 127/126: not
+ * found / not executable, 1: counting or evaluation failed).
  */
 int backend_pmu_run(char *const *argv, int level, struct backend_pmu *p);
 

@@ -40,6 +40,7 @@
  *   struct diag d; diag_init(&d);
  *   diag_from_sim(&d, &profile, &machine, &est, &opts, &err);   (simulated backend)
  *   or diag_from_counts(&d, &counts, &tree, &opts, &err);      (PMU: no sites)
+ *      then, for the sites, diag_pmu_drill() over a second, sampled run (drill-pmu.h);
  *   report/why.h renders d; diag_release(&d).
  * Every pointer in a struct diag is owned by it (or static) unless said otherwise.
  */
@@ -95,8 +96,10 @@ struct diag_site {
 	struct diag_counts c;
 	uint64_t executions; /* times the line ran; 0: unknown (cachegrind) */
 	double share;       /* percent of the scope's slots the model charges to this line in the
-			     * bucket the sites are ranked by */
+			     * bucket the sites are ranked by; PMU: its part of what the sites are
+			     * ranked by (drill-pmu.h) */
 	bool stream;        /* its data misses were costed as a sequential stream */
+	uint64_t samples;   /* PMU: IP samples at this line, or branch records from it; 0 (sim) */
 };
 
 /* One function of the hot code footprint (Frontend). */
@@ -105,6 +108,7 @@ struct diag_func {
 	char *file;          /* NULL: unknown */
 	uint64_t bytes;      /* size of its code (symbol table); 0: unknown */
 	uint64_t instructions, l1i_misses;
+	uint64_t samples;    /* PMU: IP samples in it; 0 (sim) */
 };
 
 struct diag_footprint {
@@ -114,6 +118,27 @@ struct diag_footprint {
 	uint64_t i1_bytes;       /* the simulated L1 i-cache, for comparison; 0 when unknown */
 	struct diag_func v[DIAG_MAX_FUNCS]; /* most i-cache misses first */
 	size_t nr;
+};
+
+/* How the PMU drill-down sampled its second run (drill-pmu.h). */
+enum diag_sample_method {
+	DIAG_SAMPLE_IP = 0,        /* instruction pointers of a cycles event */
+	DIAG_SAMPLE_BRANCH_STACK,  /* branch stacks: LBR, LbrExtV2, BRS, BRBE */
+	DIAG_SAMPLE_SPE,           /* Arm SPE's sampled branches */
+};
+
+struct diag_sampling {
+	enum diag_sample_method method;
+	char event[256];           /* the event sampled, as specified */
+	uint64_t freq, period;     /* samples per second, or events per sample (the other is 0) */
+	const char *facility;      /* this machine's branch recording ("lbr", ...), NULL: none (static) */
+	char facility_reason[320]; /* why that facility, or why none */
+	char reason[400];          /* why this method for the category */
+	uint64_t samples;          /* samples read */
+	uint64_t branch_records;   /* branch entries in them (branch stacks, SPE); 0 for IP */
+	uint64_t mispredicted;     /* of which flagged mispredicted */
+	bool has_flags;            /* the records carry mispredict flags (not AMD BRS) */
+	uint64_t lost;             /* samples the kernel or the recording dropped */
 };
 
 struct diag_finding {
@@ -163,6 +188,8 @@ struct diag {
 	struct diag_footprint footprint; /* Frontend */
 	bool has_footprint;
 	char *loop_command;           /* Retiring: "tdprof loop FILE.c --function NAME -- FLAGS"; NULL */
+	struct diag_sampling sampling; /* PMU: the drill-down's sampled run; has_sampling */
+	bool has_sampling;
 	struct diag_finding findings[DIAG_MAX_FINDINGS]; /* ranked */
 	size_t nr_findings;
 	const char *notes[DIAG_MAX_NOTES]; /* static lines said with the result */

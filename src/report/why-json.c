@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "diagnose/drill-pmu.h"
 #include "model/triage.h"
 #include "report/repeat.h"
 #include "report/json-util.h"
@@ -86,10 +87,17 @@ static json_t *counts(const struct diag *d, bool *failed)
 	return o;
 }
 
-static json_t *site(const struct diag_site *s, size_t rank, bool *failed)
+/* A count the drill-down measured, or null: the PMU's sampled sites have no instruction or miss counts. */
+static json_t *measured(bool known, uint64_t v)
+{
+	return known ? jcount(v) : json_null();
+}
+
+static json_t *site(const struct diag *d, const struct diag_site *s, size_t rank, bool *failed)
 {
 	json_t *o = json_object();
 	const struct diag_counts *c = &s->c;
+	bool sim = !d->has_sampling, br = sim || d->sampling.method != DIAG_SAMPLE_IP;
 
 	jput(o, "rank", jcount(rank), failed);
 	jput(o, "file", jstr_or_null(s->file), failed);
@@ -98,19 +106,43 @@ static json_t *site(const struct diag_site *s, size_t rank, bool *failed)
 	jput(o, "in_program", json_boolean(s->in_program), failed);
 	jput(o, "share_pct", num(s->share), failed);
 	jput(o, "executions", s->executions ? jcount(s->executions) : json_null(), failed);
-	jput(o, "instructions", jcount(c->instructions), failed);
-	jput(o, "branches", jcount(c->cond_branches + c->ind_branches), failed);
-	jput(o, "mispredicts", jcount(c->cond_mispredicts + c->ind_mispredicts), failed);
-	jput(o, "cond_branches", jcount(c->cond_branches), failed);
-	jput(o, "cond_mispredicts", jcount(c->cond_mispredicts), failed);
-	jput(o, "indirect_branches", jcount(c->ind_branches), failed);
-	jput(o, "indirect_mispredicts", jcount(c->ind_mispredicts), failed);
-	jput(o, "loads", jcount(c->loads), failed);
-	jput(o, "l1d_misses", jcount(c->l1d_misses), failed);
-	jput(o, "ll_misses", jcount(c->ll_misses), failed);
-	jput(o, "l1i_misses", jcount(c->l1i_misses), failed);
-	jput(o, "ll_i_misses", jcount(c->ll_i_misses), failed);
+	jput(o, "samples", sim ? json_null() : jcount(s->samples), failed);
+	jput(o, "instructions", measured(sim, c->instructions), failed);
+	jput(o, "branches", measured(br, c->cond_branches + c->ind_branches), failed);
+	jput(o, "mispredicts", measured(sim || (br && d->sampling.has_flags), c->cond_mispredicts + c->ind_mispredicts),
+	     failed);
+	jput(o, "cond_branches", measured(br, c->cond_branches), failed);
+	jput(o, "cond_mispredicts", measured(sim || (br && d->sampling.has_flags), c->cond_mispredicts), failed);
+	jput(o, "indirect_branches", measured(br, c->ind_branches), failed);
+	jput(o, "indirect_mispredicts", measured(sim || (br && d->sampling.has_flags), c->ind_mispredicts), failed);
+	jput(o, "loads", measured(sim, c->loads), failed);
+	jput(o, "l1d_misses", measured(sim, c->l1d_misses), failed);
+	jput(o, "ll_misses", measured(sim, c->ll_misses), failed);
+	jput(o, "l1i_misses", measured(sim, c->l1i_misses), failed);
+	jput(o, "ll_i_misses", measured(sim, c->ll_i_misses), failed);
 	jput(o, "stream", json_boolean(s->stream), failed);
+	return o;
+}
+
+/* The PMU drill-down's sampled run (diagnose/drill-pmu.h). */
+static json_t *sampling(const struct diag *d, bool *failed)
+{
+	const struct diag_sampling *m = &d->sampling;
+	json_t *o = json_object();
+
+	jput(o, "method", json_string(diag_sample_method_name(m->method)), failed);
+	jput(o, "event", json_string(m->event), failed);
+	jput(o, "frequency", m->freq ? jcount(m->freq) : json_null(), failed);
+	jput(o, "period", m->period ? jcount(m->period) : json_null(), failed);
+	jput(o, "samples", jcount(m->samples), failed);
+	jput(o, "branch_records", m->method == DIAG_SAMPLE_IP ? json_null() : jcount(m->branch_records), failed);
+	jput(o, "mispredicted", m->method != DIAG_SAMPLE_IP && m->has_flags ? jcount(m->mispredicted) : json_null(),
+	     failed);
+	jput(o, "lost", jcount(m->lost), failed);
+	jput(o, "branch_facility", jstr_or_null(m->facility), failed);
+	jput(o, "branch_facility_reason", m->facility_reason[0] ? json_string(m->facility_reason) : json_null(),
+	     failed);
+	jput(o, "reason", m->reason[0] ? json_string(m->reason) : json_null(), failed);
 	return o;
 }
 
@@ -120,6 +152,7 @@ static json_t *drilldown(const struct diag *d, bool *failed)
 
 	jput(o, "kind", json_string(diag_drill_name(d->drill)), failed);
 	jput(o, "ranked_by", jstr_or_null(d->ranked_by), failed);
+	jput(o, "sampling", d->has_sampling ? sampling(d, failed) : json_null(), failed);
 	if (d->drill == DIAG_DRILL_BRANCHES) {
 		json_t *dis = json_object(), *insns = json_array();
 
@@ -155,8 +188,9 @@ static json_t *drilldown(const struct diag *d, bool *failed)
 			jput(fo, "function", json_string(f->v[i].name), failed);
 			jput(fo, "file", jstr_or_null(f->v[i].file), failed);
 			jput(fo, "bytes", f->v[i].bytes ? jcount(f->v[i].bytes) : json_null(), failed);
-			jput(fo, "instructions", jcount(f->v[i].instructions), failed);
-			jput(fo, "l1i_misses", jcount(f->v[i].l1i_misses), failed);
+			jput(fo, "instructions", measured(!d->has_sampling, f->v[i].instructions), failed);
+			jput(fo, "l1i_misses", measured(!d->has_sampling, f->v[i].l1i_misses), failed);
+			jput(fo, "samples", d->has_sampling ? jcount(f->v[i].samples) : json_null(), failed);
 			jappend(top, fo, failed);
 		}
 		jput(fp, "top", top, failed);
@@ -251,7 +285,7 @@ static json_t *build(const struct why_report *r, bool *failed)
 	jput(doc, "verdict", verdict, failed);
 	jput(doc, "drilldown", drilldown(d, failed), failed);
 	for (size_t i = 0; i < d->nr_sites; i++)
-		jappend(sites, site(&d->sites[i], i + 1, failed), failed);
+		jappend(sites, site(d, &d->sites[i], i + 1, failed), failed);
 	jput(doc, "sites", sites, failed);
 	for (size_t i = 0; i < d->nr_findings; i++)
 		jappend(findings, finding(&d->findings[i], i + 1, failed), failed);

@@ -176,13 +176,47 @@ static void print_tree(FILE *out, const struct diag *d)
 		wrap(out, "   next:", 12, d->next_step);
 }
 
+/* The PMU drill-down's sites: sampled figures (diagnose/drill-pmu.h), not totals. */
+static void print_sampled_sites(FILE *out, const struct diag *d, size_t n)
+{
+	char where[320], a[32], b[32];
+	bool records = d->sampling.method != DIAG_SAMPLE_IP, flags = records && d->sampling.has_flags;
+
+	if (flags)
+		fprintf(out, "   %2s  %-40s %-18s %13s %13s %6s %7s\n", "#", "site", "function", "mispredicted",
+			"records", "rate", "share");
+	else
+		fprintf(out, "   %2s  %-40s %-18s %13s %7s\n", "#", "site", "function", records ? "records" : "samples",
+			"share");
+	for (size_t i = 0; i < n; i++) {
+		const struct diag_site *s = &d->sites[i];
+		uint64_t br = s->c.cond_branches + s->c.ind_branches, mis = s->c.cond_mispredicts + s->c.ind_mispredicts;
+
+		site_name(s, where, sizeof(where));
+		fprintf(out, "   %2zu  %-40s %-18.18s ", i + 1, where, s->function ? s->function : "???");
+		if (flags)
+			fprintf(out, "%13s %13s %5.1f%% %6.1f%%\n", grouped(mis, a, sizeof(a)), grouped(br, b, sizeof(b)),
+				br ? 100.0 * (double)mis / (double)br : 0.0, s->share);
+		else
+			fprintf(out, "%13s %6.1f%%\n", grouped(s->samples, a, sizeof(a)), s->share);
+	}
+}
+
 static void print_sites(FILE *out, const struct diag *d, size_t max)
 {
 	char where[320], a[32], b[32], c[32];
 	size_t n = d->nr_sites < max ? d->nr_sites : max;
 
 	if (!n) {
-		fputs("   no site: valgrind gave no per-line costs (build with -g for source lines)\n", out);
+		fputs(d->has_sampling ? "   no site: no sample landed in code that could be named\n"
+				      : "   no site: valgrind gave no per-line costs (build with -g for source lines)\n",
+		      out);
+		return;
+	}
+	if (d->has_sampling) {
+		print_sampled_sites(out, d, n);
+		if (d->nr_sites > n)
+			fprintf(out, "   (%zu more: -n or --json)\n", d->nr_sites - n);
 		return;
 	}
 	switch (d->drill) {
@@ -254,7 +288,10 @@ static void print_disasm(FILE *out, const struct diag *d)
 		const struct diag_insn *in = &d->disasm.v[i];
 
 		fprintf(out, "   %c%c %8llx:  %s%s\n", in->target ? '*' : ' ', in->in_line ? '>' : ' ',
-			(unsigned long long)in->addr, in->text, in->target ? "      <- the mispredicted branch" : "");
+			(unsigned long long)in->addr, in->text,
+			!in->target                                            ? ""
+			: d->has_sampling && !d->sampling.has_flags ? "      <- the most taken branch"
+									: "      <- the mispredicted branch");
 	}
 }
 
@@ -272,11 +309,39 @@ static void print_footprint(FILE *out, const struct diag *d)
 	if (f->i1_bytes)
 		fprintf(out, "; the L1 i-cache holds %llu KiB", (unsigned long long)(f->i1_bytes / 1024));
 	fputs("\n", out);
+	if (d->has_sampling) {
+		fprintf(out, "   %-28s %-40s %8s %13s\n", "function", "file", "bytes", "samples");
+		for (size_t i = 0; i < f->nr; i++)
+			fprintf(out, "   %-28.28s %-40.40s %8llu %13s\n", f->v[i].name, f->v[i].file ? f->v[i].file : "???",
+				(unsigned long long)f->v[i].bytes, grouped(f->v[i].samples, a, sizeof(a)));
+		return;
+	}
 	fprintf(out, "   %-28s %-40s %8s %13s %13s\n", "function", "file", "bytes", "instructions", "L1i misses");
 	for (size_t i = 0; i < f->nr; i++)
 		fprintf(out, "   %-28.28s %-40.40s %8llu %13s %13s\n", f->v[i].name, f->v[i].file ? f->v[i].file : "???",
 			(unsigned long long)f->v[i].bytes, grouped(f->v[i].instructions, a, sizeof(a)),
 			grouped(f->v[i].l1i_misses, b, sizeof(b)));
+}
+
+/* How the PMU drill-down sampled its run (diagnose/drill-pmu.h). */
+static void print_sampling(FILE *out, const struct diag *d)
+{
+	const struct diag_sampling *m = &d->sampling;
+	char line[1200], a[32], b[32];
+
+	snprintf(line, sizeof(line), "%s; a second run sampled '%s' %s %llu%s: %s samples", m->reason, m->event,
+		 m->freq ? "at" : "every", (unsigned long long)(m->freq ? m->freq : m->period), m->freq ? " Hz" : "",
+		 grouped(m->samples, a, sizeof(a)));
+	if (m->method != DIAG_SAMPLE_IP)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " with %s branch records",
+			 grouped(m->branch_records, b, sizeof(b)));
+	if (m->lost)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " (%s lost)", grouped(m->lost, b, sizeof(b)));
+	wrap(out, "   sampled:", 14, line);
+	if (!m->facility) {
+		snprintf(line, sizeof(line), "no branch-recording facility here: %s", m->facility_reason);
+		wrap(out, "   branches:", 14, line);
+	}
 }
 
 static void print_drill(FILE *out, const struct why_report *r)
@@ -292,8 +357,11 @@ static void print_drill(FILE *out, const struct why_report *r)
 
 	if (d->drill == DIAG_DRILL_NONE)
 		return;
-	fprintf(out, "\n3. drill-down: %s, ranked by %s%s\n", what[d->drill], d->ranked_by, est(d));
-	if (d->drill == DIAG_DRILL_MEMORY)
+	fprintf(out, "\n3. drill-down: %s, ranked by %s%s\n",
+		d->category || !d->has_sampling ? what[d->drill] : "no verdict -> the hot code", d->ranked_by, est(d));
+	if (d->has_sampling)
+		print_sampling(out, d);
+	if (d->drill == DIAG_DRILL_MEMORY && d->backend == BACKEND_SIM)
 		fputs("   memory versus core: the simulation charges Backend Bound to data misses only (Memory Bound); "
 		      "Core Bound is not simulated\n",
 		      out);

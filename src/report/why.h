@@ -24,14 +24,18 @@
  *   verdict        {category: one of retiring, bad_speculation, frontend_bound, backend_bound;
  *                  node, value, over_threshold, reason, next_step}
  *   drilldown      {kind: "branches"|"icache"|"memory"|"hot_loop"|"none", ranked_by,
+ *                  sampling {method: "ip"|"branch_stack"|"spe", event, frequency, period, samples,
+ *                  branch_records, mispredicted, lost, branch_facility, branch_facility_reason,
+ *                  reason} (PMU: the second, sampled run of diagnose/drill-pmu.h; null otherwise),
  *                  disassembly {function, target, why, instructions [{address, text, branch,
  *                  in_line, target}]} (branches), footprint {functions, bytes, files, l1i_bytes,
- *                  top [{function, file, bytes, instructions, l1i_misses}]} (icache),
+ *                  top [{function, file, bytes, instructions, l1i_misses, samples}]} (icache),
  *                  loop_command (hot_loop)}
  *   sites          ranked, most guilty first: [{rank, file, line, function, in_program, share_pct,
- *                  executions, instructions, branches, mispredicts, cond_branches,
+ *                  executions, samples, instructions, branches, mispredicts, cond_branches,
  *                  cond_mispredicts, indirect_branches, indirect_mispredicts, loads, l1d_misses,
- *                  ll_misses, l1i_misses, ll_i_misses, stream}]
+ *                  ll_misses, l1i_misses, ll_i_misses, stream}]; a PMU site's counts are sampled
+ *                  (samples: IP samples or branch records) and what it did not sample is null
  *   findings       ranked: [{rank, title, category, node, evidence, site {file, line, function} |
  *                  null, fix, explain, share_pct}]
  *   notes          [text, ...]

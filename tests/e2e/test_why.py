@@ -3,8 +3,10 @@
 The expected lines are found in the sources by their marker comments
 ('tdprof-demo: MISPREDICT' ...), never hard-coded. Needs valgrind (skips without it).
 """
+import json
 import os
 import shutil
+import subprocess
 
 import tdp
 
@@ -188,6 +190,142 @@ def test_auto_falls_back_loudly():
     notes = [l for l in r.err.splitlines() if l.startswith("tdprof: note: no hardware PMU")]
     tdp.check(len(notes) == 1 and "estimate" in notes[0], "one note saying so: %r" % notes, r)
     tdp.check(r.json()["backend"] == "sim", "backend sim", r)
+
+
+# ---------------------------------------------------------------------------
+# The PMU drill-down (src/diagnose/drill-pmu.h). This machine may have no PMU: the
+# documents come from tests/unit/diagnose/gen-why-pmu, which runs the drill-down over
+# synthetic recordings of drill-target (tests/unit/diagnose/drill-fixture.h says what
+# each holds); the live path runs in the arm64 guest (tests/arm64).
+
+DIAG = os.path.join(tdp.BUILD_ROOT, "tests", "unit", "diagnose")
+TARGET_SRC = os.path.join(tdp.SOURCE_ROOT, "tests", "unit", "diagnose", "drill-target.c")
+
+
+def pmu_doc(scenario, fmt="json"):
+    gen, target = os.path.join(DIAG, "diagnose-gen-why-pmu"), os.path.join(DIAG, "diagnose-drill-target")
+    if not (os.access(gen, os.X_OK) and os.access(target, os.X_OK)):
+        raise tdp.Skip("the drill-down's generator is not built (%s)" % gen)
+    p = subprocess.run([gen, target, TARGET_SRC, scenario, fmt], capture_output=True, text=True, timeout=60)
+    tdp.check(p.returncode == 0, "gen-why-pmu %s: exit %d: %s" % (scenario, p.returncode, p.stderr))
+    return json.loads(p.stdout) if fmt == "json" else p.stdout
+
+
+def target_line(marker):
+    with open(TARGET_SRC) as f:
+        for i, line in enumerate(f, 1):
+            if "drill-test: " + marker in line:
+                return i
+    raise AssertionError("no marker %s in %s" % (marker, TARGET_SRC))
+
+
+def schema_problems(doc):
+    """docs/json/why.schema.json's complaints about doc (None: python3-jsonschema is missing)."""
+    try:
+        import jsonschema
+    except ImportError:
+        return None
+    d = os.path.join(tdp.SOURCE_ROOT, "docs", "json")
+    base = "file://" + os.path.abspath(d) + "/"
+    schemas = {}
+    for n in os.listdir(d):
+        if n.endswith(".schema.json"):
+            with open(os.path.join(d, n)) as f:
+                schemas[base + n] = json.load(f)
+    root = {"$ref": base + "why.schema.json"}
+    try:
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT202012
+        reg = Registry().with_resources([(u, Resource.from_contents(s, default_specification=DRAFT202012))
+                                         for u, s in schemas.items()])
+        v = jsonschema.Draft202012Validator(root, registry=reg)
+    except ImportError:
+        v = jsonschema.Draft202012Validator(root, resolver=jsonschema.RefResolver(base, root, store=schemas))
+    return ["/".join(map(str, e.absolute_path)) + ": " + e.message[:200] for e in v.iter_errors(doc)]
+
+
+def test_pmu_drill_documents_match_the_schema():
+    checked = 0
+    for scenario in ("lbr", "brs", "nofacility", "frontend", "backend", "retiring", "nomodel"):
+        doc = pmu_doc(scenario)
+        problems = schema_problems(doc)
+        if problems is None:
+            raise tdp.Skip("python3-jsonschema is missing (apt-get install python3-jsonschema)")
+        tdp.check(not problems, "%s: %s" % (scenario, problems))
+        tdp.check(doc["backend"] == "pmu" and doc["drilldown"]["sampling"] is not None, scenario)
+        checked += 1
+    tdp.check(checked == 7, "every scenario")
+
+
+def test_pmu_drill_lbr():
+    j = pmu_doc("lbr")
+    smp = j["drilldown"]["sampling"]
+    # drill-fixture.h: 20 samples, 40 records, 14 mispredicted
+    tdp.check(smp["method"] == "branch_stack" and smp["branch_facility"] == "lbr" and smp["samples"] == 20
+              and smp["branch_records"] == 40 and smp["mispredicted"] == 14 and smp["frequency"] == 4000
+              and smp["period"] is None, "sampling: %r" % smp)
+    s = j["sites"][0]
+    tdp.check(s["file"] == "drill-target.c" and s["line"] == target_line("BRANCH") and s["function"] == "pick",
+              "first site: %r" % s)
+    # 10 of its 20 records mispredicted: 10/14 of all; no instruction or miss was sampled: null, not 0
+    tdp.check(s["samples"] == 20 and s["branches"] == 20 and s["mispredicts"] == 10
+              and abs(s["share_pct"] - 100 * 10 / 14) < 1e-3, "figures: %r" % s)
+    tdp.check(all(s[k] is None for k in ("instructions", "loads", "l1d_misses", "ll_misses", "l1i_misses")),
+              "unsampled counts are null: %r" % s)
+    dis = j["drilldown"]["disassembly"]
+    target = [i for i in dis["instructions"] if i["target"]]
+    tdp.check(len(target) == 1 and target[0]["in_line"] and target[0]["branch"] and dis["target"]
+              == target[0]["address"], "the guilty branch is marked: %r" % dis)
+    f = j["findings"][1]
+    tdp.check(f["site"]["line"] == s["line"] and abs(f["share_pct"] - 60 * 10 / 14) < 1e-3
+              and "Intel LBR" in f["evidence"], "finding: %r" % f)
+    tdp.check("tdprof branches record" not in j["findings"][0]["fix"], "the trace is made, not asked for")
+
+
+def test_pmu_drill_brs_and_no_facility():
+    j = pmu_doc("brs")
+    smp, s = j["drilldown"]["sampling"], j["sites"][0]
+    tdp.check(smp["period"] == 100003 and smp["frequency"] is None and smp["mispredicted"] is None,
+              "BRS: a fixed period, no flags: %r" % smp)
+    tdp.check(s["mispredicts"] is None and s["branches"] == 20 and j["drilldown"]["ranked_by"]
+              == "taken branch records", "BRS site: %r" % s)
+    j = pmu_doc("nofacility")
+    smp, s = j["drilldown"]["sampling"], j["sites"][0]
+    tdp.check(smp["method"] == "ip" and smp["branch_facility"] is None and smp["branch_records"] is None
+              and "no branch-recording facility" in smp["reason"], "sampling: %r" % smp)
+    tdp.check(s["function"] == "spin" and s["line"] == target_line("HOT") and s["samples"] == 60
+              and s["branches"] is None, "the hottest line: %r" % s)
+    tdp.check(any(f["title"] == "the mispredicting branches cannot be traced on this machine"
+                  for f in j["findings"]), "a finding says why: %r" % j["findings"])
+    text = pmu_doc("nofacility", "text")
+    tdp.check("sampled:" in text and "branches:  no branch-recording facility here" in text
+              and "samples   share" in text, "the text says how it sampled and that no facility exists:\n" + text)
+
+
+def test_pmu_drill_footprint_and_no_model():
+    j = pmu_doc("frontend")
+    fp = j["drilldown"]["footprint"]
+    tdp.check(fp["functions"] == 4 and fp["top"][0]["function"] == "spin" and fp["top"][0]["samples"] == 60
+              and fp["top"][0]["instructions"] is None and fp["l1i_bytes"] is None, "footprint: %r" % fp)
+    j = pmu_doc("nomodel")
+    tdp.check(j["level1"] is None and j["verdict"]["category"] is None and j["findings"] == []
+              and "no top-down model" in j["verdict"]["reason"], "no model, no verdict: %r" % j["verdict"])
+    tdp.check(j["sites"][0]["function"] == "spin" and j["drilldown"]["kind"] == "hot_loop"
+              and j["drilldown"]["loop_command"].startswith("tdprof loop drill-target.c --function spin -- "),
+              "the hot code still: %r" % j["drilldown"])
+
+
+def test_no_drill_option():
+    r = tdp.run("why", "--help")
+    tdp.expect_exit(r, 0)
+    tdp.expect_in("--no-drill", r.out, "--help", r)
+    need_valgrind()
+    r = tdp.run("why", "--backend=sim", "--no-drill", "--json", "--", demo("arith"), timeout=240)
+    tdp.expect_exit(r, 0)
+    tdp.expect_in("'--no-drill' applies to the PMU backend", r.err, "stderr", r)
+    j = r.json()
+    tdp.check(j["drilldown"]["sampling"] is None and j["sites"] and j["sites"][0]["samples"] is None
+              and j["sites"][0]["instructions"] > 0, "the simulation's sites, unsampled: %r" % j["sites"][:1], r)
 
 
 tdp.main(globals())

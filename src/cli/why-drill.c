@@ -1,0 +1,126 @@
+/* why-drill.c: the PMU drill-down of `tdprof why` as the command runs it (see why-drill.h). */
+#include "cli/why-drill.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/file.h"
+#include "base/str.h"
+#include "cli/backend.h"
+#include "cli/exitcode.h"
+#include "cli/msg.h"
+#include "cpu/cpu.h"
+#include "diagnose/drill-pmu.h"
+#include "sim/runner.h"
+
+char *why_drill_exe(const char *argv0)
+{
+	char *exe = NULL, *abs;
+
+	if (sim_find_program(argv0, getenv("PATH"), &exe))
+		return NULL;
+	abs = realpath(exe, NULL); /* the kernel names mapped files by their resolved path */
+	if (abs) {
+		tdp_free(exe);
+		exe = tdp_strdup(abs);
+		free(abs);
+	}
+	return exe;
+}
+
+void why_drill_no_model(struct diag *d, const char *why)
+{
+	diag_pmu_no_model(d, why);
+}
+
+static uint64_t max_sample_rate(void)
+{
+	char buf[32];
+	uint64_t v;
+
+	if (tdp_read_small("/proc/sys/kernel/perf_event_max_sample_rate", buf, sizeof(buf)) < 0)
+		return 0;
+	buf[strcspn(buf, "\n")] = '\0';
+	return str_to_u64(buf, &v) ? v : 0;
+}
+
+static void say_plan(const struct diag_pmu_plan *p, const char *cmd)
+{
+	if (p->freq)
+		msg_progress("drill-down: running '%s' again, sampling '%s' at %llu Hz (%s)", cmd, p->event,
+			     (unsigned long long)p->freq, diag_sample_method_name(p->method));
+	else
+		msg_progress("drill-down: running '%s' again, sampling '%s' every %llu (%s)", cmd, p->event,
+			     (unsigned long long)p->period, diag_sample_method_name(p->method));
+	msg_progress("drill-down: %s", p->reason);
+}
+
+/* Record as planned; a branch recording the kernel refuses is retried once with IP samples. */
+static int record(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *pin, const struct why_drill_in *in,
+		  struct diag_pmu_recording *rec, struct tdp_err *err)
+{
+	int ret, saved;
+
+	say_plan(p, in->argv[0]);
+	saved = backend_divert_stdout(in->divert);
+	ret = diag_pmu_record(p, in->argv, getenv("TMPDIR"), rec, err);
+	backend_restore_stdout(saved);
+	if (!ret || p->method == DIAG_SAMPLE_IP ||
+	    (ret != TDP_ENOTSUP && ret != TDP_EPERM && ret != TDP_EUSAGE && ret != TDP_EINVAL))
+		return ret;
+	diag_pmu_plan_fallback(p, pin, err->msg);
+	*err = (struct tdp_err)TDP_ERR_INIT;
+	say_plan(p, in->argv[0]);
+	saved = backend_divert_stdout(in->divert);
+	ret = diag_pmu_record(p, in->argv, getenv("TMPDIR"), rec, err);
+	backend_restore_stdout(saved);
+	return ret;
+}
+
+void why_drill_pmu(struct diag *d, const struct why_drill_in *in)
+{
+	struct cpu_system sys;
+	struct diag_pmu_plan plan;
+	struct diag_pmu_plan_in pin;
+	struct diag_pmu_recording rec = DIAG_PMU_RECORDING_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	const struct pmu_sampling_stats *st = &rec.stats;
+	int ret;
+
+	if ((ret = cpu_system_detect(&sys, NULL, &err))) {
+		msg_warning("no drill-down: %s", err.msg);
+		return;
+	}
+	pin = (struct diag_pmu_plan_in){ d->category, &sys.branch, &sys.pmus, in->run_seconds, max_sample_rate() };
+	ret = diag_pmu_plan(&plan, &pin, &err);
+	if (!ret)
+		ret = record(&plan, &pin, in, &rec, &err);
+	if (ret) {
+		msg_warning("no drill-down: %s", err.msg);
+		if (err.hint[0])
+			msg_hint("%s", err.hint);
+		goto out;
+	}
+	if (st->workload_ran && exitcode_from_wait(st->wstatus) != in->first_status)
+		msg_warning("the drill-down's run of '%s' exited with status %d, the first with %d: its sites may not "
+			    "describe the first run",
+			    in->argv[0], exitcode_from_wait(st->wstatus), in->first_status);
+	if (st->user_only)
+		msg_note("perf_event_paranoid allows user space only: the drill-down has no kernel samples");
+	if (plan.method == DIAG_SAMPLE_IP)
+		msg_progress("drill-down: %llu samples; ranking the hot code", (unsigned long long)st->samples);
+	else
+		msg_progress("drill-down: %llu samples with %llu branch records; ranking the branches",
+			     (unsigned long long)st->samples, (unsigned long long)st->branch_entries);
+	ret = diag_pmu_drill(d, rec.data, rec.size,
+			     &(struct diag_pmu_drill_opts){ &plan, in->o, NULL, rec.dropped },
+			     &err);
+	if (ret)
+		msg_warning("the drill-down is incomplete: %s", err.msg);
+out:
+	diag_pmu_recording_release(&rec);
+	cpu_system_release(&sys);
+}

@@ -1,0 +1,65 @@
+/* drill-pmu-internal.h: the state of one PMU drill-down, shared by drill-pmu*.c (not a contract for others). */
+#ifndef TDPROF_DIAGNOSE_DRILL_PMU_INTERNAL_H
+#define TDPROF_DIAGNOSE_DRILL_PMU_INTERNAL_H
+
+#include "diagnose/drill-pmu.h"
+#include "diagnose/exe.h"
+
+struct symbol_session;
+struct strbuf;
+
+/* One source line (or, without debug info, one function or binary) of the samples. */
+struct dpmu_line {
+	const char *function;   /* the symbol (session's string); NULL: unresolved */
+	const char *file;       /* the source file as DWARF names it (session's); NULL: unknown */
+	const char *dso;        /* the binary as recorded (session's); NULL: unmapped */
+	uint32_t line;          /* 0: unknown */
+	bool kernel;
+	uint64_t func_size;     /* the function's bytes (0: unknown) */
+	uint64_t samples;       /* IP samples, or branch records from the line */
+	uint64_t executions, mispredicts;          /* branch records (sampled) */
+	uint64_t cond, cond_mis, ind, ind_mis;     /* of which by kind */
+	uint64_t top_addr;      /* the address weighing most in it (disassembly) */
+	uint64_t top_vaddr;     /* its ELF virtual address (0: no binary was read) */
+	uint32_t top_pid;
+	uint64_t top_weight;
+};
+
+struct dpmu {
+	struct diag *d;
+	const struct diag_pmu_drill_opts *opts;
+	const struct diag_opts *o;
+	const struct diag_pmu_plan *plan;
+	struct symbol_session *sym;
+	struct diag_exe x;           /* the workload's executable (compiler flags), when have_exe */
+	bool have_exe;
+	struct dpmu_line *lines;     /* ranked, most guilty first (owned) */
+	size_t nr_lines;
+	uint64_t total;              /* what the shares are of: samples, or (mispredicted) branch records */
+	uint64_t touched_lines;      /* IP: distinct DIAG_PMU_CACHE_LINE-byte lines of code the samples hit */
+};
+
+/** The site's function as shown: the symbol, "[kernel]" or "[BINARY]" ("[unknown]"); a new string or NULL. */
+char *dpmu_function_label(const struct dpmu_line *l);
+
+/**
+ * The line's source file as a normalised absolute path into buf when one can be
+ * made (DWARF may name it relative to its unit's compilation directory, which the
+ * executable's DWARF gives); else the name as recorded. NULL when unknown.
+ */
+const char *dpmu_source(const struct dpmu *s, const struct dpmu_line *l, char *buf, size_t size);
+
+/** The line's source as shown: relative to o->cwd when under it; a new string (NULL: unknown or no memory). */
+char *dpmu_display_file(const struct dpmu *s, const struct dpmu_line *l);
+
+/** True when the line is in the workload's executable (o->exe). */
+bool dpmu_in_program(const struct dpmu *s, const struct dpmu_line *l);
+
+/** The findings of the drill-down (drill-pmu-findings.c), after the sites. Returns 0 or TDP_ENOMEM. */
+int dpmu_findings(struct dpmu *s, struct tdp_err *err);
+
+/** The hot code footprint (Frontend) and the loop command (drill-pmu-findings.c). Returns 0 or TDP_ENOMEM. */
+int dpmu_footprint(struct dpmu *s, struct tdp_err *err);
+int dpmu_loop_command(struct dpmu *s, struct tdp_err *err);
+
+#endif

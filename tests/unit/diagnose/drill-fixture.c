@@ -1,0 +1,469 @@
+/* drill-fixture.c: synthetic recordings of drill-target for the PMU drill-down's tests (see drill-fixture.h). */
+#include "drill-fixture.h"
+
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/countset.h"
+#include "base/err.h"
+#include "base/file.h"
+#include "model/model.h"
+#include "perfdata/perfdata-write.h"
+#include "perfdata/perfdata.h"
+#include "sim/sim.h"
+#include "symbol/symbol.h"
+
+struct fx_target fx;
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "drill fixture: %s\n", what);
+	return -1;
+}
+
+/* The line of `source` holding "drill-test: NAME", or 0. */
+static unsigned marker(const char *name)
+{
+	char want[64], line[1024];
+	unsigned n = 0;
+	FILE *f = fopen(fx.source, "r");
+
+	snprintf(want, sizeof(want), "drill-test: %s", name);
+	while (f && fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, want)) {
+			fclose(f);
+			return n;
+		}
+	}
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(tail);
+
+	return a >= b && !strcmp(s + a - b, tail);
+}
+
+/* The address ranges [lo, hi) of line `line` of drill-target.c (libdw's line table); returns how many. */
+static size_t line_ranges(Dwarf *dw, unsigned line, uint64_t *lo, uint64_t *hi, size_t max)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, n = 0;
+
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nl;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &nl) == 0) {
+			for (size_t i = 0; i + 1 < nl && n < max; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i), *l2 = dwarf_onesrcline(lines, i + 1);
+				Dwarf_Addr a, b;
+				int ln;
+				bool end;
+
+				if (dwarf_lineno(l, &ln) || (unsigned)ln != line || dwarf_lineendsequence(l, &end) || end ||
+				    !ends_with(dwarf_linesrc(l, NULL, NULL), "drill-target.c") || dwarf_lineaddr(l, &a) ||
+				    dwarf_lineaddr(l2, &b) || b <= a)
+					continue;
+				lo[n] = a;
+				hi[n++] = b;
+			}
+		}
+		off = next;
+	}
+	return n;
+}
+
+/* The bytes of the executable section holding vaddr, from vaddr on. */
+static const uint8_t *code_at(Elf *elf, uint64_t vaddr, size_t *len)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || vaddr < sh.sh_addr ||
+		    vaddr >= sh.sh_addr + sh.sh_size || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+			continue;
+		*len = sh.sh_addr + sh.sh_size - vaddr;
+		return (const uint8_t *)data->d_buf + (vaddr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+/* The first conditional branch in [lo, hi), decoded with capstone (symbol_decode), and its target. */
+static bool find_jcc(Elf *elf, enum symbol_arch arch, uint64_t lo, uint64_t hi)
+{
+	size_t len;
+	const uint8_t *code = code_at(elf, lo, &len);
+
+	for (uint64_t a = lo; code && a < hi;) {
+		struct symbol_insn in;
+		const char *hex;
+
+		if (symbol_decode(arch, code + (a - lo), len - (a - lo), a, &in) != 1)
+			return false;
+		if (in.branch_type == BRANCH_TYPE_COND && (hex = strstr(in.operands, "0x"))) {
+			fx.jcc = a;
+			fx.jcc_target = strtoull(hex, NULL, 16);
+			return true;
+		}
+		a += in.size;
+	}
+	return false;
+}
+
+static bool find_func(Elf *elf, const char *name, struct fx_func *out)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (gelf_getsym(data, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+			    (n = elf_strptr(elf, sh.sh_link, sym.st_name)) && !strcmp(n, name)) {
+				out->addr = sym.st_value;
+				out->size = sym.st_size;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* The executable PT_LOAD holding spin(), page-aligned. */
+static bool find_segment(Elf *elf)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    fx.spin.addr < ph.p_vaddr || fx.spin.addr >= ph.p_vaddr + ph.p_memsz)
+			continue;
+		fx.seg_vaddr = ph.p_vaddr & ~0xfffull;
+		fx.seg_off = ph.p_offset & ~0xfffull;
+		fx.seg_len = ((ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffull) - fx.seg_vaddr;
+		return fx.seg_vaddr - fx.seg_off == ph.p_vaddr - ph.p_offset;
+	}
+	return false;
+}
+
+int fx_init(const char *binary, const char *source)
+{
+	uint64_t lo[16], hi[16];
+	size_t n;
+	int fd, ret = -1;
+	Elf *elf = NULL;
+	Dwarf *dw = NULL;
+	GElf_Ehdr eh;
+	char *slash;
+
+	memset(&fx, 0, sizeof(fx));
+	if (!realpath(binary, fx.binary) || !realpath(source, fx.source))
+		return fail("cannot find drill-target or its source");
+	snprintf(fx.srcdir, sizeof(fx.srcdir), "%s", fx.source);
+	if ((slash = strrchr(fx.srcdir, '/')))
+		*slash = '\0';
+	fx.hot_line = marker("HOT");
+	fx.branch_line = marker("BRANCH");
+	if (!fx.hot_line || !fx.branch_line)
+		return fail("no marker in drill-target.c");
+	elf_version(EV_CURRENT);
+	if ((fd = open(fx.binary, O_RDONLY | O_CLOEXEC)) < 0)
+		return fail("cannot open drill-target");
+	if (!(elf = elf_begin(fd, ELF_C_READ, NULL)) || !gelf_getehdr(elf, &eh) || !(dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
+		fail("drill-target has no ELF or DWARF");
+		goto out;
+	}
+	if (!find_func(elf, "spin", &fx.spin) || !find_func(elf, "pick", &fx.pick) || !find_func(elf, "main", &fx.main) ||
+	    !find_segment(elf)) {
+		fail("drill-target lacks spin, pick, main or an executable segment");
+		goto out;
+	}
+	n = line_ranges(dw, fx.hot_line, lo, hi, 16);
+	if (!n || hi[0] - lo[0] < 2) {
+		fail("no code for the HOT line");
+		goto out;
+	}
+	fx.hot[0] = lo[0];
+	{
+		/* the line's second instruction */
+		struct symbol_insn in;
+		size_t len;
+		const uint8_t *code = code_at(elf, lo[0], &len);
+
+		if (!code || symbol_decode(symbol_arch_from_elf(eh.e_machine), code, len, lo[0], &in) != 1) {
+			fail("cannot decode the HOT line");
+			goto out;
+		}
+		fx.hot[1] = lo[0] + in.size < hi[0] ? lo[0] + in.size : n > 1 ? lo[1] : 0;
+		if (!fx.hot[1]) {
+			fail("the HOT line has one instruction");
+			goto out;
+		}
+	}
+	n = line_ranges(dw, fx.branch_line, lo, hi, 16);
+	if (!n) {
+		fail("no code for the BRANCH line");
+		goto out;
+	}
+	fx.branch_first = lo[0];
+	for (size_t i = 0; i < n && !fx.jcc; i++)
+		find_jcc(elf, symbol_arch_from_elf(eh.e_machine), lo[i], hi[i]);
+	if (!fx.jcc) {
+		fail("no conditional branch in the BRANCH line");
+		goto out;
+	}
+	ret = 0;
+out:
+	if (dw)
+		dwarf_end(dw);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------------
+ * Writing recordings
+ * ------------------------------------------------------------------------- */
+
+static size_t put_u64(uint8_t *b, size_t at, uint64_t v)
+{
+	memcpy(b + at, &v, 8);
+	return at + 8;
+}
+
+static size_t put_u32(uint8_t *b, size_t at, uint32_t v)
+{
+	memcpy(b + at, &v, 4);
+	return at + 4;
+}
+
+static void header(uint8_t *b, uint32_t type, uint16_t misc, size_t size)
+{
+	uint16_t sz = (uint16_t)size;
+
+	memcpy(b, &type, 4);
+	memcpy(b + 4, &misc, 2);
+	memcpy(b + 6, &sz, 2);
+}
+
+/* A sample: IP, TID, TIME, PERIOD (and BRANCH_STACK: from/to runtime addresses, flags). */
+struct fx_entry {
+	uint64_t from, to; /* vaddr */
+	int flag;          /* 1 mispredicted, 0 predicted, -1 neither */
+};
+
+static int sample(struct perfdata_writer *w, bool stack, uint16_t misc, uint64_t ip, const struct fx_entry *e,
+		  size_t nr, uint64_t *time, struct tdp_err *err)
+{
+	uint8_t b[1024];
+	size_t at = 8;
+
+	at = put_u64(b, at, ip);
+	at = put_u32(b, at, FX_PID);
+	at = put_u32(b, at, FX_PID);
+	at = put_u64(b, at, (*time)++);
+	at = put_u64(b, at, 100000);
+	if (stack) {
+		at = put_u64(b, at, nr);
+		for (size_t i = 0; i < nr; i++) {
+			struct branch_entry x;
+
+			memset(&x, 0, sizeof(x));
+			x.mispred = e[i].flag == 1;
+			x.predicted = e[i].flag == 0;
+			at = put_u64(b, at, FX_BASE + e[i].from);
+			at = put_u64(b, at, FX_BASE + e[i].to);
+			at = put_u64(b, at, perfdata_branch_flags_encode(&x));
+		}
+	}
+	header(b, PERFDATA_RECORD_SAMPLE, misc, at);
+	return perfdata_writer_add_record(w, b, at, err);
+}
+
+static int ip_samples(struct perfdata_writer *w, uint64_t *t, struct tdp_err *err)
+{
+	static const struct {
+		int which;   /* 0, 1: hot[i]; 2: branch_first; 3: main; 4: kernel */
+		int count;
+	} plan[] = { { 0, 31 }, { 2, 25 }, { 1, 29 }, { 3, 10 }, { 4, 5 } };
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < sizeof(plan) / sizeof(plan[0]); i++)
+		for (int k = 0; !rc && k < plan[i].count; k++) {
+			uint64_t v = plan[i].which < 2 ? fx.hot[plan[i].which] : plan[i].which == 2 ? fx.branch_first
+												   : fx.main.addr;
+
+			rc = plan[i].which == 4 ? sample(w, false, PERFDATA_MISC_KERNEL, FX_KADDR, NULL, 0, t, err)
+						: sample(w, false, PERFDATA_MISC_USER, FX_BASE + v, NULL, 0, t, err);
+		}
+	return rc;
+}
+
+static int stack_samples(struct perfdata_writer *w, enum fx_kind kind, uint64_t *t, struct tdp_err *err)
+{
+	struct fx_entry e[2];
+	uint64_t ip = FX_BASE + fx.jcc;
+	int rc = 0;
+
+	if (kind == FX_LBR) {
+		static const int runs[][3] = { { 10, 1, 0 }, { 6, 0, 0 }, { 4, 0, 1 } }; /* count, jcc flag, other flag */
+
+		for (size_t r = 0; r < 3; r++)
+			for (int k = 0; !rc && k < runs[r][0]; k++) {
+				e[0] = (struct fx_entry){ fx.jcc, fx.jcc_target, runs[r][1] };
+				e[1] = (struct fx_entry){ fx.main.addr, fx.main.addr + 4, runs[r][2] };
+				rc = sample(w, true, PERFDATA_MISC_USER, ip, e, 2, t, err);
+			}
+		return rc;
+	}
+	for (int k = 0; !rc && k < 20; k++) {
+		e[0] = (struct fx_entry){ fx.jcc, fx.jcc_target, -1 };
+		e[1] = (struct fx_entry){ fx.main.addr, fx.main.addr + 4, -1 };
+		rc = sample(w, true, PERFDATA_MISC_USER, ip, e, k < 12 ? 2 : 1, t, err);
+	}
+	return rc;
+}
+
+int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err)
+{
+	struct perfdata_writer *w = NULL;
+	uint8_t attr[128], rec[8192];
+	size_t at, n;
+	uint64_t t = 1000;
+	bool stack = kind != FX_IP;
+	int rc;
+
+	memset(attr, 0, sizeof(attr));
+	put_u32(attr, 0, 0); /* PERF_TYPE_HARDWARE, cycles */
+	put_u32(attr, 4, sizeof(attr));
+	put_u64(attr, 16, 100000);
+	put_u64(attr, 24, PERFDATA_SAMPLE_IP | PERFDATA_SAMPLE_TID | PERFDATA_SAMPLE_TIME | PERFDATA_SAMPLE_PERIOD |
+				  (stack ? PERFDATA_SAMPLE_BRANCH_STACK : 0));
+	if (stack)
+		put_u64(attr, 72, PERFDATA_BRANCH_ANY | PERFDATA_BRANCH_USER);
+	rc = perfdata_writer_open(&w, path, err);
+	if (!rc)
+		rc = perfdata_writer_add_attr(w, attr, sizeof(attr), NULL, 0, "cycles", err);
+	if (rc)
+		goto fail;
+	/* COMM (exec) and MMAP2 of the executable segment */
+	at = put_u32(rec, 8, FX_PID);
+	at = put_u32(rec, at, FX_PID);
+	memset(rec + at, 0, 16);
+	memcpy(rec + at, "drill-target", 12);
+	at += 16;
+	header(rec, PERFDATA_RECORD_COMM, PERFDATA_MISC_COMM_EXEC, at);
+	if ((rc = perfdata_writer_add_record(w, rec, at, err)))
+		goto fail;
+	at = put_u32(rec, 8, FX_PID);
+	at = put_u32(rec, at, FX_PID);
+	at = put_u64(rec, at, FX_BASE + fx.seg_vaddr);
+	at = put_u64(rec, at, fx.seg_len);
+	at = put_u64(rec, at, fx.seg_off);
+	at = put_u32(rec, at, 8);     /* maj */
+	at = put_u32(rec, at, 1);     /* min */
+	at = put_u64(rec, at, 12345); /* ino */
+	at = put_u64(rec, at, 0);
+	at = put_u32(rec, at, 5);     /* PROT_READ | PROT_EXEC */
+	at = put_u32(rec, at, 2);     /* MAP_PRIVATE */
+	n = strlen(fx.binary) + 1;
+	memset(rec + at, 0, (n + 7) & ~(size_t)7);
+	memcpy(rec + at, fx.binary, n);
+	at += (n + 7) & ~(size_t)7;
+	header(rec, PERFDATA_RECORD_MMAP2, PERFDATA_MISC_USER, at);
+	if ((rc = perfdata_writer_add_record(w, rec, at, err)))
+		goto fail;
+	rc = stack ? stack_samples(w, kind, &t, err) : ip_samples(w, &t, err);
+	if (rc)
+		goto fail;
+	return perfdata_writer_close(w, err);
+fail:
+	perfdata_writer_free(w);
+	return rc;
+}
+
+int fx_recording(enum fx_kind kind, uint8_t **buf, size_t *len)
+{
+	char path[] = "/tmp/tdprof-drill-test-XXXXXX";
+	struct tdp_err err = TDP_ERR_INIT;
+	struct tdp_file f = TDP_FILE_INIT;
+	int fd = mkstemp(path), ret = -1;
+
+	if (fd < 0)
+		return fail("mkstemp");
+	close(fd);
+	if (fx_write(path, kind, &err) || tdp_file_open(&f, path, 0, &err)) {
+		fprintf(stderr, "drill fixture: %s\n", err.msg);
+	} else if ((*buf = tdp_malloc(f.size))) {
+		memcpy(*buf, f.data, f.size);
+		*len = f.size;
+		ret = 0;
+	}
+	tdp_file_close(&f);
+	unlink(path);
+	return ret;
+}
+
+int fx_diag(struct diag *d, const char *category, double pct, struct diag_opts *o)
+{
+	static const char *const keys[] = { "retiring", "bad_speculation", "frontend_bound", "backend_bound" };
+	double v[4];
+	struct sim_topdown td;
+	struct metric_tree *t = tdp_calloc(1, sizeof(*t));
+	struct countset cs = COUNTSET_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	int ret;
+
+	if (!t)
+		return -1;
+	*o = (struct diag_opts){ .exe = fx.binary, .cwd = fx.srcdir, .command = "drill-target", .level = 2, .top = 10 };
+	for (int i = 0; i < 4; i++)
+		v[i] = category && !strcmp(category, keys[i]) ? pct : (100.0 - pct) / 3.0;
+	td = (struct sim_topdown){ v[0], v[1], v[2], v[3] };
+	if (category)
+		model_tree_from_sim(&td, 4, 2, t);
+	ret = diag_from_counts(d, BACKEND_PMU, &cs, t, o, &err);
+	if (!category)
+		diag_pmu_no_model(d, "the CPU (test) has no model");
+	tdp_free(t);
+	countset_release(&cs);
+	return ret ? -1 : 0;
+}
+
+int fx_plan(struct diag_pmu_plan *p, const char *category, enum cpu_branch_facility f)
+{
+	struct cpu_branch br = { .facility = f, .depth = f == CPU_BRANCH_NONE ? -1 : 16 };
+	struct tdp_err err = TDP_ERR_INIT;
+
+	snprintf(br.reason, sizeof(br.reason), "%s", f == CPU_BRANCH_NONE ? "the test machine records no branch"
+									    : "the test machine's facility");
+	return diag_pmu_plan(p, &(struct diag_pmu_plan_in){ category, &br, NULL, 1.0, 0 }, &err);
+}

@@ -1,0 +1,73 @@
+/*
+ * drill-fixture.h: synthetic recordings of drill-target (built -g by the test
+ * build) for the PMU drill-down's tests: its marked lines, functions and
+ * conditional branch, read independently of the code under test (libdw's line
+ * table, libelf's symbol table, capstone through symbol_decode), and perf.data
+ * files written with perfdata-write.h whose process maps it at FX_BASE.
+ *
+ * The recordings (every figure chosen here; the expectations follow from them):
+ *   FX_IP   100 IP samples: 31 + 29 at two instructions of the HOT line (spin), 25 at
+ *           the first address of the BRANCH line (pick), 10 at main's first
+ *           instruction, 5 at a kernel address (FX_KADDR, kernel cpumode).
+ *   FX_LBR  20 samples with branch stacks, mispredict flags set:
+ *             10 x [jcc M, other P], 6 x [jcc P, other P], 4 x [jcc P, other M]
+ *           where jcc is the BRANCH line's conditional branch (to its target) and
+ *           other an edge from main's first instruction to main + 4: jcc 20 records,
+ *           10 mispredicted; other 20 records, 4 mispredicted; 14 mispredicted in all.
+ *   FX_BRS  20 samples, no flags: 12 x [jcc, other], 8 x [jcc]: jcc 20, other 12.
+ */
+#ifndef TDPROF_TESTS_DRILL_FIXTURE_H
+#define TDPROF_TESTS_DRILL_FIXTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpu/cpu.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/drill-pmu.h"
+
+#define FX_BASE 0x555555554000ull   /* where the PIE is "loaded" */
+#define FX_PID 4242
+#define FX_KADDR 0xffffffff81001000ull
+
+struct fx_func {
+	uint64_t addr, size;             /* ELF virtual address and bytes (symbol table) */
+};
+
+struct fx_target {
+	char binary[4096];               /* realpath of drill-target */
+	char source[4096];               /* realpath of drill-target.c */
+	char srcdir[4096];               /* its directory */
+	unsigned hot_line, branch_line;  /* the marked lines */
+	uint64_t hot[2];                 /* its first two instructions (vaddr) */
+	uint64_t branch_first;           /* the first address of the BRANCH line */
+	uint64_t jcc, jcc_target;        /* its conditional branch and where it jumps */
+	struct fx_func spin, pick, main;
+	uint64_t seg_vaddr, seg_off, seg_len; /* the executable PT_LOAD, page-aligned */
+};
+
+enum fx_kind { FX_IP, FX_LBR, FX_BRS };
+
+extern struct fx_target fx;
+
+/** Read binary and source into fx. Returns 0, or -1 with a message on stderr. */
+int fx_init(const char *binary, const char *source);
+
+/** Write recording `kind` to path. Returns 0 or a TDP_E* code (err set). */
+int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err);
+
+/** The recording as a heap buffer (*buf, tdp_free; *len). Returns 0 or -1. */
+int fx_recording(enum fx_kind kind, uint8_t **buf, size_t *len);
+
+/**
+ * d (initialised) as diag_from_counts() leaves it for a level-1 tree whose
+ * dominant bucket is `category` at `pct` percent (the other three share the rest
+ * evenly), or, with category NULL, as a run without a model (diag_pmu_no_model()).
+ * o: the options (exe, cwd = fx.srcdir, command "drill-target", top 10). Returns 0 or -1.
+ */
+int fx_diag(struct diag *d, const char *category, double pct, struct diag_opts *o);
+
+/** A plan for category on a machine whose branch facility is f (reason "test machine"). */
+int fx_plan(struct diag_pmu_plan *p, const char *category, enum cpu_branch_facility f);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * gen-why-pmu.c: print the `tdprof why` document (JSON or text) of a PMU
+ * drill-down over one of drill-fixture.h's recordings of drill-target, so that
+ * tests/e2e/test_why.py can hold a PMU-shaped document to docs/json/why.schema.json
+ * and read its text on a machine without a PMU. A test helper, not a way into
+ * tdprof: the recordings are the fixture's synthetic ones and say so.
+ *
+ *   gen-why-pmu BINARY SOURCE lbr|brs|nofacility|frontend|backend|retiring|nomodel json|text
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/drill-pmu.h"
+#include "drill-fixture.h"
+#include "report/why.h"
+
+static const struct {
+	const char *name, *category;
+	double pct;
+	enum cpu_branch_facility facility;
+	enum fx_kind kind;
+} scenarios[] = {
+	{ "lbr", "bad_speculation", 60, CPU_BRANCH_LBR, FX_LBR },
+	{ "brs", "bad_speculation", 60, CPU_BRANCH_BRS, FX_BRS },
+	{ "nofacility", "bad_speculation", 60, CPU_BRANCH_NONE, FX_IP },
+	{ "frontend", "frontend_bound", 45, CPU_BRANCH_LBR, FX_IP },
+	{ "backend", "backend_bound", 70, CPU_BRANCH_NONE, FX_IP },
+	{ "retiring", "retiring", 85, CPU_BRANCH_NONE, FX_IP },
+	{ "nomodel", NULL, 0, CPU_BRANCH_NONE, FX_IP },
+};
+
+int main(int argc, char **argv)
+{
+	struct diag d;
+	struct diag_opts o;
+	struct diag_pmu_plan p;
+	struct tdp_err err = TDP_ERR_INIT;
+	uint8_t *buf = NULL;
+	size_t len = 0, i;
+	int ret;
+
+	if (argc != 5 || fx_init(argv[1], argv[2])) {
+		fprintf(stderr, "usage: gen-why-pmu BINARY SOURCE SCENARIO json|text\n");
+		return 2;
+	}
+	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]) && strcmp(scenarios[i].name, argv[3]); i++)
+		;
+	if (i == sizeof(scenarios) / sizeof(scenarios[0])) {
+		fprintf(stderr, "gen-why-pmu: unknown scenario '%s'\n", argv[3]);
+		return 2;
+	}
+	diag_init(&d);
+	if (fx_diag(&d, scenarios[i].category, scenarios[i].pct, &o) || fx_plan(&p, scenarios[i].category,
+										  scenarios[i].facility) ||
+	    fx_recording(scenarios[i].kind, &buf, &len))
+		return 1;
+	ret = diag_pmu_drill(&d, buf, len, &(struct diag_pmu_drill_opts){ &p, &o, NULL, 0 }, &err);
+	if (!ret) {
+		struct why_report r = { .d = &d, .command = "drill-target", .exit_status = 0, .workload_ran = true };
+
+		if (!strcmp(argv[4], "text"))
+			why_text_print(stdout, &r);
+		else
+			ret = why_json_print(stdout, &r, &err);
+	}
+	if (ret)
+		fprintf(stderr, "gen-why-pmu: %s\n", err.msg);
+	tdp_free(buf);
+	diag_release(&d);
+	return ret ? 1 : 0;
+}
