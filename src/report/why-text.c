@@ -344,6 +344,36 @@ static void print_sampling(FILE *out, const struct diag *d)
 	}
 }
 
+/* The PMU drill-down says what its samples can show. */
+static const char *sampled_title(const struct diag *d)
+{
+	bool ip = d->sampling.method == DIAG_SAMPLE_IP;
+
+	if (!d->category)
+		return "no verdict -> the hot code";
+	switch (d->drill) {
+	case DIAG_DRILL_BRANCHES:
+		return ip ? "Bad Speculation -> the hot lines (no branch records here)"
+			  : "Bad Speculation -> the mispredicting branches";
+	case DIAG_DRILL_ICACHE: return "Frontend Bound -> the hot code footprint";
+	case DIAG_DRILL_MEMORY: return "Backend Bound -> the hot lines";
+	case DIAG_DRILL_HOT_LOOP: return "Retiring -> the hot loop";
+	case DIAG_DRILL_NONE: break;
+	}
+	return "";
+}
+
+/* Backend Bound on the PMU: memory versus core is the measured level 2. */
+static void print_memory_core(FILE *out, const struct diag *d)
+{
+	const struct metric_node *m = metric_tree_find(&d->tree, "memory_bound");
+	const struct metric_node *c = metric_tree_find(&d->tree, "core_bound");
+
+	if (!d->has_tree || !m || !c || isnan(m->value) || isnan(c->value))
+		return;
+	fprintf(out, "   memory versus core: Memory Bound %.1f %%, Core Bound %.1f %% of slots\n", m->value, c->value);
+}
+
 static void print_drill(FILE *out, const struct why_report *r)
 {
 	const struct diag *d = r->d;
@@ -357,10 +387,12 @@ static void print_drill(FILE *out, const struct why_report *r)
 
 	if (d->drill == DIAG_DRILL_NONE)
 		return;
-	fprintf(out, "\n3. drill-down: %s, ranked by %s%s\n",
-		d->category || !d->has_sampling ? what[d->drill] : "no verdict -> the hot code", d->ranked_by, est(d));
+	fprintf(out, "\n3. drill-down: %s, ranked by %s%s\n", d->has_sampling ? sampled_title(d) : what[d->drill],
+		d->ranked_by, est(d));
 	if (d->has_sampling)
 		print_sampling(out, d);
+	if (d->drill == DIAG_DRILL_MEMORY && d->has_sampling)
+		print_memory_core(out, d);
 	if (d->drill == DIAG_DRILL_MEMORY && d->backend == BACKEND_SIM)
 		fputs("   memory versus core: the simulation charges Backend Bound to data misses only (Memory Bound); "
 		      "Core Bound is not simulated\n",
@@ -404,8 +436,12 @@ void why_text_print(FILE *out, const struct why_report *r)
 
 	print_header(out, r);
 	print_triage(out, d);
-	if (d->has_tree)
+	if (d->has_tree) {
 		print_tree(out, d);
+	} else if (d->reason[0]) {
+		fputs("\n2. top-down\n", out);
+		wrap(out, "   none:", 12, d->reason);
+	}
 	print_drill(out, r);
 	print_findings(out, d);
 	for (size_t i = 0; i < d->nr_notes; i++)

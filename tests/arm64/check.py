@@ -364,6 +364,87 @@ else:
                   f"tdprof branches report: {samples} samples (perf script: {len(lines)}), exit "
                   f"{p.returncode} {p.stderr.strip()[:200]}")
 
+# --- tdprof why on the PMU: the drill-down's second, sampled run ---------------------
+
+SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+
+
+def function_lines(path, func):
+    """The first and last line of func's definition in a C file (to its closing brace at column 0)."""
+    first = None
+    with open(path) as f:
+        for i, line in enumerate(f, 1):
+            if first is None and re.search(r'\b' + re.escape(func) + r'\(', line) and not line.startswith((' ', '\t')):
+                first = i
+            elif first is not None and line.startswith('}'):
+                return first, i
+    return None, None
+
+
+def why_schema_problems(doc):
+    """docs/json/why.schema.json's complaints about doc; None when python3-jsonschema is missing."""
+    try:
+        import jsonschema
+    except ImportError:
+        return None
+    d = os.path.join(SRC, 'docs', 'json')
+    base = 'file://' + d + '/'
+    schemas = {}
+    for n in os.listdir(d):
+        if n.endswith('.schema.json'):
+            with open(os.path.join(d, n)) as f:
+                schemas[base + n] = json.load(f)
+    root = {'$ref': base + 'why.schema.json'}
+    try:
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT202012
+        reg = Registry().with_resources([(u, Resource.from_contents(s, default_specification=DRAFT202012))
+                                         for u, s in schemas.items()])
+        v = jsonschema.Draft202012Validator(root, registry=reg)
+    except ImportError:
+        v = jsonschema.Draft202012Validator(root, resolver=jsonschema.RefResolver(base, root, store=schemas))
+    return ['/'.join(map(str, e.absolute_path)) + ': ' + e.message[:200] for e in v.iter_errors(doc)]
+
+
+r = section('why-pmu')
+doc = json_of('why pmu', r) if r else None
+if doc:
+    smp = (doc.get('drilldown') or {}).get('sampling') or {}
+    check('why pmu sampled', smp.get('method') == 'ip' and smp.get('event') == 'cycles'
+          and (smp.get('samples') or 0) >= 50 and "drill-down: running 'busy' again" in r['err'],
+          f"drilldown.sampling {json.dumps({k: smp.get(k) for k in ('method', 'event', 'frequency', 'samples')})}"
+          " (expected IP samples of cycles, a progress line on stderr)")
+    check('why pmu no branches', 'branch_facility' in smp and smp['branch_facility'] is None
+          and 'no BRBE' in (smp.get('branch_facility_reason') or ''),
+          f"branch_facility {smp.get('branch_facility')}: {smp.get('branch_facility_reason')!r}")
+    first, last = function_lines(os.path.join(SRC, 'tests', 'arm64', 'workloads', 'busy.c'), 'spin')
+    sites = doc.get('sites') or []
+    s0 = sites[0] if sites else {}
+    in_spin = sum(s['share_pct'] for s in sites if s.get('function') == 'spin')
+    check('why pmu hot function', s0.get('function') == 'spin' and (s0.get('file') or '').endswith('busy.c')
+          and first and first <= (s0.get('line') or 0) <= last and s0.get('in_program') and in_spin >= 80,
+          f"first site {s0.get('function')} at {s0.get('file')}:{s0.get('line')} ({s0.get('share_pct')} % of the "
+          f"samples; spin() lines {first}-{last} of busy.c hold {in_spin:.1f} %)")
+    v = doc.get('verdict') or {}
+    check('why pmu no model', doc.get('level1') is None and v.get('category') is None and doc.get('findings') == []
+          and 'slot' in (v.get('reason') or ''),
+          f"level1 {doc.get('level1')}, category {v.get('category')}, reason {v.get('reason')!r} (no model here: "
+          "no slot events)")
+    problems = why_schema_problems(doc)
+    if problems is None:
+        report('skip', 'why pmu schema', 'python3-jsonschema is missing (apt-get install python3-jsonschema)')
+    else:
+        check('why pmu schema', not problems, 'docs/json/why.schema.json: ' + ('valid' if not problems
+                                                                               else '; '.join(problems[:5])))
+r = section('why-pmu-text')
+if r:
+    m = re.search(r'^\s+1\s+\S*branchy\.c:(\d+)\s+walk\b', r['out'], re.M)
+    check('why pmu text', r['rc'] == 0 and m and 'sampled:' in r['out']
+          and 'no branch-recording facility here' in r['out'],
+          f"exit {r['rc']}; first site {'walk() at branchy.c:' + m.group(1) if m else 'not walk()'}; the text "
+          "says how it sampled and that no branch recording exists"
+          + ('' if r['rc'] == 0 else f"; stderr {r['err'].strip()[:300]!r}"))
+
 # --- the harness library --------------------------------------------------------
 
 harness = {}

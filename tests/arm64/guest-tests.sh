@@ -81,6 +81,11 @@ else
 	echo "@@@ skip record: this tdprof has no 'branches record' command"
 fi
 
+# tdprof why on the PMU: no top-down model here (no slot events), so the counted run gives the
+# triage and the drill-down samples a second run by its cycles IPs (QEMU records no branches)
+run why-pmu tdprof why --backend=pmu --json -- busy 5
+run why-pmu-text tdprof why --backend=pmu -- branchy 2
+
 # the harness library: user-space counter reads (mrs) when perf_user_access = 1,
 # read() of the group when it is 0
 echo 1 >/proc/sys/kernel/perf_user_access

@@ -206,26 +206,27 @@ int fx_init(const char *binary, const char *source)
 		goto out;
 	}
 	n = line_ranges(dw, fx.hot_line, lo, hi, 16);
-	if (!n || hi[0] - lo[0] < 2) {
+	if (!n) {
 		fail("no code for the HOT line");
 		goto out;
 	}
-	fx.hot[0] = lo[0];
-	{
-		/* the line's second instruction */
-		struct symbol_insn in;
+	/* the line's first two instructions, wherever the line table puts them */
+	for (size_t i = 0, k = 0; i < n && k < 2; i++) {
 		size_t len;
-		const uint8_t *code = code_at(elf, lo[0], &len);
+		const uint8_t *code = code_at(elf, lo[i], &len);
 
-		if (!code || symbol_decode(symbol_arch_from_elf(eh.e_machine), code, len, lo[0], &in) != 1) {
-			fail("cannot decode the HOT line");
-			goto out;
+		for (uint64_t a = lo[i]; code && a < hi[i] && k < 2;) {
+			struct symbol_insn in;
+
+			if (symbol_decode(symbol_arch_from_elf(eh.e_machine), code + (a - lo[i]), len - (a - lo[i]), a, &in) != 1)
+				break;
+			fx.hot[k++] = a;
+			a += in.size;
 		}
-		fx.hot[1] = lo[0] + in.size < hi[0] ? lo[0] + in.size : n > 1 ? lo[1] : 0;
-		if (!fx.hot[1]) {
-			fail("the HOT line has one instruction");
-			goto out;
-		}
+	}
+	if (!fx.hot[1]) {
+		fail("the HOT line has fewer than two instructions");
+		goto out;
 	}
 	n = line_ranges(dw, fx.branch_line, lo, hi, 16);
 	if (!n) {

@@ -37,7 +37,7 @@ __attribute__((noinline)) static unsigned long spin(unsigned long n)
 	unsigned long x = 1;
 
 	for (unsigned long i = 0; i < n; i++) {
-		x = x * 6364136223846793005ul + i; /* drill-test: HOT */
+		x = (x ^ (x >> 29)) * 6364136223846793005ul + i; /* drill-test: HOT */
 		__asm__ volatile("" : "+r"(x));
 	}
 	return x;
