@@ -1,6 +1,7 @@
 /* why-drill.c: the PMU drill-down of `tdprof why` as the command runs it (see why-drill.h). */
 #include "cli/why-drill.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,9 @@ void why_drill_pmu(struct diag *d, const struct why_drill_in *in)
 		msg_warning("the drill-down's run of '%s' exited with status %d, the first with %d: its sites may not "
 			    "describe the first run",
 			    in->argv[0], exitcode_from_wait(st->wstatus), in->first_status);
+	if (st->signal)
+		msg_note("SIG%s was passed on to the drill-down's run of '%s': its samples stop there",
+			 sigabbrev_np(st->signal) ? sigabbrev_np(st->signal) : "?", in->argv[0]);
 	if (st->user_only)
 		msg_note("perf_event_paranoid allows user space only: the drill-down has no kernel samples");
 	if (plan.method == DIAG_SAMPLE_IP)
