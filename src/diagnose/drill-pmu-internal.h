@@ -56,10 +56,10 @@ char *dpmu_display_file(const struct dpmu *s, const struct dpmu_line *l);
 bool dpmu_in_program(const struct dpmu *s, const struct dpmu_line *l);
 
 /** The findings of the drill-down (drill-pmu-findings.c), after the sites. Returns 0 or TDP_ENOMEM. */
-int dpmu_findings(struct dpmu *s, struct tdp_err *err);
+int dpmu_findings(struct dpmu *s, struct tdp_err *err) __attribute__((warn_unused_result));
 
 /** The hot code footprint (Frontend) and the loop command (drill-pmu-findings.c). Returns 0 or TDP_ENOMEM. */
-int dpmu_footprint(struct dpmu *s, struct tdp_err *err);
-int dpmu_loop_command(struct dpmu *s, struct tdp_err *err);
+int dpmu_footprint(struct dpmu *s, struct tdp_err *err) __attribute__((warn_unused_result));
+int dpmu_loop_command(struct dpmu *s, struct tdp_err *err) __attribute__((warn_unused_result));
 
 #endif
