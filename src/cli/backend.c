@@ -12,6 +12,7 @@
 #include "cli/msg.h"
 #include "cpu/cpu.h"
 #include "model/groups.h"
+#include "model/live.h"
 #include "pmu/event.h"
 
 int backend_select(const char *cmd, const char *choice, const struct backend_select_opts *o,
@@ -201,21 +202,16 @@ static const char pmu_triage_events[] = "cycles,instructions,branches,branch-mis
 					"LLC-load-misses";
 
 /* The events of model m as one event-list string (its groups, then the triage events). */
-static int pmu_spec(const struct model *m, const struct cpu_system *sys, struct model_eval_opts *eo,
+static int pmu_spec(const struct model *m, const struct groups_budget *b, struct model_eval_opts *eo,
 		    struct strbuf *spec, struct tdp_err *err)
 {
 	struct model_compiled *mc = NULL;
-	struct groups_budget b;
 	struct groups_plan plan = GROUPS_PLAN_INIT;
 	int ret;
 
-	model_default_budget(m, &b);
-	if (sys->cpu.gp_counters > 0)
-		b.gp = (unsigned)sys->cpu.gp_counters;
-	b.nmi_watchdog = sys->perms.nmi_watchdog == 1;
 	ret = model_compile(m, &mc, err);
 	if (!ret)
-		ret = model_plan(mc, eo, &b, &plan, err);
+		ret = model_plan(mc, eo, b, &plan, err);
 	if (!ret) {
 		model_plan_spec(m, &plan, 0, plan.nr, spec);
 		strbuf_addf(spec, ",%s", pmu_triage_events);
@@ -227,24 +223,11 @@ static int pmu_spec(const struct model *m, const struct cpu_system *sys, struct 
 	return ret;
 }
 
-/* Why no model applies (allow_no_model): the CPU, and on Arm the missing slot events. */
-static void no_model_reason(const struct cpu_system *sys, char *buf, size_t size)
-{
-	const struct cpu_pmu *core = cpu_pmu_list_first(&sys->pmus, CPU_PMU_CORE);
-	long slots = core ? cpu_pmu_cap_long(core, "slots") : -1;
-	const char *cpu = sys->cpu.uarch ? sys->cpu.uarch : "not recognised";
-
-	if (sys->cpu.is_arm && core && slots <= 0)
-		snprintf(buf, size, "the CPU (%s) has no model, and its PMU '%s' has no slot events (caps/slots is %s) "
-			 "for the generic Arm one", cpu, core->name, slots == 0 ? "0" : "absent");
-	else
-		snprintf(buf, size, "the CPU (%s) has no model ('tdprof list models' shows them)", cpu);
-}
-
 int backend_pmu_run(char *const *argv, int level, struct backend_pmu *p)
 {
 	struct cpu_system sys;
-	struct tdp_err err = TDP_ERR_INIT;
+	struct tdp_err err = TDP_ERR_INIT, why_none = TDP_ERR_INIT;
+	struct groups_budget budget;
 	struct model_eval_opts eo = MODEL_EVAL_OPTS_INIT;
 	struct strbuf spec = STRBUF_INIT;
 	struct pmu_event_list list = PMU_EVENT_LIST_INIT;
@@ -257,21 +240,22 @@ int backend_pmu_run(char *const *argv, int level, struct backend_pmu *p)
 		msg_err(&err);
 		return exitcode_from_err(ret);
 	}
-	p->model = sys.cpu.uarch ? model_for_uarch(sys.cpu.uarch) : NULL;
-	if (!p->model && p->allow_no_model) {
-		no_model_reason(&sys, p->no_model, sizeof(p->no_model));
-		msg_warning("no top-down model for this CPU: %s; counting the triage events only", p->no_model);
-	} else if (!p->model) {
-		msg_error("no top-down model for this CPU (%s)", sys.cpu.uarch ? sys.cpu.uarch : "not recognised");
-		msg_hint("use '--backend=sim' for a simulated estimate; 'tdprof list models' shows the models");
-		rc = EXIT_USAGE;
-		goto out;
+	/* the same choice as 'tdprof topdown' (model/live.h) */
+	if (model_live_setup(&sys, NULL, 0, &p->model, &eo, &budget, &why_none)) {
+		p->model = NULL;
+		if (!p->allow_no_model) {
+			msg_err(&why_none);
+			msg_hint("use '--backend=sim' for a simulated estimate");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		snprintf(p->no_model, sizeof(p->no_model), "%s", why_none.msg);
+		msg_warning("%s; counting the triage events only", p->no_model);
 	}
 	eo.max_level = level;
-	eo.smt_on = sys.cpu.smt == 1;
 	if (p->model) {
 		msg_progress("counting the top-down events of model '%s' over '%s'", p->model->name, argv[0]);
-		ret = pmu_spec(p->model, &sys, &eo, &spec, &err);
+		ret = pmu_spec(p->model, &budget, &eo, &spec, &err);
 	} else {
 		strbuf_adds(&spec, pmu_triage_events);
 		ret = strbuf_failed(&spec) ? tdp_err_oom(&err) : 0;

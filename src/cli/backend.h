@@ -33,6 +33,7 @@
 #include <stdbool.h>
 
 #include "base/countset.h"
+#include "base/err.h"
 #include "model/model.h"
 #include "pmu/session.h"
 #include "sim/sim.h"
@@ -116,7 +117,7 @@ struct backend_pmu {
 	bool allow_no_model;              /* set by the caller before backend_pmu_run(): where no model
 					   * applies, warn, count the triage events only and go on (model
 					   * NULL, tree empty, no_model says why) instead of failing */
-	char no_model[400];               /* why no model applies ("" when one does) */
+	char no_model[TDP_ERR_MSG_MAX];   /* why no model applies ("" when one does) */
 };
 
 /** Make p empty. */

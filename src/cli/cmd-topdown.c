@@ -18,6 +18,7 @@
 #include "cpu/cpu.h"
 #include "import/import.h"
 #include "model/groups.h"
+#include "model/live.h"
 #include "model/model.h"
 #include "model/stats.h"
 #include "pmu/event.h"
@@ -313,53 +314,22 @@ out:
 	return rc;
 }
 
-/* The model of the running machine, its slots and counters. */
+/* The model of the running machine, its slots and counters (model/live.h). */
 static int live_model(const struct topdown_opts *to, const struct cpu_system *sys, const struct model **out,
 		      struct model_eval_opts *o, struct groups_budget *b)
 {
-	const struct cpu_info *c = &sys->cpu;
-	const struct cpu_pmu *core = cpu_pmu_list_first(&sys->pmus, CPU_PMU_CORE);
-	const struct model *m = NULL;
-	long slots = core ? cpu_pmu_cap_long(core, "slots") : -1;
+	struct tdp_err err = TDP_ERR_INIT;
+	const struct model *chosen = NULL;
 
 	if (to->cpu) {
-		m = model_find(to->cpu);
-		if (!m)
+		chosen = model_find(to->cpu);
+		if (!chosen)
 			return unknown_model(to->cpu);
-	} else if (c->hybrid && c->nr_core_types) {
-		for (size_t i = 0; i < c->nr_core_types && !m; i++)
-			if (c->core_types[i].uarch && (m = model_for_uarch(c->core_types[i].uarch)) && m->core_type &&
-			    !strcmp(m->core_type, "E-core") && m->companion)
-				m = m->companion;
-	} else if (c->uarch) {
-		m = model_for_uarch(c->uarch);
 	}
-	if (!m && c->is_arm && slots > 0)
-		m = model_find("sbsa");
-	if (!m && c->is_arm && core) {
-		/* the generic Arm model (sbsa) needs PMMIR_EL1.SLOTS and the STALL_SLOT events */
-		msg_error("no top-down model for this CPU (%s): its PMU '%s' has no slot events (caps/slots is %s), "
-			  "so slot-level top-down cannot be measured here", c->uarch ? c->uarch : "not recognised",
-			  core->name, slots == 0 ? "0" : "absent");
-		msg_hint("give a model with --cpu MODEL ('tdprof list models' shows them); cores without slot "
-			 "events have cycle accounting (--cpu cortex-a76 or neoverse-n1: STALL_FRONTEND, STALL_BACKEND)");
+	if (model_live_setup(sys, chosen, (double)to->slots, out, o, b, &err)) {
+		msg_err(&err);
 		return EXIT_USAGE;
 	}
-	if (!m) {
-		msg_error("no top-down model for this CPU (%s)", c->uarch ? c->uarch : "not recognised");
-		msg_hint("give one with --cpu MODEL ('tdprof list models' shows them)");
-		return EXIT_USAGE;
-	}
-	*out = m;
-	o->slots = to->slots ? (double)to->slots : (slots > 0 ? (double)slots : 0);
-	o->smt_on = c->smt == 1;
-	o->core_wide = false; /* a command's threads, not every thread of its cores */
-	model_default_budget(m, b);
-	if (c->gp_counters > 0)
-		b->gp = (unsigned)c->gp_counters;
-	if (c->fixed_counters >= 0 && c->gp_counters > 0)
-		b->fixed = (unsigned)c->fixed_counters;
-	b->nmi_watchdog = sys->perms.nmi_watchdog == 1;
 	return EXIT_OK;
 }
 
