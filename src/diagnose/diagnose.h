@@ -185,6 +185,7 @@ struct diag {
 	struct diag_disasm disasm;    /* around the top branch site; has_disasm */
 	bool has_disasm;
 	char disasm_why[TDP_ERR_MSG_MAX];         /* why there is none, "" otherwise */
+	char line0_note[TDP_ERR_MSG_MAX];         /* which line got line-0 code (a note); "" otherwise */
 	struct diag_footprint footprint; /* Frontend */
 	bool has_footprint;
 	char *loop_command;           /* Retiring: "tdprof loop FILE.c --function NAME -- FLAGS"; NULL */

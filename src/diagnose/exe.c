@@ -319,7 +319,7 @@ size_t diag_exe_line_ranges(const struct diag_exe *x, const char *file, uint64_t
 		Dwarf_Lines *lines;
 		size_t nr;
 		const char *last_src = NULL, *dir = attr_string(&cudie, DW_AT_comp_dir);
-		bool last_match = false;
+		bool last_match = false, follows = false;
 
 		if (dwarf_getsrclines(&cudie, &lines, &nr) != 0)
 			continue;
@@ -328,10 +328,20 @@ size_t diag_exe_line_ranges(const struct diag_exe *x, const char *file, uint64_t
 			const char *src;
 			Dwarf_Addr lo, hi;
 			int ln;
-			bool end;
+			bool end, ours;
 
-			if (!l || !next || dwarf_lineno(l, &ln) || (uint64_t)ln != line || dwarf_lineendsequence(l, &end) ||
-			    end)
+			if (!l || !next || dwarf_lineno(l, &ln) || dwarf_lineendsequence(l, &end) || end) {
+				follows = false;
+				continue;
+			}
+			/*
+			 * Line 0 is code the compiler made for no line of its own (clang's
+			 * jump-table dispatch of a switch): it counts with the line before it,
+			 * as objdump -l and perf annotate show it.
+			 */
+			ours = (uint64_t)ln == line || (ln == 0 && follows);
+			follows = ours;
+			if (!ours)
 				continue;
 			src = dwarf_linesrc(l, NULL, NULL);
 			if (src != last_src) {
@@ -488,6 +498,68 @@ static int find_branch(struct diag_exe *x, const struct diag_exe_range *r, size_
 	}
 	*target = prefer_indirect ? (ind ? ind : cond) : (cond ? cond : ind);
 	return 0;
+}
+
+/* True when [r.lo, r.hi) holds a branch of the kind asked for (indirect, else conditional). */
+static bool range_has_branch(struct diag_exe *x, const struct diag_exe_range *r, bool indirect)
+{
+	struct symbol_disasm d = SYMBOL_DISASM_INIT;
+	uint64_t a = 0;
+	bool found = false;
+
+	if (runtime_addr(x, r->lo, &a, NULL) || symbol_disasm(x->sym, 1, a, 0, 64, &d, NULL))
+		return false;
+	for (size_t k = d.target; k < d.nr && d.insns[k].vaddr < r->hi && !found; k++)
+		found = indirect ? is_indirect(d.insns[k].branch_type) : d.insns[k].branch_type == BRANCH_TYPE_COND;
+	symbol_disasm_release(&d);
+	return found;
+}
+
+uint64_t diag_exe_line0_owner(struct diag_exe *x, const char *file, const char *function, bool indirect)
+{
+	const struct diag_exe_func *f = function ? diag_exe_find_func(x, function) : NULL;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint64_t owner = 0;
+
+	if (!x->dwarf || !file || !f || !f->size || open_session(x, NULL))
+		return 0;
+	while (dwarf_get_units(x->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		const char *dir = attr_string(&cudie, DW_AT_comp_dir);
+		uint64_t prev = 0; /* the last nonzero line of `file` before this row, in address order */
+		Dwarf_Lines *lines;
+		size_t nr;
+
+		if (dwarf_getsrclines(&cudie, &lines, &nr) != 0)
+			continue;
+		for (size_t i = 0; i + 1 < nr; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i), *next = dwarf_onesrcline(lines, i + 1);
+			struct diag_exe_range r;
+			Dwarf_Addr lo, hi;
+			int ln;
+			bool end;
+
+			if (!l || !next || dwarf_lineno(l, &ln) || dwarf_lineendsequence(l, &end) || end) {
+				prev = 0;
+				continue;
+			}
+			if (ln != 0) {
+				prev = same_file(dir, dwarf_linesrc(l, NULL, NULL), file) ? (uint64_t)ln : 0;
+				continue;
+			}
+			if (!prev || dwarf_lineaddr(l, &lo) || dwarf_lineaddr(next, &hi) || hi <= lo || lo < f->addr ||
+			    lo >= f->addr + f->size)
+				continue;
+			r.lo = lo;
+			r.hi = hi < f->addr + f->size ? hi : f->addr + f->size;
+			if (!range_has_branch(x, &r, indirect))
+				continue;
+			if (owner && owner != prev)
+				return 0; /* two lines own such code: no single answer */
+			owner = prev;
+		}
+	}
+	return owner;
 }
 
 int diag_exe_disasm(struct diag_exe *x, const char *file, uint64_t line, bool prefer_indirect, size_t context,

@@ -72,10 +72,24 @@ bool diag_exe_has_file(const struct diag_exe *x, const char *file);
 
 /**
  * The address ranges of source line `line` of `file` (normalised) in the line
- * tables, into out[0..max); returns how many (0: none, or no debug info).
+ * tables, with the line-0 code that directly follows them (see
+ * diag_exe_line0_owner()), into out[0..max); returns how many (0: none, or no
+ * debug info).
  */
 size_t diag_exe_line_ranges(const struct diag_exe *x, const char *file, uint64_t line, struct diag_exe_range *out,
 			    size_t max);
+
+/**
+ * The source line of `file` (normalised) that owns the line-0 code of `function`
+ * (valgrind's spelling) holding a branch of the kind given (indirect: an indirect
+ * jump or call; else a conditional branch). Line 0 marks code the compiler made
+ * for no line of its own, such as clang's jump-table dispatch of a switch; its
+ * owner is the nonzero line just before it in address order. Valgrind charges such
+ * code to no line, so a mispredicted dispatch would have no site without this.
+ * Returns the line, or 0 when there is none, no debug info, or two lines own such
+ * code. Decodes instructions (opens the disassembler on first use).
+ */
+uint64_t diag_exe_line0_owner(struct diag_exe *x, const char *file, const char *function, bool indirect);
 
 /**
  * The compiler flags recorded in DW_AT_producer of the compile unit of `file`

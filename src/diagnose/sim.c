@@ -127,6 +127,63 @@ static int choose_scope(struct dsim *s, struct diag *d, const struct sim_estimat
 	return 0;
 }
 
+/* Add site z's counts and cycles to site into. */
+static void merge_site(struct sim_site *into, const struct sim_site *z)
+{
+	for (int e = 0; e < SIM_NR_EVENTS; e++)
+		into->cost.v[e] += z->cost.v[e];
+	for (int b = 0; b < SIM_NR_BUCKETS; b++)
+		into->cycles.v[b] += z->cycles.v[b];
+	into->stream |= z->stream;
+}
+
+/*
+ * Valgrind charges code with line 0 in the line table (clang's jump-table
+ * dispatch of a switch) to no line at all, so a mispredicted dispatch would have
+ * no site. Give each such line-0 site with branches of the executable's own code
+ * to the line that owns it (diag_exe_line0_owner), merged with that line's site.
+ */
+static void own_line0(struct dsim *s, struct diag *d)
+{
+	size_t owned = 0;
+
+	if (!s->have_exe)
+		return;
+	for (size_t i = 0; i < s->nr_scope; i++) {
+		struct sim_site *z = &s->scope[i];
+		const char *fn = dsim_fn(s, z->fn), *file = dsim_abs_file(s, z->file);
+		uint64_t owner;
+		size_t j;
+
+		if (z->line || !fn || !file || !sim_site_branches(z) || !site_in_program(s, z))
+			continue;
+		owner = diag_exe_line0_owner(&s->x, file, fn, z->cost.v[SIM_BI] > z->cost.v[SIM_BC]);
+		if (!owner)
+			continue;
+		for (j = 0; j < s->nr_scope; j++)
+			if (j != i && s->scope[j].file == z->file && s->scope[j].fn == z->fn &&
+			    s->scope[j].line == owner)
+				break;
+		if (!owned++) {
+			char *shown = dsim_display_file(s, file);
+
+			/* d->notes borrows: the text lives in d */
+			snprintf(d->line0_note, sizeof(d->line0_note),
+				 "%s:%llu includes the code of %s that has line 0 in the line table (compiler-made, "
+				 "such as a switch's jump-table dispatch), which valgrind charges to no line",
+				 shown ? shown : file, (unsigned long long)owner, fn);
+			tdp_free(shown);
+			diag_add_note(d, d->line0_note);
+		}
+		if (j == s->nr_scope) {
+			z->line = owner;
+			continue;
+		}
+		merge_site(&s->scope[j], z);
+		s->scope[i--] = s->scope[--s->nr_scope];
+	}
+}
+
 /* The estimate of the scope's sites: the sums sim_estimate() makes, over these lines only. */
 static void scope_estimate(const struct dsim *s, const struct sim_machine *m, struct sim_estimate *out)
 {
@@ -392,6 +449,7 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 	}
 	if ((ret = sim_sites_build(p, m, &s.all, &s.nr_all, err)) || (ret = choose_scope(&s, d, est, err)))
 		goto out;
+	own_line0(&s, d);
 	if (d->scope == DIAG_SCOPE_PROGRAM)
 		scope_estimate(&s, m, &s.est);
 	else
