@@ -116,8 +116,11 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* The line of valgrind's log that says what went wrong, without its "==PID== " prefix. */
-static void log_reason(const char *dir, pid_t pid, char *out, size_t size)
+/*
+ * The line of valgrind's log that says what went wrong, without its "==PID== "
+ * prefix; *debuginfo tells whether valgrind gave up reading the program's DWARF.
+ */
+static void log_reason(const char *dir, pid_t pid, char *out, size_t size, bool *debuginfo)
 {
 	char path[4096];
 	const char *buf;
@@ -126,11 +129,15 @@ static void log_reason(const char *dir, pid_t pid, char *out, size_t size)
 	struct tdp_file f = TDP_FILE_INIT;
 
 	out[0] = '\0';
+	*debuginfo = false;
 	snprintf(path, sizeof(path), "%s/%s%ld", dir, LOG_PREFIX, (long)pid);
 	if (tdp_file_open(&f, path, SIM_MAX_LOG, NULL))
 		return;
 	buf = (const char *)f.data;
 	len = f.size;
+	/* valgrind 3.19 cannot read every DWARF 5 form clang 14 writes: "debuginfo reader: ... Giving up" */
+	*debuginfo = memmem(buf, len, "debuginfo reader", 16) != NULL ||
+		     memmem(buf, len, "unhandled dwarf2 abbrev form", 28) != NULL;
 	for (size_t off = 0; off < len;) {
 		const char *s = buf + off;
 		const char *nl = memchr(s, '\n', len - off);
@@ -410,14 +417,20 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 
 	ret = read_costs(dirbuf.buf, pid, o->tool, p, &r->nr_files, err);
 	if (ret == TDP_ECHILD) {
-		log_reason(dirbuf.buf, pid, reason, sizeof(reason));
+		bool debuginfo;
+
+		log_reason(dirbuf.buf, pid, reason, sizeof(reason), &debuginfo);
 		if (r->signaled)
 			tdp_err_set(err, ret, "valgrind was killed by signal %d before it wrote its results%s%s",
 				    r->signo, reason[0] ? ": " : "", reason);
 		else
 			tdp_err_set(err, ret, "valgrind failed (exit status %d) and wrote no results%s%s", r->status,
 				    reason[0] ? ": " : "", reason);
-		if (o->no_children)
+		if (debuginfo)
+			tdp_err_hint(err, "valgrind could not read the program's debug information (clang 14 writes "
+				     "DWARF 5 that valgrind %s cannot read): rebuild it with -gdwarf-4",
+				     "3.19");
+		else if (o->no_children)
 			/* valgrind writes nothing for a process that exec()s without --trace-children. */
 			tdp_err_hint(err, "if the workload is a wrapper script that runs the program with exec, "
 				     "simulate its children too");
