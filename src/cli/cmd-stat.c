@@ -485,6 +485,10 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 			msg_note("%s", rep.hw_hint);
 		}
 	}
+	if (res.user_only)
+		msg_note("kernel counting is not allowed for this user (perf_event_paranoid): the counts are of "
+			 "user space only, as perf counts them; 'sudo sysctl -w kernel.perf_event_paranoid=1' "
+			 "includes the kernel");
 	rep.target = target.buf;
 	rep.command = so.argv ? cmd.buf : NULL;
 	rep.runs = res.runs ? res.runs : 1;

@@ -213,6 +213,20 @@ static int open_group_slot(struct pmu_counters *c, const struct pmu_group *g, si
 			continue;
 		}
 		fd = event_open(&attr, pid, cpu, m == 0 ? -1 : leader_fd);
+		if (fd < 0 && is_perm_errno(errno) && !attr.exclude_kernel && !attr.exclude_user) {
+			/*
+			 * perf_event_paranoid >= 2 refuses kernel counting to unprivileged
+			 * users: count user space only, as perf does (evsel__fallback), and
+			 * keep it for the other slots of this counter.
+			 */
+			attr.exclude_kernel = attr.exclude_hv = 1;
+			fd = event_open(&attr, pid, cpu, m == 0 ? -1 : leader_fd);
+			if (fd >= 0 && !k->user_only) {
+				k->user_only = true;
+				k->attr.exclude_kernel = k->attr.exclude_hv = 1;
+				c->nr_user_only++;
+			}
+		}
 		if (fd < 0) {
 			e = errno;
 			if (e == ESRCH)

@@ -83,6 +83,8 @@ struct pmu_counter {
 	struct pmu_slot_count *prev; /* [nr_slots] reading at the last pmu_counters_advance() */
 	size_t nr_open;            /* slots where it is open */
 	int open_errno;            /* errno of the first failed open; 0 when none failed */
+	bool user_only;            /* kernel counting was refused: counts user space only (see
+				    * pmu_counters_open(), as perf's fallback) */
 };
 
 struct pmu_group {
@@ -97,9 +99,10 @@ struct pmu_counters {
 	size_t nr_groups;
 	size_t nr_slots;
 	bool per_cpu;              /* slots are CPUs */
+	size_t nr_user_only;       /* counters that fell back to user space only */
 };
 
-#define PMU_COUNTERS_INIT { NULL, 0, NULL, 0, 0, false }
+#define PMU_COUNTERS_INIT { NULL, 0, NULL, 0, 0, false, 0 }
 
 /* One group read (PERF_FORMAT_GROUP), parsed. */
 struct pmu_group_read {

@@ -59,6 +59,7 @@ static void note_hardware(struct session *S, const struct pmu_counters *c)
 {
 	struct pmu_session_result *r = S->res;
 
+	r->user_only |= c->nr_user_only > 0;
 	for (size_t i = 0; i < c->nr; i++) {
 		const struct pmu_counter *k = &c->v[i];
 
@@ -483,6 +484,7 @@ int pmu_session_run_sets(const struct pmu_event_list *const *sets, size_t nr, co
 		res->signal = one.signal;
 		res->nr_hw += one.nr_hw;
 		res->nr_hw_open += one.nr_hw_open;
+		res->user_only |= one.user_only;
 		if (!res->hw_errno && one.hw_errno) {
 			res->hw_errno = one.hw_errno;
 			memcpy(res->hw_event, one.hw_event, sizeof(res->hw_event));

@@ -105,9 +105,14 @@ struct pmu_session_result {
 	size_t nr_hw_open;
 	int hw_errno;               /* errno of the first hardware event that did not open; 0 none */
 	char hw_event[64];          /* its name */
+	/*
+	 * Kernel counting was refused (perf_event_paranoid >= 2, unprivileged) and
+	 * some events count user space only, as perf falls back to.
+	 */
+	bool user_only;
 };
 
-#define PMU_SESSION_RESULT_INIT { COUNTSET_INIT, 0, 0, NULL, NULL, false, 0, -1, -1, 0, NULL, 0, 0, 0, 0, 0, { 0 } }
+#define PMU_SESSION_RESULT_INIT { COUNTSET_INIT, 0, 0, NULL, NULL, false, 0, -1, -1, 0, NULL, 0, 0, 0, 0, 0, { 0 }, false }
 
 /**
  * Run one measurement of `events` (borrowed) as `o` (borrowed) says, filling `res`

@@ -406,6 +406,14 @@ def test_counter_that_never_ran_prints_not_counted_never_zero():
     target = subprocess.Popen(["/bin/sleep", "30"])
     try:
         os.kill(target.pid, signal.SIGSTOP)
+        # the signal is delivered when the target next runs: wait until it has stopped
+        # (state T), or the first interval counts the microseconds it took to stop
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with open("/proc/%d/stat" % target.pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "T":
+                    break
+            time.sleep(0.01)
         p = subprocess.Popen([tdp.TDPROF, "stat", "-I", "200", "-x,", "-e", "task-clock", "-p", str(target.pid)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(1.3)
@@ -425,7 +433,9 @@ PARANOID = "/proc/sys/kernel/perf_event_paranoid"
 FAULT_USER = "tdprof-fault"
 
 
-def test_paranoid_3_and_an_unprivileged_user_get_the_exact_remedy():
+def run_unprivileged(paranoid, *args):
+    """Run a copy of tdprof with args as an unprivileged user the test creates, with
+    perf_event_paranoid set to `paranoid` for the run and restored afterwards."""
     if os.geteuid() != 0:
         raise tdp.Skip("needs root to create a user and set perf_event_paranoid")
     if not shutil.which("setpriv") or not shutil.which("useradd"):
@@ -439,30 +449,61 @@ def test_paranoid_3_and_an_unprivileged_user_get_the_exact_remedy():
     exe = os.path.join(d, "tdprof")
     shutil.copy(tdp.TDPROF, exe)
     os.chmod(exe, 0o755)
-    if subprocess.run(["setpriv", "--reuid=" + FAULT_USER, "--regid=" + FAULT_USER, "--clear-groups",
-                       exe, "--version"], capture_output=True).returncode:
+    user = ["setpriv", "--reuid=" + FAULT_USER, "--regid=" + FAULT_USER, "--clear-groups", exe]
+    if subprocess.run(user + ["--version"], capture_output=True).returncode:
         shutil.rmtree(d, ignore_errors=True)
         raise tdp.Skip("the unprivileged user cannot run a copy of %s" % tdp.TDPROF)
     with open(PARANOID) as f:
         old = f.read().strip()
     try:
         with open(PARANOID, "w") as f:
-            f.write("3")
-        argv = ["setpriv", "--reuid=" + FAULT_USER, "--regid=" + FAULT_USER, "--clear-groups", exe,
-                "stat", "-e", "task-clock", "--", "/bin/true"]
-        r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+            f.write(str(paranoid))
+        r = subprocess.run(user + list(args), capture_output=True, text=True, timeout=60)
     finally:
         with open(PARANOID, "w") as f:
             f.write(old)
         shutil.rmtree(d, ignore_errors=True)
     with open(PARANOID) as f:
         tdp.check(f.read().strip() == old, "perf_event_paranoid restored to %s" % old)
+    return r
+
+
+def test_paranoid_3_and_an_unprivileged_user_get_the_exact_remedy():
+    """Debian's kernels forbid perf_event_open to unprivileged users at level 3: nothing
+    counts, and the message names the event and the exact remedy. Upstream kernels treat
+    3 as 2 (user space only), where tdprof counts user space and says so."""
+    r = run_unprivileged(3, "stat", "-e", "task-clock", "--", "/bin/true")
+    if r.returncode == 0:
+        tdp.check("counts are of user space only" in r.stderr,
+                  "this kernel treats 3 as 2: the user-space fallback is said:\n" + r.stderr)
+        return
     tdp.check(r.returncode == 1, "exit 1 (nothing could be counted), got %d:\n%s" % (r.returncode, r.stderr))
     tdp.check("not allowed to count 'task-clock'" in r.stderr, "the message names the event:\n" + r.stderr)
     tdp.check("sudo sysctl -w kernel.perf_event_paranoid=1" in r.stderr,
               "the hint gives the exact command:\n" + r.stderr)
     tdp.check("Performance counter stats" not in r.stdout, "no counts are claimed")
 
+
+def test_kernel_only_event_unprivileged_gets_the_exact_remedy():
+    """An event the user asked for in the kernel only (':k') cannot fall back to user
+    space: refused at level 2, it fails with the event's name and the exact remedy."""
+    r = run_unprivileged(2, "stat", "-e", "task-clock:k", "--", "/bin/true")
+    tdp.check(r.returncode == 1, "exit 1 (nothing could be counted), got %d:\n%s" % (r.returncode, r.stderr))
+    tdp.check("not allowed to count 'task-clock:k'" in r.stderr, "the message names the event:\n" + r.stderr)
+    tdp.check("sudo sysctl -w kernel.perf_event_paranoid=1" in r.stderr,
+              "the hint gives the exact command:\n" + r.stderr)
+    tdp.check("Performance counter stats" not in r.stdout, "no counts are claimed")
+
+
+def test_paranoid_2_counts_user_space_as_perf_does():
+    """At perf_event_paranoid 2 an unprivileged user may not count the kernel: like perf,
+    tdprof counts user space only (exclude_kernel) and says so, instead of failing."""
+    r = run_unprivileged(2, "stat", "-e", "task-clock,page-faults", "--", "/bin/true")
+    tdp.check(r.returncode == 0, "exit 0, got %d:\n%s" % (r.returncode, r.stderr))
+    tdp.check("Performance counter stats" in r.stdout, "the counts are printed:\n" + r.stdout)
+    row = [l for l in r.stdout.splitlines() if "task-clock" in l]
+    tdp.check(row and "<not" not in row[0], "task-clock is counted:\n" + r.stdout)
+    tdp.check("counts are of user space only" in r.stderr, "the fallback is said:\n" + r.stderr)
 
 try:
     tdp.main(globals())
