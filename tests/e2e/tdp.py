@@ -6,12 +6,20 @@ Each test file is a script: it defines functions named test_*, and ends with
 """
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
 import time
 import traceback
+
+# A shell without job control starts background jobs with SIGINT and SIGQUIT
+# ignored, and the programs a test starts would inherit that: tdprof rightly
+# respects an ignored SIGINT, so tests that send it would hang. Give the tests
+# (and through exec, everything they start) the default dispositions.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 TDPROF = os.environ.get("TDPROF") or os.path.join(
     os.path.dirname(__file__), "..", "..", "build", "tdprof")
