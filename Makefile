@@ -70,7 +70,7 @@ check-valgrind: all
 	@scripts/deps.sh test
 	-meson test -C $(BUILD) --suite unit --suite fuzz-replay --num-processes 2 --timeout-multiplier 20 \
 	  --wrapper '$(VALGRIND)' --print-errorlogs $(TESTS)
-	@scripts/test-summary.py $(BUILD)
+	@scripts/test-summary.py --log testlog-valgrind $(BUILD)
 
 # Cross-builds tdprof for aarch64, boots Debian's arm64 kernel under qemu (QEMU's
 # emulated PMUv3, the kernel's armv8_pmuv3 driver) and checks tdprof there; the

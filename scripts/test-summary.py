@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Summarise Meson test logs as `N passed, N failed, N skipped`.
 
-usage: test-summary.py [--label L] BUILDDIR...   (several dirs are added up)
-Reads BUILDDIR/meson-logs/testlog.json (one JSON object per test). A missing log
-counts as one failure so a build that never ran its tests cannot look green.
+usage: test-summary.py [--label L] [--log NAME] BUILDDIR...   (several dirs are added up)
+Reads BUILDDIR/meson-logs/NAME.json (default testlog; meson names it
+testlog-<wrapper>.json when tests run under --wrapper, e.g. testlog-valgrind),
+one JSON object per test. A missing log counts as one failure so a build that
+never ran its tests cannot look green.
 """
 import json
 import os
@@ -11,11 +13,16 @@ import sys
 
 args = sys.argv[1:]
 label = None
-if args[:1] == ["--label"]:
-    label, args = args[1], args[2:]
+logname = "testlog"
+while args[:1] in (["--label"], ["--log"]):
+    if args[0] == "--label":
+        label = args[1]
+    else:
+        logname = args[1]
+    args = args[2:]
 passed = failed = skipped = 0
 for d in args:
-    log = os.path.join(d, "meson-logs", "testlog.json")
+    log = os.path.join(d, "meson-logs", logname + ".json")
     if not os.path.exists(log):
         print("no test log in %s" % d, file=sys.stderr)
         failed += 1
