@@ -1,4 +1,8 @@
-/* util.c: bounded text helpers shared by the harness files. */
+/*
+ * util.c: bounded text helpers shared by the harness files. The harness is a
+ * library of its own (libtdprof-harness, linked into users' benchmarks), so it
+ * keeps these few lines rather than depend on the tool's src/base.
+ */
 #include "harness-internal.h"
 
 #include <errno.h>
