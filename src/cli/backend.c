@@ -51,6 +51,11 @@ int backend_select(const char *cmd, const char *choice, const struct backend_sel
 	want_pmu = !strcmp(choice, "pmu");
 	if (!want_pmu && strcmp(choice, "auto"))
 		return msg_usage(cmd, "unknown backend '%s' (auto, pmu, sim or import)", choice);
+	if (!want_pmu && (o->auto_pmu || !o->can_sim)) {
+		/* auto keeps the PMU path whatever a probe would say: do not pay for one */
+		*out = BACKEND_PMU;
+		return EXIT_OK;
+	}
 	if (cpu_probe_hw_events(NULL, &probe, NULL) == 0) {
 		*out = BACKEND_PMU;
 		return EXIT_OK;
@@ -59,10 +64,6 @@ int backend_select(const char *cmd, const char *choice, const struct backend_sel
 		msg_error("hardware counters are unavailable: %s", probe.msg[0] ? probe.msg : "no PMU");
 		msg_hint("%s", probe.hint[0] ? probe.hint : "use '--backend=sim' for a simulated estimate");
 		return EXIT_ANALYSIS;
-	}
-	if (o->auto_pmu || !o->can_sim) {
-		*out = BACKEND_PMU;
-		return EXIT_OK;
 	}
 	msg_note("no hardware PMU here (%s): simulating with valgrind instead, every figure is an estimate",
 		 probe.msg[0] ? probe.msg : "hardware events do not open");

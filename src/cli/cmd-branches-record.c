@@ -243,7 +243,7 @@ static int write_record(void *arg, const void *rec, size_t len, struct tdp_err *
 
 /* The header features perf writes about the machine and the command. */
 static int write_features(struct perfdata_writer *w, const struct cpu_system *sys, int argc, char **argv,
-			  const struct tdp_ctx *ctx, struct tdp_err *err)
+			  struct tdp_err *err)
 {
 	struct pmu_host_info h;
 	const char **cmd = tdp_calloc((size_t)argc + 2, sizeof(*cmd));
@@ -254,7 +254,7 @@ static int write_features(struct perfdata_writer *w, const struct cpu_system *sy
 	if (!cmd)
 		return tdp_err_oom(err);
 	pmu_host_info_read(&h, &sys->cpu);
-	cmd[0] = ctx->exe_path ? ctx->exe_path : "tdprof";
+	cmd[0] = tdp_exe_path() ? tdp_exe_path() : "tdprof";
 	cmd[1] = "branches";
 	for (int i = 0; i < argc; i++)
 		cmd[i + 2] = argv[i];
@@ -299,7 +299,7 @@ static int write_build_ids(struct perfdata_writer *w, struct pmu_sampling *s, st
 
 /* Open the writer and the engine, add the attrs, record. Returns an exit status, or -1 when recorded. */
 static int record(const struct rec_opts *ro, struct plan *p, const struct cpu_system *sys, int argc, char **argv,
-		  const struct tdp_ctx *ctx, struct pmu_sampling **sp, struct perfdata_writer **wp)
+		  struct pmu_sampling **sp, struct perfdata_writer **wp)
 {
 	struct tdp_err err = TDP_ERR_INIT;
 	int ret;
@@ -320,7 +320,7 @@ static int record(const struct rec_opts *ro, struct plan *p, const struct cpu_sy
 		ret = perfdata_writer_add_attr(*wp, e.attr, e.attr->size, e.ids, e.nr_ids, e.name, &err);
 	}
 	if (!ret)
-		ret = write_features(*wp, sys, argc, argv, ctx, &err);
+		ret = write_features(*wp, sys, argc, argv, &err);
 	if (ret)
 		return fail(&err);
 	if (p->note_software)
@@ -399,6 +399,8 @@ int cmd_branches_record(int argc, char **argv, struct tdp_ctx *ctx)
 	long pid = 0;
 	int i, rc = EXIT_USAGE, ret;
 
+	(void)ctx;
+
 	i = opts_parse(opts, &doc, argc, argv);
 	if (i < 0) {
 		rc = opts_exit(i);
@@ -440,7 +442,7 @@ int cmd_branches_record(int argc, char **argv, struct tdp_ctx *ctx)
 	p.so.mmap_pages = (unsigned)ro.pages;
 	if (!p.so.spe)
 		cap_freq(&p.so);
-	rc = record(&ro, &p, &sys, argc, argv, ctx, &s, &w);
+	rc = record(&ro, &p, &sys, argc, argv, &s, &w);
 	if (rc >= 0)
 		goto out;
 	ret = perfdata_writer_close(w, &err);

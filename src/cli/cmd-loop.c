@@ -401,7 +401,7 @@ int cmd_loop(int argc, char **argv, struct tdp_ctx *ctx)
 		return EXIT_USAGE;
 	j.cc = getenv("CC");
 	j.tmp_root = getenv("TMPDIR");
-	j.exe_path = ctx->exe_path;
+	j.exe_path = tdp_exe_path();
 	j.keep = keep;
 	j.verbose = ctx->verbose;
 	return measure(&j, cpu, reps, target_ms, json, mca, output);

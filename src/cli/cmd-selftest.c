@@ -289,13 +289,14 @@ int cmd_selftest(int argc, char **argv, struct tdp_ctx *ctx)
 	FILE *out = stdout;
 	int i = opts_parse(opts, &doc, argc, argv), rc;
 
+	(void)ctx;
 	if (i < 0)
 		return opts_exit(i);
 	if (i < argc)
 		return msg_usage("selftest", "'%s': selftest runs its own workloads and takes no command", argv[i]);
 	memset(o, 0, sizeof(o));
 	for (size_t k = 0; k < NR_EXAMPLES; k++)
-		if (!find_example(&examples[k], dir, ctx->exe_path, o[k].path, sizeof(o[k].path))) {
+		if (!find_example(&examples[k], dir, tdp_exe_path(), o[k].path, sizeof(o[k].path))) {
 			msg_error("the demo workload '%s' was not found%s%s", examples[k].binary, dir ? " in " : "",
 				  dir ? dir : " next to tdprof or in PREFIX/libexec/tdprof/examples");
 			msg_hint("build them ('make', or 'ninja -C BUILDDIR'), or give their directory with "

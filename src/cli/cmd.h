@@ -16,8 +16,14 @@ struct tdp_ctx {
 	bool stdout_tty;      /* stdout is a terminal: bars and colour are allowed */
 	bool color;           /* use colour (tty and not NO_COLOR) */
 	int verbose;          /* -v count */
-	const char *exe_path; /* absolute path of this binary (for selftest, loop) */
 };
+
+/*
+ * The absolute path of this binary (for selftest, loop, branches record), or NULL
+ * when /proc/self/exe cannot be read. Read on first use, not in main(): the
+ * readlink costs a path walk that `tdprof stat` should not pay at start-up.
+ */
+const char *tdp_exe_path(void);
 
 typedef int cmd_fn(int argc, char **argv, struct tdp_ctx *ctx);
 

@@ -112,22 +112,27 @@ static int unknown_command(const char *name)
 	return EXIT_USAGE;
 }
 
-int main(int argc, char **argv)
+const char *tdp_exe_path(void)
 {
 	static char exe[4096];
+	ssize_t n;
+
+	if (!exe[0]) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+	}
+	return exe[0] ? exe : NULL;
+}
+
+int main(int argc, char **argv)
+{
 	struct tdp_ctx ctx = { 0 };
 	const struct command *c;
-	ssize_t n;
 	int i;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	ctx.stdout_tty = isatty(STDOUT_FILENO);
 	ctx.color = ctx.stdout_tty && !getenv("NO_COLOR");
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		ctx.exe_path = exe;
-	}
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
