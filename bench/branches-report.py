@@ -184,7 +184,7 @@ def main():
     text = """## tdprof branches report vs perf report (issue 4, Performance)
 
 Measured %s on %s.
-Load average before/after: %s / %s (other work shares this 2-CPU VM: wall times
+Load average before/after: %s / %s (wall times
 are medians of %d interleaved runs; CPU times are the children's user+system).
 
 Input: `bench/gen-big-perfdata --zero-cycles perf.data.branch-4.14 OUT 200000`:
