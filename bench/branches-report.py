@@ -208,7 +208,7 @@ that perf 6.1 does not crash in hist__account_cycles).
 - the CPU time by thread (perf record -e cpu-clock of tdprof, median shares times the
   median CPU time): %s.
   With a second CPU free, the wall time is the longest of the decoding thread and the two
-  others together; when the machine is busy (as during these runs), the threads queue and
+  others together; when the machine is busy, the threads queue and
   the wall time tends to the total CPU time.
 
 Source lines: `bench/gen-branch-perfdata BINARY OUT 200000 32`, stacks walking the code of a
