@@ -86,6 +86,32 @@ void strbuf_addch(struct strbuf *sb, char c)
 	strbuf_add(sb, &c, 1);
 }
 
+void strbuf_add_shell_word(struct strbuf *sb, const char *word)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+./:=,@%";
+
+	if (*word && strspn(word, safe) == strlen(word)) {
+		strbuf_adds(sb, word);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (; *word; word++)
+		if (*word == '\'')
+			strbuf_adds(sb, "'\\''");
+		else
+			strbuf_addch(sb, *word);
+	strbuf_addch(sb, '\'');
+}
+
+void strbuf_add_shell_words(struct strbuf *sb, char *const *argv)
+{
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			strbuf_addch(sb, ' ');
+		strbuf_add_shell_word(sb, argv[i]);
+	}
+}
+
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list cp;

@@ -51,6 +51,16 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(
 /** As strbuf_addf(), taking a va_list. */
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
+/**
+ * Append word as the POSIX shell reads it back: as it is when it holds only
+ * letters, digits and _-+./:=,@%; otherwise in '...', each ' written '\''. An empty
+ * word is ''. For commands shown to a user to copy.
+ */
+void strbuf_add_shell_word(struct strbuf *sb, const char *word);
+
+/** Append the NULL-terminated argv as shell words separated by spaces. */
+void strbuf_add_shell_words(struct strbuf *sb, char *const *argv);
+
 /** Shorten to len (len <= sb->len). */
 void strbuf_setlen(struct strbuf *sb, size_t len);
 

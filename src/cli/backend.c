@@ -104,29 +104,6 @@ int backend_sim_machine(const char *cmd, const char *spec, struct sim_machine *m
 	return ret == TDP_EUSAGE ? EXIT_USAGE : exitcode_from_err(ret);
 }
 
-void backend_join_command(struct strbuf *sb, char *const *argv)
-{
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+./:=,@%";
-
-	for (size_t i = 0; argv[i]; i++) {
-		const char *a = argv[i];
-
-		if (i)
-			strbuf_addch(sb, ' ');
-		if (*a && strspn(a, safe) == strlen(a)) {
-			strbuf_adds(sb, a);
-			continue;
-		}
-		strbuf_addch(sb, '\'');
-		for (; *a; a++)
-			if (*a == '\'')
-				strbuf_adds(sb, "'\\''");
-			else
-				strbuf_addch(sb, *a);
-		strbuf_addch(sb, '\'');
-	}
-}
-
 int backend_divert_stdout(bool divert)
 {
 	int saved;

@@ -145,11 +145,5 @@ int backend_divert_stdout(bool divert);
 /** Undo backend_divert_stdout() (saved < 0 does nothing). */
 void backend_restore_stdout(int saved);
 
-/**
- * The workload as one shell-readable line (special characters quoted with '...')
- * into sb. For messages and for commands a user copies.
- */
-struct strbuf;
-void backend_join_command(struct strbuf *sb, char *const *argv);
 
 #endif

@@ -150,29 +150,6 @@ static void on_interval(void *arg, uint64_t t_ns, const struct countset *delta)
 	countset_release(&cs);
 }
 
-/* The workload as one shell-readable line: arguments with special characters in '...'. */
-static void join_command(struct strbuf *sb, char *const *argv)
-{
-	for (size_t i = 0; argv[i]; i++) {
-		const char *a = argv[i];
-
-		if (i)
-			strbuf_addch(sb, ' ');
-		if (*a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+./:=,@%") ==
-				  strlen(a)) {
-			strbuf_adds(sb, a);
-			continue;
-		}
-		strbuf_addch(sb, '\'');
-		for (; *a; a++)
-			if (*a == '\'')
-				strbuf_adds(sb, "'\\''");
-			else
-				strbuf_addch(sb, *a);
-		strbuf_addch(sb, '\'');
-	}
-}
-
 static bool parse_id(const char *s, const char *opt, pid_t *out)
 {
 	long v;
@@ -269,7 +246,7 @@ static int run_sim(char *const *argv, const char *machine, const char *out_path,
 		goto out;
 	}
 	cs.elapsed_ns = -1; /* valgrind's wall time is not the program's */
-	backend_join_command(&cmd, argv);
+	strbuf_add_shell_words(&cmd, argv);
 	strbuf_addf(&target, "'%s', estimate (simulated)", cmd.buf);
 	strbuf_addf(&note, "every count above is an estimate (simulated) by valgrind on machine %s, not a "
 			   "measurement (docs/sim-machine.md)", s.machine_desc);
@@ -464,7 +441,7 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 	}
 	shown.backend = BACKEND_PMU;
 	if (so.argv)
-		join_command(&cmd, so.argv);
+		strbuf_add_shell_words(&cmd, so.argv);
 	if (so.system_wide)
 		strbuf_adds(&target, "'system wide'");
 	else if (cpu_list)

@@ -32,6 +32,12 @@ const struct metric_node *diag_largest_child(const struct metric_tree *t, const 
 /** Append v with thousands separators ("1,234,567"). */
 void diag_add_grouped(struct strbuf *sb, uint64_t v);
 
+/** part as a percentage of whole (0 when whole is 0). */
+double diag_pct(uint64_t part, uint64_t whole);
+
+/** Append "FILE:LINE in FUNC", with ??? for an unknown file or function and ? for line 0. */
+void diag_add_where(struct strbuf *sb, const char *file, uint64_t line, const char *fn);
+
 /** Add a note (static text) to d, ignored past DIAG_MAX_NOTES. */
 void diag_add_note(struct diag *d, const char *note);
 

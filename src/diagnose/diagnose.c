@@ -113,6 +113,21 @@ const char *diag_next_step(const char *category)
 	return "see 'tdprof explain' for this node";
 }
 
+double diag_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+void diag_add_where(struct strbuf *sb, const char *file, uint64_t line, const char *fn)
+{
+	strbuf_addf(sb, "%s:", file ? file : "???");
+	if (line)
+		strbuf_addf(sb, "%llu", (unsigned long long)line);
+	else
+		strbuf_adds(sb, "?");
+	strbuf_addf(sb, " in %s", fn ? fn : "???");
+}
+
 void diag_add_grouped(struct strbuf *sb, uint64_t v)
 {
 	char digits[32];

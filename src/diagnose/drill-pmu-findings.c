@@ -169,7 +169,7 @@ int dpmu_loop_command(struct dpmu *s, struct tdp_err *err)
 			break;
 		}
 		strbuf_adds(&sb, "tdprof loop ");
-		dsim_quote(&sb, shown);
+		strbuf_add_shell_word(&sb, shown);
 		strbuf_adds(&sb, " --function ");
 		strbuf_add(&sb, l->function, strcspn(l->function, "("));
 		strbuf_adds(&sb, " -- ");
@@ -190,22 +190,6 @@ int dpmu_loop_command(struct dpmu *s, struct tdp_err *err)
 /* ---------------------------------------------------------------------------
  * Findings
  * ------------------------------------------------------------------------- */
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-/* "FILE:LINE in FUNC", ??? for what is unknown. */
-static void add_where(struct strbuf *sb, const char *file, uint64_t line, const char *fn)
-{
-	strbuf_addf(sb, "%s:", file ? file : "???");
-	if (line)
-		strbuf_addf(sb, "%llu", (unsigned long long)line);
-	else
-		strbuf_adds(sb, "?");
-	strbuf_addf(sb, " in %s", fn ? fn : "???");
-}
 
 /* The share of slots a site accounts for: the category's times the site's part. */
 static double slots_share(const struct diag *d, const struct diag_site *ds)
@@ -243,18 +227,18 @@ static void describe(const struct dpmu *s, size_t i, struct strbuf *title, struc
 		*node = "branch_mispredicts";
 		if (smp->has_flags) {
 			strbuf_adds(title, ind ? "unpredictable indirect branch at " : "unpredictable branch at ");
-			add_where(title, ds->file, ds->line, ds->function);
+			diag_add_where(title, ds->file, ds->line, ds->function);
 			diag_add_grouped(ev, mis);
 			strbuf_adds(ev, " of ");
 			diag_add_grouped(ev, br);
 			strbuf_addf(ev, " sampled executions of this line's branches mispredicted (%.1f %%); they are "
 					"%.1f %% of the recording's ",
-				    pct(mis, br), ds->share);
+				    diag_pct(mis, br), ds->share);
 			diag_add_grouped(ev, smp->mispredicted);
 			strbuf_addf(ev, " mispredicted branch records (%s, ", method_words(d));
 		} else {
 			strbuf_adds(title, "most taken branch at ");
-			add_where(title, ds->file, ds->line, ds->function);
+			diag_add_where(title, ds->file, ds->line, ds->function);
 			strbuf_adds(title, " (a candidate)");
 			diag_add_grouped(ev, br);
 			strbuf_addf(ev, " taken branch records from this line, %.1f %% of the recording's ", ds->share);
@@ -273,7 +257,7 @@ static void describe(const struct dpmu *s, size_t i, struct strbuf *title, struc
 		return;
 	}
 	strbuf_adds(title, d->drill == DIAG_DRILL_HOT_LOOP ? "hot loop at " : "hot line at ");
-	add_where(title, ds->file, ds->line, ds->function);
+	diag_add_where(title, ds->file, ds->line, ds->function);
 	strbuf_addf(ev, "%.1f %% of the cycles samples (", ds->share);
 	diag_add_grouped(ev, ds->samples);
 	strbuf_adds(ev, " of ");
@@ -325,7 +309,7 @@ static int untraced(struct dpmu *s, struct tdp_err *err)
 	strbuf_addf(&ev, "%s", s->plan->reason);
 	if (top) {
 		strbuf_adds(&ev, "; the hottest line is ");
-		add_where(&ev, top->file, top->line, top->function);
+		diag_add_where(&ev, top->file, top->line, top->function);
 		strbuf_addf(&ev, " with %.1f %% of the cycles samples", top->share);
 	}
 	strbuf_addf(&fix, "Simulate the branches with 'tdprof why --backend=sim -- %s' (valgrind's branch predictor "
@@ -360,7 +344,7 @@ static int footprint(struct dpmu *s, struct tdp_err *err)
 		    (unsigned long long)f->files);
 	if (f->nr)
 		strbuf_addf(&ev, "; the hottest, %s, has %.1f %% of them", f->v[0].name,
-			    pct(f->v[0].samples, d->sampling.samples));
+			    diag_pct(f->v[0].samples, d->sampling.samples));
 	if (!isnan(d->triage.l1i_mpki))
 		strbuf_addf(&ev, "; %.2f L1i misses per 1000 instructions", d->triage.l1i_mpki);
 	diag_kb_fix("frontend_bound", "profile", &fix);

@@ -18,22 +18,6 @@ static const char *bucket_key(enum sim_bucket b)
 	return sim_bucket_name(b);
 }
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-/* "FILE:LINE in FUNC", with ??? for what is unknown. */
-static void add_where(struct strbuf *sb, const char *file, uint64_t line, const char *fn)
-{
-	strbuf_addf(sb, "%s:", file ? file : "???");
-	if (line)
-		strbuf_addf(sb, "%llu", (unsigned long long)line);
-	else
-		strbuf_adds(sb, "?");
-	strbuf_addf(sb, " in %s", fn ? fn : "???");
-}
-
 /* Title, evidence, fix and node of a finding for site ss in bucket b. */
 static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const struct sim_site *ss,
 		     const char *file, double share, struct strbuf *title, struct strbuf *ev, struct strbuf *fix,
@@ -48,11 +32,11 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		bool ind = v[SIM_BIM] > v[SIM_BCM];
 
 		strbuf_adds(title, ind ? "unpredictable indirect jump at " : "unpredictable branch at ");
-		add_where(title, file, ss->line, fn);
+		diag_add_where(title, file, ss->line, fn);
 		diag_add_grouped(ev, mis);
 		strbuf_adds(ev, " of ");
 		diag_add_grouped(ev, br);
-		strbuf_addf(ev, " branches at this line mispredicted (%.1f %%)", pct(mis, br));
+		strbuf_addf(ev, " branches at this line mispredicted (%.1f %%)", diag_pct(mis, br));
 		if (ind)
 			strbuf_adds(ev, ", nearly all at its indirect jump");
 		strbuf_addf(ev, "; an estimated %.1f %% of all slots are lost to them", share);
@@ -71,7 +55,7 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 	}
 	case SIM_FRONTEND_BOUND:
 		strbuf_adds(title, "instruction-cache misses at ");
-		add_where(title, file, ss->line, fn);
+		diag_add_where(title, file, ss->line, fn);
 		diag_add_grouped(ev, v[SIM_I1MR]);
 		strbuf_adds(ev, " L1i misses at this line (");
 		diag_add_grouped(ev, v[SIM_ILMR]);
@@ -85,11 +69,11 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		break;
 	case SIM_BACKEND_BOUND:
 		strbuf_adds(title, ss->stream ? "data-cache misses on a sequential stream at " : "data-cache misses at ");
-		add_where(title, file, ss->line, fn);
+		diag_add_where(title, file, ss->line, fn);
 		diag_add_grouped(ev, v[SIM_D1MR]);
 		strbuf_adds(ev, " of ");
 		diag_add_grouped(ev, v[SIM_DR]);
-		strbuf_addf(ev, " loads at this line miss the L1 data cache (%.1f %%) and ", pct(v[SIM_D1MR], v[SIM_DR]));
+		strbuf_addf(ev, " loads at this line miss the L1 data cache (%.1f %%) and ", diag_pct(v[SIM_D1MR], v[SIM_DR]));
 		diag_add_grouped(ev, v[SIM_DLMR]);
 		strbuf_addf(ev, " the last level too (%s); an estimated %.1f %% of all slots wait for them",
 			    ss->stream ? "costed as a prefetched stream" : "each one paying the full latency", share);
@@ -98,11 +82,11 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		break;
 	default:
 		strbuf_adds(title, "hot loop at ");
-		add_where(title, file, ss->line, fn);
+		diag_add_where(title, file, ss->line, fn);
 		diag_add_grouped(ev, v[SIM_IR]);
 		strbuf_addf(ev, " instructions (%.1f %% of the %s), %.1f mispredicts and %.1f L1d misses per 1000 of "
 				"them; an estimated %.1f %% of all slots retire here",
-			    pct(v[SIM_IR], d->totals.instructions),
+			    diag_pct(v[SIM_IR], d->totals.instructions),
 			    d->scope == DIAG_SCOPE_PROGRAM ? "program's" : "run's", 1000.0 * (double)mis / (double)(v[SIM_IR] ? v[SIM_IR] : 1),
 			    1000.0 * (double)v[SIM_D1MR] / (double)(v[SIM_IR] ? v[SIM_IR] : 1), share);
 		*node = "light_operations";

@@ -29,8 +29,6 @@ const char *dsim_fn(const struct dsim *s, uint32_t idx);
 char *dsim_display_file(const struct dsim *s, const char *abs);
 void dsim_counts(const struct sim_cost *c, double cycles, struct diag_counts *out);
 enum sim_bucket dsim_bucket(const char *category);
-/** Append a as one shell word ('...' when it holds special characters). */
-void dsim_quote(struct strbuf *sb, const char *a);
 /** The findings of a simulated diagnosis (sim-findings.c); the sites are ranked for bucket b. */
 int dsim_findings(struct dsim *s, struct diag *d, enum sim_bucket b, struct tdp_err *err);
 

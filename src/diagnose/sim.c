@@ -386,7 +386,7 @@ static int drill_hot_loop(struct dsim *s, struct diag *d, struct tdp_err *err)
 		return 0;
 	fnlen = strcspn(top->function, "(");
 	strbuf_adds(&sb, "tdprof loop ");
-	dsim_quote(&sb, top->file);
+	strbuf_add_shell_word(&sb, top->file);
 	strbuf_adds(&sb, " --function ");
 	strbuf_add(&sb, top->function, fnlen);
 	strbuf_adds(&sb, " -- ");
@@ -398,23 +398,6 @@ static int drill_hot_loop(struct dsim *s, struct diag *d, struct tdp_err *err)
 	}
 	d->loop_command = strbuf_detach(&sb);
 	return 0;
-}
-
-void dsim_quote(struct strbuf *sb, const char *a)
-{
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+./:=,@%";
-
-	if (*a && strspn(a, safe) == strlen(a)) {
-		strbuf_adds(sb, a);
-		return;
-	}
-	strbuf_addch(sb, '\'');
-	for (; *a; a++)
-		if (*a == '\'')
-			strbuf_adds(sb, "'\\''");
-		else
-			strbuf_addch(sb, *a);
-	strbuf_addch(sb, '\'');
 }
 
 int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_machine *m,

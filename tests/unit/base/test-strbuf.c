@@ -45,6 +45,25 @@ static void test_append(void **state)
 	assert_int_equal(sb.len, 0);
 }
 
+/* Shell words: plain words as they are, everything else in '...' with ' as '\''. */
+static void test_shell_words(void **state)
+{
+	char *argv[] = { "./prog", "-n", "a b", "it's", "", "x=$HOME", "a,b:c@d%e+f", NULL };
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	strbuf_add_shell_words(&sb, argv);
+	check_invariants(&sb);
+	assert_string_equal(sb.buf, "./prog -n 'a b' 'it'\\''s' '' 'x=$HOME' a,b:c@d%e+f");
+	strbuf_reset(&sb);
+	strbuf_add_shell_word(&sb, "'");
+	assert_string_equal(sb.buf, "''\\'''");
+	strbuf_reset(&sb);
+	strbuf_add_shell_words(&sb, argv + 7);
+	assert_string_equal(sb.buf, "");
+	strbuf_release(&sb);
+}
+
 static void test_cap_is_sticky(void **state)
 {
 	struct strbuf sb;
@@ -115,6 +134,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_append),
+		cmocka_unit_test(test_shell_words),
 		cmocka_unit_test(test_cap_is_sticky),
 		cmocka_unit_test(test_detach),
 		cmocka_unit_test(test_alloc_failure),
