@@ -25,6 +25,9 @@ bool str_to_double(const char *s, double *out);
 /** As str_to_u64() on the first len bytes of s (s need not be NUL-terminated). */
 bool str_to_u64_n(const char *s, size_t len, uint64_t *out);
 
+/** The value of hexadecimal digit c (0-9, a-f, A-F), or -1. */
+int str_hexval(char c);
+
 /** True when s starts with prefix. */
 bool str_starts_with(const char *s, const char *prefix);
 

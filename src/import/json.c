@@ -19,6 +19,7 @@
 #include "import/import-internal.h"
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/str.h"
 #include "base/strbuf.h"
 
 #include <string.h>
@@ -48,17 +49,6 @@ static void skip_ws(struct jscan *j)
 {
 	while (*j->s == ' ' || *j->s == '\t')
 		j->s++;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Put one byte into the scratch buffer; false when it is full. */
@@ -106,7 +96,7 @@ static const char *scan_string(struct jscan *j, const char **why)
 			case 't': c = '\t'; break;
 			case 'u':
 				for (int k = 0; k < 4; k++) {
-					int h = hexval(j->s[k]);
+					int h = str_hexval(j->s[k]);
 
 					if (h < 0) {
 						*why = "a bad \\u escape";

@@ -6,6 +6,7 @@
  */
 #include "pmu/sampling.h"
 #include "base/err.h"
+#include "base/str.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -19,27 +20,16 @@
 
 /* ---- /proc/PID/maps ------------------------------------------------------------- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Parse hex digits at *p (up to end), at least one; false on none or overflow. */
 static bool take_hex(const char **p, const char *end, uint64_t *out)
 {
 	uint64_t v = 0;
 	const char *s = *p;
 
-	while (s < end && hexval(*s) >= 0) {
+	while (s < end && str_hexval(*s) >= 0) {
 		if (v >> 60)
 			return false;
-		v = v << 4 | (uint64_t)hexval(*s);
+		v = v << 4 | (uint64_t)str_hexval(*s);
 		s++;
 	}
 	if (s == *p)

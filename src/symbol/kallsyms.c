@@ -18,19 +18,9 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/str.h"
 #include "base/file.h"
 #include "symbol/symbol-internal.h"
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int symbol_kallsyms_parse(char *buf, size_t len, struct symbol_symtab *t)
 {
@@ -45,8 +35,8 @@ int symbol_kallsyms_parse(char *buf, size_t len, struct symbol_symtab *t)
 		char type;
 
 		pos += ll + 1;
-		while (i < ll && hexval(line[i]) >= 0 && digits < 16) {
-			addr = addr << 4 | (uint64_t)hexval(line[i]);
+		while (i < ll && str_hexval(line[i]) >= 0 && digits < 16) {
+			addr = addr << 4 | (uint64_t)str_hexval(line[i]);
 			i++;
 			digits++;
 		}

@@ -46,6 +46,22 @@ static void test_long_double(void **state)
 	assert_false(str_to_double("", &d));
 }
 
+static void test_hexval(void **state)
+{
+	const char *digits = "0123456789abcdef", *upper = "ABCDEF";
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(str_hexval(digits[i]), i);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(str_hexval(upper[i]), 10 + i);
+	assert_int_equal(str_hexval('g'), -1);
+	assert_int_equal(str_hexval('G'), -1);
+	assert_int_equal(str_hexval('/'), -1);
+	assert_int_equal(str_hexval(':'), -1);
+	assert_int_equal(str_hexval('\0'), -1);
+}
+
 static void test_event_name_eq(void **state)
 {
 	(void)state;
@@ -101,6 +117,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_u64),
 		cmocka_unit_test(test_long_double),
+		cmocka_unit_test(test_hexval),
 		cmocka_unit_test(test_event_name_eq),
 		cmocka_unit_test(test_edit_distance),
 		cmocka_unit_test(test_suggest),
