@@ -23,7 +23,6 @@
 #include "model/stats.h"
 #include "pmu/event.h"
 #include "pmu/session.h"
-#include "report/html.h"
 #include "report/repeat.h"
 #include "report/topdown.h"
 
@@ -189,18 +188,6 @@ static int json_doc(FILE *out, const void *r, struct tdp_err *err)
 	return topdown_json_print(out, r, err);
 }
 
-/* --html FILE: the page drawn from this run's JSON document (report/html.h). */
-static int write_html(const char *path, const struct topdown_report *r)
-{
-	struct html_opts ho = HTML_OPTS_INIT;
-	struct tdp_err err = TDP_ERR_INIT;
-	int ret = html_write(path, json_doc, r, &ho, &err);
-
-	if (ret)
-		msg_err(&err);
-	return ret ? exitcode_from_err(ret) : EXIT_OK;
-}
-
 /*
  * -r N: the tree of means of the runs in r->repeat into *mean, which then stands
  * for trees[0] (the last run's tree gives the labels and reasons).
@@ -243,7 +230,7 @@ static int render(const struct topdown_opts *to, struct topdown_report *r, struc
 	if (output_close(out, to->out_path))
 		rc = EXIT_ANALYSIS;
 	if (rc == EXIT_OK && to->html)
-		rc = write_html(to->html, r);
+		rc = output_html(to->html, json_doc, r);
 	return rc;
 }
 
@@ -574,7 +561,7 @@ static int run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_
 	r.trees[0] = &tree;
 	r.nr_trees = 1;
 	strbuf_adds(&src, "'");
-	backend_join_command(&src, argv);
+	strbuf_add_shell_words(&src, argv);
 	strbuf_addf(&src, "', estimate (simulated) on machine %s", s.machine_desc);
 	r.source = src.buf;
 	r.backend = BACKEND_SIM;

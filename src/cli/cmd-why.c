@@ -17,7 +17,6 @@
 #include "base/strbuf.h"
 #include "diagnose/diagnose.h"
 #include "model/stats.h"
-#include "report/html.h"
 #include "report/repeat.h"
 #include "report/why.h"
 
@@ -95,18 +94,6 @@ static int json_doc(FILE *out, const void *r, struct tdp_err *err)
 	return why_json_print(out, r, err);
 }
 
-/* --html FILE: the page drawn from this run's JSON document (report/html.h). */
-static int write_html(const char *path, const struct why_report *r)
-{
-	struct html_opts ho = HTML_OPTS_INIT;
-	struct tdp_err err = TDP_ERR_INIT;
-	int ret = html_write(path, json_doc, r, &ho, &err);
-
-	if (ret)
-		msg_err(&err);
-	return ret ? exitcode_from_err(ret) : EXIT_OK;
-}
-
 /*
  * -r N: keep the tree of the run just diagnosed. Returns true when the series
  * should stop: a simulated program that gave the same tree twice is deterministic
@@ -172,7 +159,7 @@ static int render(const struct why_opts *wo, const struct why_report *r, struct 
 	if (output_close(out, wo->out_path))
 		rc = EXIT_ANALYSIS;
 	if (rc == EXIT_OK && wo->html)
-		rc = write_html(wo->html, &rr);
+		rc = output_html(wo->html, json_doc, &rr);
 	return rc;
 }
 
@@ -362,7 +349,7 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		msg_warning("'--sim-machine' applies to the simulated backend only: the PMU measures this machine");
 	if (wo.no_drill && b == BACKEND_SIM)
 		msg_note("'--no-drill' applies to the PMU backend: the simulation's sites come from its one run");
-	backend_join_command(&cmd, argv + i);
+	strbuf_add_shell_words(&cmd, argv + i);
 	if (strbuf_failed(&cmd)) {
 		msg_error("out of memory");
 		rc = EXIT_ANALYSIS;

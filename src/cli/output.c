@@ -1,5 +1,6 @@
 /* output.c: the result stream of a command (see output.h). */
 #include "cli/output.h"
+#include "base/err.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 
@@ -44,4 +45,15 @@ int output_write(const char *path, const void *buf, size_t len)
 	if (len)
 		fwrite(buf, 1, len, f);
 	return output_close(f, path);
+}
+
+int output_html(const char *path, html_json_fn *fn, const void *doc)
+{
+	struct html_opts ho = HTML_OPTS_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	int ret = html_write(path, fn, doc, &ho, &err);
+
+	if (ret)
+		msg_err(&err);
+	return ret ? exitcode_from_err(ret) : EXIT_OK;
 }

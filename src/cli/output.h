@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "report/html.h"
+
 /**
  * Open `path` for writing (created 0644, truncated), or return stdout when path is
  * NULL. On failure prints why and returns NULL: the caller exits EXIT_USAGE (2), as
@@ -35,5 +37,11 @@ int output_close(FILE *f, const char *path);
  * EXIT_USAGE (the file cannot be created) or EXIT_ANALYSIS (the write failed).
  */
 int output_write(const char *path, const void *buf, size_t len);
+
+/**
+ * --html FILE: the page report/html.h draws from the JSON document that fn prints
+ * of doc, with the default options. Prints the error; returns an exit status.
+ */
+int output_html(const char *path, html_json_fn *fn, const void *doc);
 
 #endif
