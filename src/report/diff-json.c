@@ -180,7 +180,6 @@ int diff_json_print(FILE *out, const struct diff_result *r, struct tdp_err *err)
 {
 	json_t *doc = json_object(), *rank = json_array();
 	bool failed = !doc || !rank;
-	int rc = 0;
 
 	jput(doc, "kind", json_string("diff"), &failed);
 	jput(doc, "of", json_string(tdoc_kind_name(r->kind)), &failed);
@@ -202,11 +201,5 @@ int diff_json_print(FILE *out, const struct diff_result *r, struct tdp_err *err)
 	jput(doc, "edges", edges_array(r, &failed), &failed);
 	jput(doc, "edges_matched", json_integer((json_int_t)r->edges_matched), &failed);
 	jput(doc, "edge_measure", jstr_or_null(r->edge_measure), &failed);
-	if (failed)
-		rc = tdp_err_oom(err);
-	else if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) ||
-		 fputc('\n', out) == EOF)
-		rc = tdp_err_set(err, TDP_EIO, "cannot write the JSON document: %s", "write error");
-	json_decref(doc);
-	return rc;
+	return jfinish(doc, failed, out, 15, err);
 }

@@ -1,5 +1,6 @@
 /* json-util.c: helpers shared by the JSON renderers (see json-util.h). */
 #include "report/json-util.h"
+#include "base/err.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -51,4 +52,17 @@ json_t *jaddr(uint64_t v)
 
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
 	return json_string(buf);
+}
+
+int jfinish(json_t *doc, bool failed, FILE *out, int precision, struct tdp_err *err)
+{
+	int ret = 0;
+
+	if (failed || !doc)
+		ret = tdp_err_oom(err);
+	else if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(precision)) ||
+		 fputc('\n', out) == EOF)
+		ret = tdp_err_set(err, TDP_EIO, "cannot write the JSON document");
+	json_decref(doc);
+	return ret;
 }

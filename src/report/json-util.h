@@ -13,6 +13,9 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+
+struct tdp_err;
 
 /** Set o[key] = v (taken). Sets *failed when o or v is NULL or the set fails. */
 void jput(json_t *o, const char *key, json_t *v, bool *failed);
@@ -34,5 +37,13 @@ json_t *jcount(uint64_t v);
 
 /** An address as design.md spells it in JSON: the string "0x..." (lower-case hex). */
 json_t *jaddr(uint64_t v);
+
+/**
+ * Finish a renderer: write doc to out (two-space indent, keys in insertion order,
+ * reals with `precision` significant digits) and a newline, then release doc.
+ * Returns 0, TDP_ENOMEM when `failed` is set or doc is NULL, or TDP_EIO when the
+ * write fails (err says which).
+ */
+int jfinish(json_t *doc, bool failed, FILE *out, int precision, struct tdp_err *err);
 
 #endif

@@ -158,12 +158,10 @@ int stat_json_print(FILE *f, const struct stat_report *r, struct tdp_err *err)
 {
 	json_t *doc = json_object(), *hw = json_object();
 	bool failed = !doc || !hw;
-	int ret = 0;
 
 	if (failed) {
 		json_decref(hw);
-		ret = tdp_err_oom(err);
-		goto out;
+		return jfinish(doc, failed, f, 15, err);
 	}
 	jput(doc, "backend", json_string(backend_name(r->counts->backend)), &failed);
 	jput(doc, "command", r->command ? json_string(r->command) : json_null(), &failed);
@@ -211,13 +209,5 @@ int stat_json_print(FILE *f, const struct stat_report *r, struct tdp_err *err)
 		}
 		jput(doc, "intervals", a, &failed);
 	}
-	if (failed) {
-		ret = tdp_err_oom(err);
-		goto out;
-	}
-	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) || fputc('\n', f) == EOF)
-		ret = tdp_err_set(err, TDP_EIO, "cannot write the JSON report");
-out:
-	json_decref(doc);
-	return ret;
+	return jfinish(doc, failed, f, 15, err);
 }

@@ -182,7 +182,6 @@ int topdown_json_print(FILE *out, const struct topdown_report *r, struct tdp_err
 {
 	json_t *doc = json_object(), *notes = json_array();
 	bool failed = !doc || !notes, multiplexed = false;
-	int rc = 0;
 
 	jput(doc, "backend", json_string(backend_name(r->backend)), &failed);
 	jput(doc, "source", jstr_or_null(r->source), &failed);
@@ -217,11 +216,5 @@ int topdown_json_print(FILE *out, const struct topdown_report *r, struct tdp_err
 	for (size_t i = 0; i < r->nr_notes; i++)
 		jappend(notes, json_string(r->notes[i]), &failed);
 	jput(doc, "notes", notes, &failed);
-	if (failed)
-		rc = tdp_err_oom(err);
-	else if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) ||
-		 fputc('\n', out) == EOF)
-		rc = tdp_err_set(err, TDP_EIO, "cannot write the JSON document: %s", "write error");
-	json_decref(doc);
-	return rc;
+	return jfinish(doc, failed, out, 15, err);
 }

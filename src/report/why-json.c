@@ -300,13 +300,6 @@ int why_json_print(FILE *out, const struct why_report *r, struct tdp_err *err)
 {
 	bool failed = false;
 	json_t *doc = build(r, &failed);
-	int ret = 0;
 
-	if (failed || !doc)
-		ret = tdp_err_oom(err);
-	else if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) ||
-		 fputc('\n', out) == EOF)
-		ret = tdp_err_set(err, TDP_EIO, "cannot write the JSON document");
-	json_decref(doc);
-	return ret;
+	return jfinish(doc, failed, out, 6, err);
 }
