@@ -181,7 +181,7 @@ rm -f "$out/guest.log"
 boot_start=$(date +%s)
 qemu_rc=0
 timeout "$guest_timeout" qemu-system-aarch64 -M virt -cpu max -icount shift=$icount_shift -m 512 -smp 1 \
-	-display none -monitor none -serial "file:$out/guest.log" \
+	-display none -monitor none -nic none -serial "file:$out/guest.log" \
 	-kernel "$kernel" -initrd "$out/initrd.gz" \
 	-append "console=ttyAMA0 quiet panic=-1" -no-reboot </dev/null || qemu_rc=$?
 step "the guest ran for $(($(date +%s) - boot_start))s (qemu exit status $qemu_rc)"
