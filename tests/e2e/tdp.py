@@ -11,6 +11,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -124,6 +125,159 @@ def brs_like_copy(src):
     out.write(data)
     out.close()
     return out.name
+
+
+# ---- waiting for a state, never for a time ------------------------------------------------
+# The machine may be loaded (CI shares it; other builds run beside the tests): a test that
+# must act once a process has reached some state polls for that state, with a deadline
+# far longer than any quiet run needs. No test sleeps a fixed time and hopes.
+
+WAIT_TIMEOUT = 120
+
+
+def wait_for(pred, what, timeout=WAIT_TIMEOUT, interval=0.01):
+    """Poll pred() until it returns a true value, and return that value; fail naming
+    `what` when `timeout` seconds pass first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out after %d s waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+def proc_stat(pid):
+    """/proc/PID/stat as {comm, state, ppid, cpu_ms}, or None when the process is gone."""
+    try:
+        with open("/proc/%d/stat" % int(pid)) as f:
+            text = f.read()
+    except OSError:
+        return None
+    rest = text[text.rindex(")") + 2:].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return {"comm": text[text.index("(") + 1:text.rindex(")")], "state": rest[0], "ppid": int(rest[1]),
+            "cpu_ms": (int(rest[11]) + int(rest[12])) * 1000.0 / ticks}
+
+
+def alive(pid):
+    """True while the process exists and is not a zombie."""
+    st = proc_stat(pid)
+    return st is not None and st["state"] not in ("Z", "X")
+
+
+def descendants(pid):
+    """The process ids below `pid` (children, grandchildren...), now."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            st = proc_stat(int(d))
+            if st:
+                kids.setdefault(st["ppid"], []).append(int(d))
+    out, todo = [], [int(pid)]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            out.append(k)
+            todo.append(k)
+    return out
+
+
+def wait_workload(proc, comm, cpu_ms=0, timeout=WAIT_TIMEOUT):
+    """Wait until a live descendant of the Popen `proc` runs the program `comm` (its name
+    after exec) and has used at least `cpu_ms` of CPU; return its pid. Fails at once if
+    `proc` ends first."""
+    def ready():
+        if proc.poll() is not None:
+            raise AssertionError("%s ended (exit %s) before its workload %s ran" % (proc.args, proc.returncode,
+                                                                                    comm))
+        for k in descendants(proc.pid):
+            st = proc_stat(k)
+            if st and st["comm"] == comm[:15] and st["state"] != "Z" and st["cpu_ms"] >= cpu_ms:
+                return k
+        return None
+    return wait_for(ready, "%s to run %s with %d ms of CPU" % (proc.args[0], comm, cpu_ms), timeout)
+
+
+def wait_cpu(pid, cpu_ms, timeout=WAIT_TIMEOUT):
+    """Wait until process `pid` has used at least `cpu_ms` of CPU in all."""
+    def ready():
+        st = proc_stat(pid)
+        if st is None:
+            raise AssertionError("process %d ended before it used %d ms of CPU" % (pid, cpu_ms))
+        return st["cpu_ms"] >= cpu_ms
+    wait_for(ready, "process %d to use %d ms of CPU" % (pid, cpu_ms), timeout)
+
+
+def holds_perf_event(pid):
+    """True when process `pid` has a perf_event file descriptor open (it counts or samples)."""
+    try:
+        fds = os.listdir("/proc/%d/fd" % pid)
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == "anon_inode:[perf_event]":
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def wait_attached(proc, timeout=WAIT_TIMEOUT):
+    """Wait until the tdprof of the Popen `proc` has opened its perf events."""
+    def ready():
+        if proc.poll() is not None:
+            raise AssertionError("%s ended (exit %s) before it opened its events" % (proc.args, proc.returncode))
+        return holds_perf_event(proc.pid)
+    wait_for(ready, "%s to open its perf events" % proc.args[0], timeout)
+
+
+def processes_running(prog, arg):
+    """The live processes of program `prog` whose first argument is `arg` (to find the
+    orphans a workload left, wherever they were reparented)."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) > 1 and os.path.basename(argv[0]) == prog.encode() and argv[1] == arg.encode() and \
+                alive(int(d)):
+            found.append(int(d))
+    return found
+
+
+class Lines:
+    """Collects the lines of a text stream (a Popen's stdout) in a thread, so a test can
+    wait for output while the program runs; .text() is everything read so far."""
+
+    def __init__(self, stream):
+        self.lines = []
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream):
+        for line in stream:
+            with self._lock:
+                self.lines.append(line)
+
+    def wait(self, pred, what, timeout=WAIT_TIMEOUT):
+        """Wait until pred(list of lines so far) is true."""
+        wait_for(lambda: pred(self.snapshot()), what, timeout)
+
+    def snapshot(self):
+        with self._lock:
+            return list(self.lines)
+
+    def finish(self, timeout=WAIT_TIMEOUT):
+        """Wait for the end of the stream; return all its text."""
+        self._thread.join(timeout)
+        return "".join(self.snapshot())
 
 
 def main(env):

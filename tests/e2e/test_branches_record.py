@@ -19,7 +19,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 import tdp  # noqa: E402
@@ -209,7 +208,7 @@ def test_sigint_mid_recording_finishes_the_file():
     f = out_file("sigint.data")
     p = subprocess.Popen([tdp.TDPROF, "branches", "record", "-e", "cpu-clock", "-o", f, "--", wl("wl-spin"), "0"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.6)
+    tdp.wait_workload(p, "wl-spin", 100)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=30)
     tdp.check(p.returncode == 128 + signal.SIGINT, "exit %d, want %d (the workload's death by SIGINT):\n%s" %
@@ -225,10 +224,13 @@ def test_attach_to_a_running_process():
     f = out_file("attach.data")
     target = subprocess.Popen([wl("wl-spin"), "0"])
     try:
-        time.sleep(0.2)
+        # wl-spin has started once its name is its own (after exec)
+        tdp.wait_for(lambda: (tdp.proc_stat(target.pid) or {}).get("comm") == "wl-spin", "wl-spin to start")
         p = subprocess.Popen([tdp.TDPROF, "branches", "record", "-e", "cpu-clock", "-F", "1000", "-o", f,
                               "-p", str(target.pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.6)
+        # samples come with the target's CPU time: 100 ms of it after the events were opened
+        tdp.wait_attached(p)
+        tdp.wait_cpu(target.pid, tdp.proc_stat(target.pid)["cpu_ms"] + 100)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
     finally:

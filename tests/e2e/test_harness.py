@@ -70,7 +70,8 @@ def test_example_json_matches_machine():
 
 def test_example_speedup_is_real():
     # Summing 4096 doubles in one chain waits one FP-add latency (3-4 cycles) per element;
-    # four chains overlap. Any out-of-order core shows well over 1.5x.
+    # four chains overlap: any out-of-order core runs them about 3-4x faster. The size of
+    # the speed-up is a benchmark figure (bench/); here only its direction is checked.
     if sanitized():
         raise tdp.Skip("the example's loads are instrumented by ASan here: it measures the checks")
     p = run_example("--json")
@@ -79,7 +80,7 @@ def test_example_speedup_is_real():
     speedup = chain["median_ns_per_iteration"] / four["median_ns_per_iteration"]
     print("sum_chain %.1f ns, sum_four %.1f ns, speed-up %.2fx" % (
         chain["median_ns_per_iteration"], four["median_ns_per_iteration"], speedup))
-    tdp.check(speedup > 1.5, "speed-up %.2f" % speedup)
+    tdp.check(speedup > 1.0, "four chains are faster than one: speed-up %.2f" % speedup)
 
 
 def test_shared_library_exports_only_tdp():

@@ -5,7 +5,6 @@ import os
 import signal
 import subprocess
 import tempfile
-import time
 
 import tdp
 
@@ -63,7 +62,8 @@ def test_enable_on_exec_counts_the_work():
     r = tdp.run("stat", "-x,", "-e", "task-clock", "--", wl("wl-spin"), "80")
     tdp.expect_exit(r, 0)
     tc = msec(csv_rows(r.out)["task-clock"])
-    tdp.check(79 <= tc < 100, "task-clock %.2f ms for 80 ms of CPU burnt" % tc, r)
+    # (the bound is loose: start-up under a sanitizer or on a loaded machine costs more)
+    tdp.check(79 <= tc < 120, "task-clock %.2f ms for 80 ms of CPU burnt" % tc, r)
 
 
 def test_inherit_two_threads():
@@ -235,16 +235,21 @@ def test_usage_errors():
 
 def test_pid_on_a_sleeping_process():
     software_ok()
-    target = subprocess.Popen(["/bin/sleep", "0.8"])
+    # the target sleeps until tdprof has attached, then ends: tdprof ends with it
+    target = subprocess.Popen(["/bin/sleep", "600"])
     try:
-        time.sleep(0.1)
-        r = tdp.run("stat", "-x,", "-e", "task-clock,context-switches", "-p", target.pid, timeout=30)
-        tdp.expect_exit(r, 0)
-        rows = csv_rows(r.out)
+        p = subprocess.Popen([tdp.TDPROF, "stat", "-x,", "-e", "task-clock,context-switches", "-p",
+                              str(target.pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        tdp.wait_attached(p)
+        tdp.check(p.poll() is None, "tdprof keeps counting while the process sleeps")
+        target.terminate()
+        target.wait()
+        out, err = p.communicate(timeout=60)
+        tdp.check(p.returncode == 0, "exit 0 when the attached process ends, got %d: %s" % (p.returncode, err))
+        rows = csv_rows(out)
         # it slept the whole time: almost no CPU, whatever is printed must be real
         tc = rows["task-clock"]["value"]
-        tdp.check(tc == "<not counted>" or float(tc) < 5, "a sleeping process uses no CPU: %r" % tc, r)
-        tdp.check(0.5 <= r.elapsed < 5, "counted until the process exited (%.2f s)" % r.elapsed, r)
+        tdp.check(tc == "<not counted>" or float(tc) < 5, "a sleeping process uses no CPU: %r" % tc)
     finally:
         target.kill()
         target.wait()
@@ -256,7 +261,8 @@ def test_pid_until_sigint_leaves_the_target_alone():
     try:
         p = subprocess.Popen([tdp.TDPROF, "stat", "-x,", "-e", "task-clock", "-p", str(target.pid)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.4)
+        tdp.wait_attached(p)
+        tdp.wait_cpu(target.pid, tdp.proc_stat(target.pid)["cpu_ms"] + 50)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
         tdp.check(p.returncode == 0, "exit 0 after ^C when attached, got %d: %s" % (p.returncode, err))
@@ -270,12 +276,15 @@ def test_pid_until_sigint_leaves_the_target_alone():
 
 def test_tid_of_a_thread():
     software_ok()
-    target = subprocess.Popen(["/bin/sleep", "0.5"])
+    target = subprocess.Popen(["/bin/sleep", "600"])
     try:
-        time.sleep(0.05)
-        r = tdp.run("stat", "-e", "task-clock", "-t", target.pid, timeout=30)
-        tdp.expect_exit(r, 0)
-        tdp.expect_in("Performance counter stats for thread id '%d'" % target.pid, r.out, "stdout", r)
+        p = subprocess.Popen([tdp.TDPROF, "stat", "-e", "task-clock", "-t", str(target.pid)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        tdp.wait_attached(p)
+        target.terminate()
+        out, err = p.communicate(timeout=60)
+        tdp.check(p.returncode == 0, "exit 0, got %d: %s" % (p.returncode, err))
+        tdp.expect_in("Performance counter stats for thread id '%d'" % target.pid, out, "stdout")
     finally:
         target.kill()
         target.wait()
@@ -289,20 +298,29 @@ def test_pid_that_does_not_exist():
     tdp.expect_in("tdprof: error: no process with id %d" % pid, r.err, "stderr", r)
 
 
-def test_workload_that_forks_and_exits_before_its_children():
-    software_ok()
-    # The parent exits at once with 3; its child burns 600 ms of CPU. tdprof, like
-    # perf, ends with the command it started: it must not wait for the orphan.
+def run_fork_orphan(ms, code):
+    """Run `tdprof stat -- wl-fork-orphan MS CODE`; check its exit status is CODE; return its
+    stdout and the orphans (the children that outlived tdprof, killed here)."""
     with tempfile.TemporaryFile("w+") as out:
-        t0 = time.monotonic()
-        p = subprocess.Popen([tdp.TDPROF, "stat", "-x,", "-e", "task-clock", "--", wl("wl-fork-orphan"), "600",
-                              "3"], stdout=out, stderr=subprocess.DEVNULL)
-        code = p.wait(timeout=30)
-        took = time.monotonic() - t0
+        p = subprocess.Popen([tdp.TDPROF, "stat", "-x,", "-e", "task-clock", "--", wl("wl-fork-orphan"), ms, code],
+                             stdout=out, stderr=subprocess.DEVNULL)
+        rc = p.wait(timeout=120)
+        found = tdp.processes_running("wl-fork-orphan", ms)
+        for pid in found:
+            os.kill(pid, signal.SIGKILL)
         out.seek(0)
         text = out.read()
-    tdp.check(code == 3, "the parent's exit status 3, got %d" % code)
-    tdp.check(took < 0.55, "tdprof ended with its command, not the orphan (%.2f s)" % took)
+    tdp.check(rc == int(code), "the parent's exit status %s, got %d" % (code, rc))
+    return text, found
+
+
+def test_workload_that_forks_and_exits_before_its_children():
+    software_ok()
+    # The parent exits at once with 3; its child burns a minute of CPU. tdprof, like
+    # perf, ends with the command it started: it must not wait for the orphan, which
+    # is still running when tdprof returns.
+    text, orphans = run_fork_orphan("60001", "3")
+    tdp.check(orphans, "tdprof ended with its command, while the orphan still runs")
     tc = msec(csv_rows(text)["task-clock"])
     tdp.check(tc > 0, "counts printed: %.2f ms" % tc)
 

@@ -435,30 +435,51 @@ static void empty_call(void *arg)
 	(void)arg;
 }
 
+/* ~200 dependent multiplies per iteration: hundreds of cycles on any core */
+static void work_run(void *arg, uint64_t n)
+{
+	uint64_t x = (uint64_t)(uintptr_t)arg | 1;
+
+	for (uint64_t i = 0; i < n; i++)
+		for (int k = 0; k < 200; k++)
+			x = x * 0x9e3779b97f4a7c15ull + 1;
+	__asm__ volatile("" : : "r"(x));
+}
+
+/*
+ * The harness removes its own fixed cost: what is left of an empty kernel is finite
+ * and far below a kernel that does work. How close to zero it comes is a figure of
+ * the machine (bench/loop-spread.py), not something a loaded machine can promise.
+ */
 static void test_empty_kernel(void **state)
 {
-	struct tdp_harness_kernel ks[2] = {
+	struct tdp_harness_kernel ks[3] = {
 		{ "empty-run", empty_run, NULL, NULL, NULL, NULL },
 		{ "empty-call", NULL, empty_call, NULL, NULL, NULL },
+		{ "work-run", work_run, NULL, NULL, NULL, NULL },
 	};
 	struct tdp_harness_config cfg;
-	struct tdp_harness_result r;
+	struct tdp_harness_result r[3];
 	struct tdp_harness *h;
 
 	(void)state;
 	tdp_harness_config_init(&cfg);
 	assert_int_equal(tdp_harness_open(&h, &cfg, NULL, 0), 0);
-	for (int i = 0; i < 2; i++) {
-		assert_int_equal(tdp_harness_run(h, &ks[i], &r), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(tdp_harness_run(h, &ks[i], &r[i]), 0);
 		printf("# %s: %.3f ns per iteration (min %.3f, spread %.2f %%), N %llu, fixed cost %.1f ns\n",
-		       ks[i].name, r.ns.median, r.ns.min, 100 * r.ns.spread, (unsigned long long)r.iterations,
-		       r.fixed_cost_ns);
-		assert_true(r.iterations > 1000);
-		assert_true(r.fixed_cost_ns > 0);
-		/* about 0: a loop iteration is one cycle, a call and return about three */
-		if (!RUNNING_ON_VALGRIND)
-			assert_true(r.ns.median < 2.0 && r.ns.median > -0.5);
+		       ks[i].name, r[i].ns.median, r[i].ns.min, 100 * r[i].ns.spread,
+		       (unsigned long long)r[i].iterations, r[i].fixed_cost_ns);
+		assert_true(r[i].iterations >= 1);
+		assert_true(r[i].fixed_cost_ns > 0);
+		assert_true(isfinite(r[i].ns.median));
+		assert_true(r[i].ns.min <= r[i].ns.median && r[i].ns.median <= r[i].ns.max);
 	}
+	/* an empty iteration is a cycle or a few; one of work-run, hundreds */
+	assert_true(r[0].ns.median < r[2].ns.median / 10);
+	assert_true(r[1].ns.median < r[2].ns.median / 10);
+	/* the empty kernels fit many more iterations into the same measurement time */
+	assert_true(r[0].iterations > r[2].iterations);
 	tdp_harness_close(h);
 }
 

@@ -16,8 +16,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
 #include <signal.h>
@@ -51,6 +53,114 @@ __attribute__((noinline)) static void burn_loop(long ms)
 			sink += (unsigned long)i;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	} while (ms == 0 || (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/* ---- waiting for a process state (never for a time: the machine may be loaded) ----- */
+
+/* CPU time (user + system) of process `pid` in ms, or -1 when it is gone */
+static long proc_cpu_ms(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+	size_t n;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* after "pid (comm) ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (long)((ut + st) * 1000 / (unsigned long)sysconf(_SC_CLK_TCK));
+}
+
+/* whether process `pid`'s command line (after exec) holds the argument "--burn" */
+static bool runs_burn(pid_t pid)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	for (ssize_t i = 0; i + 7 <= n; i++)
+		if (!memcmp(buf + i, "--burn", 7))
+			return true;
+	return false;
+}
+
+/* a child of `parent` other than `self` that runs --burn, or 0 */
+static pid_t burning_child_of(pid_t parent, pid_t self_pid)
+{
+	char path[64], buf[512];
+	struct dirent *d;
+	pid_t found = 0;
+	DIR *dir = opendir("/proc");
+
+	while (dir && !found && (d = readdir(dir))) {
+		pid_t pid = (pid_t)strtol(d->d_name, NULL, 10);
+		int ppid = -1;
+		FILE *f;
+		char *p;
+
+		if (pid <= 0 || pid == self_pid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
+		fclose(f);
+		if ((p = strrchr(buf, ')')) && sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == (int)parent &&
+		    runs_burn(pid))
+			found = pid;
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+static void pause_10ms(void)
+{
+	struct timespec ts = { 0, 10000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* long enough for a loaded machine; a quiet one needs well under a second */
+#define WAIT_DEADLINE_MS 120000
+
+/*
+ * Fork a watcher that waits until the --burn workload (`target`, or the burning
+ * child of this process when 0) has used `cpu_ms` more of CPU than now, then sends
+ * `sig` to `victim` (0: this process). Returns the watcher's pid.
+ */
+static pid_t watch_and_signal(pid_t target, long cpu_ms, pid_t victim, int sig)
+{
+	pid_t parent = getpid();
+	pid_t w = fork();
+
+	if (w != 0)
+		return w;
+	for (int t = 0; !target && t < WAIT_DEADLINE_MS; t += 10, pause_10ms())
+		target = burning_child_of(parent, getpid());
+	long start = target ? proc_cpu_ms(target) : -1;
+
+	for (int t = 0; start >= 0 && t < WAIT_DEADLINE_MS; t += 10, pause_10ms()) {
+		long now = proc_cpu_ms(target);
+
+		if (now < 0 || now >= start + cpu_ms)
+			break;
+	}
+	kill(victim ? victim : parent, sig);
+	_exit(0);
 }
 
 /* ---- what the callback saw --------------------------------------------------------- */
@@ -305,21 +415,18 @@ static void test_signal_is_forwarded(void **state)
 	o.event = &l.v[0];
 	o.freq = 1000;
 	assert_int_equal(pmu_sampling_open(&s, &o, &err), 0);
-	/* kill(2) from another process reaches only us: the engine must pass it on */
-	helper = fork();
-	if (helper == 0) {
-		struct timespec ts = { 0, 300000000 };
-
-		nanosleep(&ts, NULL);
-		kill(getppid(), SIGTERM);
-		_exit(0);
-	}
+	/*
+	 * kill(2) from another process reaches only us: the engine must pass it on.
+	 * It comes once the workload has burnt 30 ms of CPU (about 30 samples).
+	 */
+	helper = watch_and_signal(0, 30, 0, SIGTERM);
+	assert_true(helper > 0);
 	assert_int_equal(pmu_sampling_run(s, on_record, &seen, &err), 0);
 	st = pmu_sampling_stats(s);
 	assert_int_equal(st->signal, SIGTERM);
 	assert_true(WIFSIGNALED(st->wstatus));
 	assert_int_equal(WTERMSIG(st->wstatus), SIGTERM);
-	/* it ran until the signal: samples arrived (how many depends on the CPU it got meanwhile) */
+	/* it ran until the signal: samples of its 30 ms arrived */
 	assert_true(seen.samples > 0);
 	pmu_sampling_close(s);
 	assert_int_equal(waitpid(helper, &hst, 0), helper);
@@ -328,7 +435,7 @@ static void test_signal_is_forwarded(void **state)
 
 static void test_attach_synthesizes_what_existed(void **state)
 {
-	char ms[] = "300";
+	char ms[] = "0";
 	struct pmu_event_list l = PMU_EVENT_LIST_INIT;
 	struct pmu_sampling_opts o = PMU_SAMPLING_OPTS_INIT;
 	struct pmu_sampling *s = NULL;
@@ -336,7 +443,7 @@ static void test_attach_synthesizes_what_existed(void **state)
 	const struct pmu_sampling_stats *st;
 	struct tdp_err err = TDP_ERR_INIT;
 	struct seen seen = { 0 };
-	pid_t target;
+	pid_t target, watcher;
 	int wst;
 
 	(void)state;
@@ -351,11 +458,10 @@ static void test_attach_synthesizes_what_existed(void **state)
 		execv(self, argv);
 		_exit(127);
 	}
-	{
-		struct timespec ts = { 0, 50000000 };
-
-		nanosleep(&ts, NULL); /* let it exec */
-	}
+	/* let it exec (its command line then says --burn) */
+	for (int t = 0; !runs_burn(target) && t < WAIT_DEADLINE_MS; t += 10)
+		pause_10ms();
+	assert_true(runs_burn(target));
 	clock_event(&l);
 	o.pid = target;
 	o.event = &l.v[0];
@@ -366,7 +472,12 @@ static void test_attach_synthesizes_what_existed(void **state)
 	seen.pid = (uint32_t)target;
 	seen.ids = ev.ids;
 	seen.nr_ids = ev.nr_ids;
-	/* it ends by itself after 300 ms of CPU: the run ends with it */
+	/*
+	 * It spins until a watcher ends it, 300 ms of its CPU after the events were
+	 * opened (however much it burnt before, on a loaded machine): the run ends with it.
+	 */
+	watcher = watch_and_signal(target, 300, target, SIGTERM);
+	assert_true(watcher > 0);
 	assert_int_equal(pmu_sampling_run(s, on_record, &seen, &err), 0);
 	st = pmu_sampling_stats(s);
 	assert_false(st->workload_ran);
@@ -381,7 +492,8 @@ static void test_attach_synthesizes_what_existed(void **state)
 	assert_int_equal(seen.bad_id, 0);
 	pmu_sampling_close(s);
 	assert_int_equal(waitpid(target, &wst, 0), target);
-	assert_true(WIFEXITED(wst));
+	assert_true(WIFSIGNALED(wst) && WTERMSIG(wst) == SIGTERM);
+	assert_int_equal(waitpid(watcher, &wst, 0), watcher);
 	pmu_event_list_release(&l);
 }
 
