@@ -1,6 +1,7 @@
 #!/bin/sh
 # deps.sh KIND: make sure the Debian packages tdprof needs for KIND are installed.
 #   build  compile tdprof
+#   demo   run `make demo` (adds valgrind: the simulated backend where no PMU is)
 #   test   run `make check` (adds valgrind, perf, python3)
 #   fuzz   libFuzzer targets (clang and its runtime)
 #   html   the HTML report test (Chromium)
@@ -11,14 +12,18 @@ kind=${1:-build}
 build="gcc make pkg-config meson ninja-build libpfm4-dev libdw-dev libelf-dev libcapstone-dev libjansson-dev libcmocka-dev libiberty-dev zlib1g-dev liblzma-dev libbz2-dev"
 case "$kind" in
 build) pkgs="$build" ;;
-test) pkgs="$build valgrind linux-perf python3 python3-jsonschema procps dwz binutils" ;;
+demo) pkgs="$build valgrind" ;;
+# test: perf is the oracle for perf.data; g++, clang and llvm (llvm-mca) build and
+# read the programs of the loop, harness, sim and line-0 tests; procps (pgrep),
+# util-linux (taskset, setpriv) and passwd (useradd) drive the process tests.
+test) pkgs="$build valgrind linux-perf python3 python3-jsonschema procps dwz binutils g++ clang llvm util-linux passwd" ;;
 fuzz) pkgs="$build clang libclang-rt-14-dev" ;;
 html) pkgs="chromium" ;;
 # arm64: the cross compiler, qemu, cpio for the initramfs, perf to read the guest's
 # perf.data; the arm64 libraries, kernel and busybox are downloaded by tests/arm64/run.sh
 # (apt-get download: needs the arm64 foreign architecture, added below).
 arm64) pkgs="$build qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio gzip linux-perf python3" ;;
-*) echo "deps.sh: unknown kind '$kind' (build, test, fuzz, html, arm64)" >&2; exit 2 ;;
+*) echo "deps.sh: unknown kind '$kind' (build, demo, test, fuzz, html, arm64)" >&2; exit 2 ;;
 esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
