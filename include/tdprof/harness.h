@@ -227,7 +227,7 @@ TDP_HARNESS_API int tdp_harness_run(struct tdp_harness *h, const struct tdp_harn
 		    struct tdp_harness_result *out);
 
 /** The message of the last failure of h ("" when none); owned by h. */
-const char *tdp_harness_error(const struct tdp_harness *h);
+TDP_HARNESS_API const char *tdp_harness_error(const struct tdp_harness *h);
 
 /** The method h reads counters with (fixed at open). */
 TDP_HARNESS_API enum tdp_harness_method tdp_harness_method(const struct tdp_harness *h);
@@ -243,10 +243,10 @@ TDP_HARNESS_API int tdp_harness_measure(const struct tdp_harness_kernel *k, cons
 			struct tdp_harness_result *out, char *errbuf, size_t errlen);
 
 /** "rdpmc", "read" or "clock"; "unknown" for other values. Never NULL. */
-const char *tdp_harness_method_name(enum tdp_harness_method m);
+TDP_HARNESS_API const char *tdp_harness_method_name(enum tdp_harness_method m);
 
 /** "tsc" or "monotonic_raw"; "unknown" for other values. Never NULL. */
-const char *tdp_harness_clock_name(enum tdp_harness_clock c);
+TDP_HARNESS_API const char *tdp_harness_clock_name(enum tdp_harness_clock c);
 
 /**
  * Write r as human-readable lines into buf (size bytes, always NUL-terminated
