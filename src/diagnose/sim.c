@@ -451,7 +451,12 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 		goto out;
 	d->counts.elapsed_ns = -1;
 	triage_metrics_compute(&d->counts, &d->triage);
-	triage_route(&d->triage, &d->route);
+	{
+		/* the signals ranked by what each event costs on the simulated machine */
+		const struct triage_costs costs = { m->branch_penalty, m->i1_latency, m->mem_latency };
+
+		triage_route_costs(&d->triage, &costs, &d->route);
+	}
 
 	/* the tree and the verdict */
 	model_tree_from_sim(&s.est.topdown, m->width, o->level, &d->tree);

@@ -105,9 +105,10 @@ void triage_metrics_compute(const struct countset *cs, struct triage_metrics *m)
 }
 
 static void add_signal(struct triage_verdict *v, enum triage_next kind, double value, double threshold,
-		       const char *fmt, const char *what)
+		       double cost, const char *fmt, const char *what)
 {
 	struct triage_signal *s;
+	int n;
 
 	if (v->nr_signals >= TRIAGE_MAX_SIGNALS)
 		return;
@@ -115,37 +116,54 @@ static void add_signal(struct triage_verdict *v, enum triage_next kind, double v
 	s->kind = kind;
 	s->value = value;
 	s->threshold = threshold;
-	snprintf(s->reason, sizeof(s->reason), fmt, value, threshold, what);
+	s->cost_cpki = cost;
+	n = snprintf(s->reason, sizeof(s->reason), fmt, value, threshold, what);
+	if (!isnan(cost) && n > 0 && (size_t)n < sizeof(s->reason))
+		snprintf(s->reason + n, sizeof(s->reason) - (size_t)n, " (about %.0f cycles per 1000 instructions)",
+			 cost);
 }
 
 void triage_route(const struct triage_metrics *m, struct triage_verdict *v)
 {
-	static const enum triage_next priority[] = { TRIAGE_BRANCHES, TRIAGE_TOPDOWN, TRIAGE_FRONTEND,
-						     TRIAGE_MEMORY };
+	static const struct triage_costs defaults = TRIAGE_COSTS_DEFAULT;
+
+	triage_route_costs(m, &defaults, v);
+}
+
+void triage_route_costs(const struct triage_metrics *m, const struct triage_costs *c, struct triage_verdict *v)
+{
 	bool any_input = !isnan(m->cpi) || !isnan(m->branch_mpki) || !isnan(m->l1i_mpki) || !isnan(m->llc_mpki);
+	const struct triage_signal *best = NULL;
 
 	memset(v, 0, sizeof(*v));
 	if (m->cpi > TRIAGE_CPI_HIGH)
-		add_signal(v, TRIAGE_TOPDOWN, m->cpi, TRIAGE_CPI_HIGH, "CPI %.2f > %.1f: %s",
+		add_signal(v, TRIAGE_TOPDOWN, m->cpi, TRIAGE_CPI_HIGH, NAN, "CPI %.2f > %.1f: %s",
 			   "the core is stalled more than it retires; classify why");
 	if (m->branch_mpki > TRIAGE_BRANCH_MPKI_HIGH)
-		add_signal(v, TRIAGE_BRANCHES, m->branch_mpki, TRIAGE_BRANCH_MPKI_HIGH,
+		add_signal(v, TRIAGE_BRANCHES, m->branch_mpki, TRIAGE_BRANCH_MPKI_HIGH, m->branch_mpki * c->mispredict,
 			   "branch MPKI %.2f > %.0f: %s", "mispredicted branches waste a large share of cycles");
 	if (m->l1i_mpki > TRIAGE_L1I_MPKI_HIGH)
-		add_signal(v, TRIAGE_FRONTEND, m->l1i_mpki, TRIAGE_L1I_MPKI_HIGH, "L1i MPKI %.2f > %.0f: %s",
-			   "instruction-cache misses starve the frontend");
+		add_signal(v, TRIAGE_FRONTEND, m->l1i_mpki, TRIAGE_L1I_MPKI_HIGH, m->l1i_mpki * c->l1i_miss,
+			   "L1i MPKI %.2f > %.0f: %s", "instruction-cache misses starve the frontend");
 	if (m->llc_mpki > TRIAGE_LLC_MPKI_HIGH)
-		add_signal(v, TRIAGE_MEMORY, m->llc_mpki, TRIAGE_LLC_MPKI_HIGH, "LLC MPKI %.2f > %.0f: %s",
-			   "last-level cache misses go to DRAM");
-	for (size_t p = 0; p < sizeof(priority) / sizeof(priority[0]) && v->next == TRIAGE_UNKNOWN; p++)
-		for (size_t i = 0; i < v->nr_signals; i++)
-			if (v->signals[i].kind == priority[p]) {
-				v->next = priority[p];
-				snprintf(v->reason, sizeof(v->reason), "%s", v->signals[i].reason);
-				break;
-			}
-	if (v->next != TRIAGE_UNKNOWN)
+		add_signal(v, TRIAGE_MEMORY, m->llc_mpki, TRIAGE_LLC_MPKI_HIGH, m->llc_mpki * c->llc_miss,
+			   "LLC MPKI %.2f > %.0f: %s", "last-level cache misses go to DRAM");
+	/* the costliest specific signal; the CPI signal alone asks to classify */
+	for (size_t i = 0; i < v->nr_signals; i++) {
+		const struct triage_signal *s = &v->signals[i];
+
+		if (s->kind == TRIAGE_TOPDOWN)
+			continue;
+		if (!best || s->cost_cpki > best->cost_cpki)
+			best = s;
+	}
+	if (!best && v->nr_signals)
+		best = &v->signals[0];
+	if (best) {
+		v->next = best->kind;
+		snprintf(v->reason, sizeof(v->reason), "%s", best->reason);
 		return;
+	}
 	if (isnan(m->cpi) || !any_input) {
 		v->next = TRIAGE_UNKNOWN;
 		snprintf(v->reason, sizeof(v->reason), "%s",

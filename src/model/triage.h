@@ -34,11 +34,17 @@
  *       instructions: 20% of the time at CPI 1.0 when misses do not overlap.
  *       LLC MPKI uses LLC-load-misses when counted, else cache-misses.
  *
- * Routing: every signal above that fires is reported (struct triage_verdict.signals);
- * `next` is the most specific one: branches, then topdown, then frontend, then
- * memory. With none firing, `next` is "done" (the core retires efficiently; look at
- * the algorithm or isolate a hot loop with `tdprof loop`). Without the counts a
- * signal needs (no PMU), `next` is "unknown".
+ * Routing: every signal above that fires is reported (struct triage_verdict.signals),
+ * each specific one (branches, frontend, memory) with its estimated cost in cycles
+ * per 1000 instructions: its MPKI times the penalty of one event (struct
+ * triage_costs; the defaults are the figures above: 17.5 cycles per mispredict,
+ * 12.5 per L1i miss, 200 per LLC miss; the simulated backend passes its machine's).
+ * `next` is the costliest specific signal, so that a program whose i-cache misses
+ * cost four times its mispredicts goes to frontend advice, not to the branch trace;
+ * with only CPI high, `next` is topdown (classify the stall). With none firing,
+ * `next` is "done" (the core retires efficiently; look at the algorithm or isolate a
+ * hot loop with `tdprof loop`). Without the counts a signal needs (no PMU), `next` is
+ * "unknown".
  */
 #ifndef TDPROF_MODEL_TRIAGE_H
 #define TDPROF_MODEL_TRIAGE_H
@@ -79,8 +85,18 @@ struct triage_signal {
 	enum triage_next kind;   /* TOPDOWN, BRANCHES, FRONTEND or MEMORY */
 	double value;            /* the metric */
 	double threshold;
-	char reason[160];        /* "CPI 1.85 > 1.0: ..." */
+	double cost_cpki;        /* estimated cycles lost per 1000 instructions; NAN for TOPDOWN */
+	char reason[200];        /* "CPI 1.85 > 1.0: ..." */
 };
+
+/* Cycles one event costs, to rank the signals (see the header comment). */
+struct triage_costs {
+	double mispredict; /* per mispredicted branch */
+	double l1i_miss;   /* per L1i miss served by L2 */
+	double llc_miss;   /* per last-level miss served by DRAM */
+};
+
+#define TRIAGE_COSTS_DEFAULT { 17.5, 12.5, 200.0 }
 
 struct triage_verdict {
 	enum triage_next next;
@@ -96,8 +112,12 @@ struct triage_verdict {
  */
 void triage_metrics_compute(const struct countset *cs, struct triage_metrics *out);
 
-/** Decide the next step from m (borrowed). Always succeeds. */
+/** Decide the next step from m (borrowed) with the default costs. Always succeeds. */
 void triage_route(const struct triage_metrics *m, struct triage_verdict *out);
+
+/** The same with the costs of a known machine (the simulated one). Always succeeds. */
+void triage_route_costs(const struct triage_metrics *m, const struct triage_costs *costs,
+			struct triage_verdict *out);
 
 /** Stable name of a next step for JSON and CSV: "topdown", "branches", "frontend", "memory", "done", "unknown". */
 const char *triage_next_name(enum triage_next n);

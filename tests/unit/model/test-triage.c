@@ -254,12 +254,51 @@ static void test_rate_prefixes(void **state)
 	countset_release(&cs);
 }
 
+/*
+ * The user's case: ~850 KiB of hot code. CPI 2.0, branch MPKI 6 (fires) and L1i MPKI
+ * 30 (fires): i-cache misses cost 30 x 12.5 = 375 cycles per 1000 instructions,
+ * mispredicts 6 x 17.5 = 105. The fixed order of old sent it to the branch trace;
+ * the costliest signal is the frontend. Every signal is still reported, with its cost.
+ */
+static void test_costliest_signal_wins(void **state)
+{
+	struct countset cs = COUNTSET_INIT;
+	struct triage_metrics m;
+	struct triage_verdict v;
+	const struct triage_costs cheap_icache = { 17.5, 2.0, 200.0 };
+
+	(void)state;
+	add(&cs, "cycles", 2000000);
+	add(&cs, "instructions", 1000000);
+	add(&cs, "branches", 100000);
+	add(&cs, "branch-misses", 6000);
+	add(&cs, "L1-icache-load-misses", 30000);
+	triage_metrics_compute(&cs, &m);
+	triage_route(&m, &v);
+	assert_int_equal(v.next, TRIAGE_FRONTEND);
+	assert_int_equal(v.nr_signals, 3);
+	assert_int_equal(v.signals[0].kind, TRIAGE_TOPDOWN);
+	assert_true(isnan(v.signals[0].cost_cpki));
+	assert_int_equal(v.signals[1].kind, TRIAGE_BRANCHES);
+	assert_near(v.signals[1].cost_cpki, 105.0);
+	assert_int_equal(v.signals[2].kind, TRIAGE_FRONTEND);
+	assert_near(v.signals[2].cost_cpki, 375.0);
+	assert_non_null(strstr(v.reason, "L1i MPKI 30.00 > 4"));
+	assert_non_null(strstr(v.reason, "about 375 cycles per 1000 instructions"));
+	/* on a machine whose L1i misses cost 2 cycles, the 60 cycles of i-cache misses lose */
+	triage_route_costs(&m, &cheap_icache, &v);
+	assert_int_equal(v.next, TRIAGE_BRANCHES);
+	assert_near(v.signals[2].cost_cpki, 60.0);
+	countset_release(&cs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_metrics_and_topdown),
 		cmocka_unit_test(test_branches_win_over_topdown),
 		cmocka_unit_test(test_frontend_and_memory),
+		cmocka_unit_test(test_costliest_signal_wins),
 		cmocka_unit_test(test_thresholds_are_strict),
 		cmocka_unit_test(test_no_pmu_is_unknown),
 		cmocka_unit_test(test_annotations),
