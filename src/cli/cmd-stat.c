@@ -252,6 +252,7 @@ static int run_sim(char *const *argv, const char *machine, const char *out_path,
 			   "measurement (docs/sim-machine.md)", s.machine_desc);
 	rep.target = target.buf;
 	rep.command = cmd.buf;
+	rep.simulated = true;
 	rep.runs = 1;
 	rep.user_ns = rep.sys_ns = -1;
 	rep.workload_ran = true;

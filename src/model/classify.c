@@ -44,9 +44,17 @@ const char *model_node_label(const char *key)
 	return key;
 }
 
-/* The next step for a category and, when known, its dominant child. */
-static const char *next_step(const char *category, const char *child)
+/*
+ * The next step for a category and, when known, its dominant child. A simulated
+ * tree's steps must work where there is no PMU: the branch trace needs one, `why`
+ * names the branches from the simulation.
+ */
+static const char *next_step(const char *category, const char *child, bool simulated)
 {
+	if (!strcmp(category, "bad_speculation") && simulated)
+		return "find the mispredicting branches: 'tdprof why -- CMD' names them from the simulation "
+		       "(a branch trace, 'tdprof branches record', needs a hardware PMU); make them predictable "
+		       "or branchless";
 	if (!strcmp(category, "bad_speculation"))
 		return "find the mispredicting branches: 'tdprof branches record -o br.data -- CMD', then "
 		       "'tdprof branches report -i br.data'; make them predictable or branchless";
@@ -122,5 +130,5 @@ void model_classify(struct metric_tree *t)
 		v->node = child->key;
 		v->node_value = child->value;
 	}
-	v->next_step = next_step(best->key, child ? child->key : NULL);
+	v->next_step = next_step(best->key, child ? child->key : NULL, t->simulated);
 }

@@ -251,6 +251,7 @@ struct metric_tree {
 	struct metric_node v[MODEL_MAX_NODES]; /* level 1 first (as the model lists them), then level 2 */
 	double level1_sum;       /* sum of the measurable level-1 nodes (extras too); NAN when none */
 	bool sum_off;            /* slot models: level1_sum is more than 1 point away from 100 */
+	bool simulated;          /* from the simulated backend: next steps must run without a PMU */
 	struct metric_verdict verdict; /* filled by model_classify() */
 };
 

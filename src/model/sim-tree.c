@@ -78,6 +78,7 @@ void model_tree_from_sim(const struct sim_topdown *td, double width, int max_lev
 
 	memset(out, 0, sizeof(*out));
 	out->model = &sim_model;
+	out->simulated = true;
 	out->kind = MODEL_KIND_SLOTS;
 	out->slots = width;
 	out->max_level = max_level >= 2 ? 2 : 1;

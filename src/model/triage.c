@@ -190,6 +190,15 @@ const char *triage_next_name(enum triage_next n)
 	return "unknown";
 }
 
+const char *triage_next_text_sim(enum triage_next n, const char *cmd, char *buf, size_t size)
+{
+	if (n != TRIAGE_BRANCHES)
+		return triage_next_text(n, cmd, buf, size);
+	snprintf(buf, size, "tdprof why -- %s (it names the mispredicting branches from the simulation; "
+		 "a branch trace, 'tdprof branches record', needs a hardware PMU)", cmd ? cmd : "CMD");
+	return buf;
+}
+
 const char *triage_next_text(enum triage_next n, const char *cmd, char *buf, size_t size)
 {
 	if (!cmd)

@@ -130,6 +130,13 @@ const char *triage_next_name(enum triage_next n);
  */
 const char *triage_next_text(enum triage_next n, const char *cmd, char *buf, size_t size);
 
+/**
+ * The same for counts that were simulated (no PMU to record branch stacks with):
+ * the branch step is `tdprof why -- CMD`, which names the branches from the
+ * simulation, and says that the branch trace needs a hardware PMU.
+ */
+const char *triage_next_text_sim(enum triage_next n, const char *cmd, char *buf, size_t size);
+
 /*
  * perf stat's `#` column for one count: which derived metric it shows.
  * fmt is a printf format for `value` ("%8.3f", "%7.2f%%", "%7.2f "), unit the

@@ -136,7 +136,9 @@ static json_t *route_object(const struct stat_report *r, bool *failed)
 	}
 	jput(o, "next", v->next == TRIAGE_UNKNOWN ? json_null() : json_string(triage_next_name(v->next)), failed);
 	jput(o, "reason", json_string(v->reason), failed);
-	jput(o, "command", json_string(triage_next_text(v->next, r->command, buf, sizeof(buf))), failed);
+	jput(o, "command", json_string((r->simulated ? triage_next_text_sim : triage_next_text)(v->next, r->command,
+												 buf, sizeof(buf))),
+	     failed);
 	for (size_t i = 0; i < v->nr_signals; i++) {
 		json_t *s = json_object();
 

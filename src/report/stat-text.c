@@ -126,7 +126,8 @@ static void print_triage(FILE *f, const struct stat_report *r)
 	}
 	if (v->next == TRIAGE_UNKNOWN)
 		return;
-	fprintf(f, " next: %s\n", triage_next_text(v->next, r->command, buf, sizeof(buf)));
+	fprintf(f, " next: %s\n", (r->simulated ? triage_next_text_sim : triage_next_text)(v->next, r->command, buf,
+										       sizeof(buf)));
 	fprintf(f, "       because %s\n", v->reason);
 	for (size_t i = 0; i < v->nr_signals; i++)
 		if (strcmp(v->signals[i].reason, v->reason))

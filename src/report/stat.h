@@ -47,6 +47,7 @@ struct stat_report {
 	const char *target;             /* as perf names it after "for ": "'sleep 1'", "process id '42'",
 	                                   "thread id '7'", "'system wide'", "'CPU(s) 0-1'" */
 	const char *command;            /* the workload as one line, for the next-step text; NULL: none */
+	bool simulated;                 /* counts from the simulated backend: next steps that need no PMU */
 	unsigned runs;                  /* runs averaged (1: one) */
 	double elapsed_stddev_ns;       /* standard error of the mean elapsed time (runs > 1) */
 	double user_ns, sys_ns;         /* workload CPU time; < 0: not shown */

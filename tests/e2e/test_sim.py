@@ -56,6 +56,26 @@ def test_topdown_sim_text_says_estimate():
     tdp.expect_in("Bad Speculation", r.out, "stdout", r)
 
 
+def test_simulated_next_steps_run_here():
+    """Without a PMU there is no branch trace to record: the simulated stat and topdown
+    send the user to `why` (which names the branches from the simulation) and say what
+    needs the PMU, and the command they offer runs."""
+    for args in (["stat", "--backend=sim"], ["topdown", "--backend=sim"]):
+        r = tdp.run(*args, "--", demo("branch"), timeout=240)
+        tdp.expect_exit(r, 0)
+        nxt = [l for l in r.out.splitlines() if l.lstrip().startswith(("next:", "next step:"))]
+        tdp.check(len(nxt) == 1, "one next step in %s" % args, r)
+        tdp.expect_in("tdprof why -- ", nxt[0], "the next step of %s" % args, r)
+        tdp.expect_in("needs a hardware PMU", nxt[0], "the next step of %s" % args, r)
+        tdp.check("-o br" not in nxt[0], "no branch recording offered: %r" % nxt[0], r)
+    j = tdp.run("stat", "--backend=sim", "--json", "--", demo("branch"), timeout=240).json()
+    cmd = j["route"]["command"]
+    tdp.check(cmd and cmd.startswith("tdprof why -- "), "JSON next command: %r" % cmd)
+    r = tdp.run("why", "--backend=sim", "--", demo("branch"), timeout=240)
+    tdp.expect_exit(r, 0)
+    tdp.expect_in("mispredicted", r.out, "stdout of the offered 'tdprof why'", r)
+
+
 def test_backend_usage_errors():
     for args, text in ((["stat", "--backend=sim", "-e", "cycles", "--", "true"], "its own fixed set of events"),
                        (["topdown", "--backend=import", "--", "true"], "needs the file"),

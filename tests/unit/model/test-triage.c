@@ -292,6 +292,20 @@ static void test_costliest_signal_wins(void **state)
 	countset_release(&cs);
 }
 
+/* Simulated counts: the branch step is one that runs without a PMU. */
+static void test_simulated_next_step(void **state)
+{
+	char buf[512];
+
+	(void)state;
+	assert_string_equal(triage_next_text_sim(TRIAGE_BRANCHES, "./app", buf, sizeof(buf)),
+			    "tdprof why -- ./app (it names the mispredicting branches from the simulation; a branch "
+			    "trace, 'tdprof branches record', needs a hardware PMU)");
+	assert_string_equal(triage_next_text_sim(TRIAGE_TOPDOWN, "./app", buf, sizeof(buf)), "tdprof topdown -- ./app");
+	assert_string_equal(triage_next_text(TRIAGE_BRANCHES, "./app", buf, sizeof(buf)),
+			    "tdprof branches record -o branches.data -- ./app");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_branches_win_over_topdown),
 		cmocka_unit_test(test_frontend_and_memory),
 		cmocka_unit_test(test_costliest_signal_wins),
+		cmocka_unit_test(test_simulated_next_step),
 		cmocka_unit_test(test_thresholds_are_strict),
 		cmocka_unit_test(test_no_pmu_is_unknown),
 		cmocka_unit_test(test_annotations),
