@@ -628,6 +628,8 @@ static int record_unprivileged(void)
 		rc = 11;
 	else if ((rc = pmu_sampling_run(s, on_record, &seen, NULL)))
 		rc = rc == TDP_ENOEXEC || rc == TDP_ENOCMD ? 16 : 12;
+	else if (WIFEXITED(pmu_sampling_stats(s)->wstatus) && WEXITSTATUS(pmu_sampling_stats(s)->wstatus) >= 126)
+		rc = 16; /* exec refused after the fork (EACCES in a directory only root may enter: 126) */
 	else if (!pmu_sampling_stats(s)->user_only)
 		rc = 13;
 	else if (!seen.samples)
