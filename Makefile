@@ -44,7 +44,10 @@ demo: $(BUILD)/build.ninja
 	$(NINJA) -C $(BUILD) $(DEMO_TARGETS)
 	@scripts/demo.sh $(BUILD)
 
+# The prefix is the one given now (PREFIX=, default /usr/local), not the one the
+# build directory was first set up with by an earlier make or make demo.
 install: all
+	meson configure $(BUILD) --prefix=$(PREFIX)
 	meson install -C $(BUILD)
 
 bench: all

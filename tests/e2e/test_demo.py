@@ -71,4 +71,33 @@ def test_demo_script_names_the_line():
     tdp.check("unpredictable branch at" in p.stdout, "the finding names it")
 
 
+def make_dry_run(*args):
+    """What `make ARGS` would run here (make -n), one command a line."""
+    if not shutil.which("make"):
+        raise tdp.Skip("make is not installed")
+    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", tdp.SOURCE_ROOT, "BUILD=" + tdp.BUILD_ROOT]
+                       + list(args), capture_output=True, text=True, timeout=60)
+    tdp.check(p.returncode == 0, "make -n %s: %s" % (" ".join(args), p.stderr))
+    return p.stdout.splitlines()
+
+
+def test_make_demo_builds_only_the_demo():
+    # a new user's first result should not wait for the tests, fuzzers and benchmarks
+    lines = make_dry_run("demo")
+    builds = [l for l in lines if l.startswith("ninja ")]
+    tdp.check(len(builds) == 1, "one ninja command: %r" % lines)
+    targets = builds[0].split()[3:]
+    tdp.check(sorted(targets) == ["examples/branch/demo-branch", "tdprof"], "demo targets: %r" % builds[0])
+    tdp.check(any(l == "scripts/deps.sh demo" for l in lines), "installs what the demo needs: %r" % lines)
+
+
+def test_make_install_uses_the_prefix_given_now():
+    # the build directory keeps the prefix of its first setup (make demo: /usr/local);
+    # make install PREFIX=... must install there all the same
+    lines = make_dry_run("install", "PREFIX=/opt/tdprof-test")
+    conf = [i for i, l in enumerate(lines) if l.startswith("meson configure") and "--prefix=/opt/tdprof-test" in l]
+    inst = [i for i, l in enumerate(lines) if l.startswith("meson install")]
+    tdp.check(conf and inst and conf[0] < inst[0], "configures the prefix before installing: %r" % lines)
+
+
 tdp.main(globals())
