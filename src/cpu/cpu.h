@@ -378,6 +378,23 @@ void cpu_perms_detect(struct cpu_perms *out, const struct cpu_env *env);
  */
 const char *cpu_paranoid_meaning(int level);
 
+/* What a refused perf_event_open tried to count. */
+enum cpu_perm_scope {
+	CPU_PERM_OWN_USER,   /* our own processes, user space only */
+	CPU_PERM_OWN_KERNEL, /* our own processes, the kernel included */
+	CPU_PERM_FOREIGN,    /* a process of another user (-p, -t) */
+	CPU_PERM_CPU_WIDE,   /* every task on some CPUs (-a, -C) */
+};
+
+/**
+ * The remedy for an EACCES/EPERM from perf_event_open, one line for a hint: the
+ * level each scope needs (own user space 2, the kernel 1, CPU-wide 0), or, for
+ * another user's process, that ptrace access is the cause (no paranoid level
+ * lifts it). paranoid: the current level (CPU_PARANOID_UNKNOWN when unknown).
+ * Static text.
+ */
+const char *cpu_perm_remedy(enum cpu_perm_scope scope, int paranoid);
+
 /* ---------------------------------------------------------------------------
  * Virtualization
  */
@@ -425,8 +442,8 @@ void cpu_open_context_read(struct cpu_open_context *out, const struct cpu_env *e
  *       plus " (virtual machine without PMU passthrough)" under a hypervisor
  *       -> TDP_ENOTSUP, hint: use --backend=sim (or enable the VM's virtual PMU);
  *   EACCES, EPERM: the paranoid level and what it allows
- *       -> TDP_EPERM, hint "run 'sudo sysctl -w kernel.perf_event_paranoid=1',
- *       or use --backend=sim";
+ *       -> TDP_EPERM, hint: cpu_perm_remedy(CPU_PERM_OWN_USER, level) (the probe
+ *       counts its own user space: level 2 allows it) + "; or use --backend=sim";
  *   EBUSY: a counter is in use (NMI watchdog, another profiler)
  *       -> TDP_EBUSY, hint "sudo sysctl -w kernel.nmi_watchdog=0" when it is on;
  *   ENOSYS: the kernel has no perf events -> TDP_ENOTSUP; other: TDP_EIO.

@@ -36,9 +36,34 @@ const char *cpu_paranoid_meaning(int level)
 	case 2:
 		return "user-space profiling of your own processes only; kernel and CPU-wide need CAP_PERFMON";
 	default:
-		return "no perf_event_open for unprivileged users (Debian/Ubuntu restriction); "
-		       "needs CAP_PERFMON or root";
+		/* upstream kernels treat every level above 2 as 2 (kernel/events/core.c) */
+		return "no perf_event_open for unprivileged users where the kernel has Debian's or Ubuntu's "
+		       "restriction (CAP_PERFMON or root needed); other kernels treat it as 2: user-space "
+		       "profiling of your own processes";
 	}
+}
+
+const char *cpu_perm_remedy(enum cpu_perm_scope scope, int paranoid)
+{
+	switch (scope) {
+	case CPU_PERM_FOREIGN:
+		/* perf_event_open checks ptrace access to the task (PTRACE_MODE_READ_REALCREDS) */
+		return "perf_event_open attaches only to processes you may ptrace, whatever "
+		       "perf_event_paranoid says: run tdprof as the process's owner, or as root";
+	case CPU_PERM_CPU_WIDE:
+		return "counting every process on a CPU (-a, -C) needs kernel.perf_event_paranoid at 0 or below, "
+		       "or CAP_PERFMON: 'sudo sysctl -w kernel.perf_event_paranoid=0', or run as root";
+	case CPU_PERM_OWN_KERNEL:
+		return "counting the kernel needs kernel.perf_event_paranoid at 1 or below, or CAP_PERFMON: "
+		       "'sudo sysctl -w kernel.perf_event_paranoid=1', or count user space only (':u')";
+	case CPU_PERM_OWN_USER:
+		break;
+	}
+	if (paranoid != CPU_PARANOID_UNKNOWN && paranoid <= 2)
+		return "perf_event_paranoid allows counting your own processes here, so something else refused "
+		       "perf_event_open (a container's seccomp profile, an LSM): allow the system call, or run as root";
+	return "counting your own processes needs kernel.perf_event_paranoid at 2 or below: "
+	       "'sudo sysctl -w kernel.perf_event_paranoid=2', or run as root";
 }
 
 /* CapEff from /proc/self/status text; false when absent. */

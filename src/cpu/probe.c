@@ -72,8 +72,11 @@ static int explain_no_pmu(const struct cpu_open_context *ctx, struct tdp_err *er
 
 static int explain_perm(const struct cpu_open_context *ctx, struct tdp_err *err)
 {
-	static const char remedy[] = "run 'sudo sysctl -w kernel.perf_event_paranoid=1', or use --backend=sim";
+	/* the probe counts user space of its own process: level 2 allows that */
+	char remedy[320];
 
+	snprintf(remedy, sizeof(remedy), "%s; or use --backend=sim",
+		 cpu_perm_remedy(CPU_PERM_OWN_USER, ctx->paranoid));
 	if (ctx->paranoid == CPU_PARANOID_UNKNOWN)
 		return explain(err, TDP_EPERM, remedy, "hardware events are not permitted (perf_event_paranoid unknown)");
 	if (ctx->paranoid <= 2 && !ctx->privileged)

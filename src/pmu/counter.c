@@ -4,10 +4,13 @@
 #include "base/checked.h"
 #include "base/countset.h"
 #include "base/err.h"
+#include "cpu/cpu.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -189,6 +192,42 @@ static bool is_perm_errno(int e)
 	return e == EACCES || e == EPERM;
 }
 
+/* The first task of t owned by another user (perf_event_open needs ptrace access to it), or -1. */
+static pid_t foreign_task(const struct pmu_target *t)
+{
+	for (size_t i = 0; t->tids && i < t->nr_tids; i++) {
+		char path[32];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%d", (int)t->tids[i]);
+		if (stat(path, &st) == 0 && st.st_uid != geteuid())
+			return t->tids[i];
+	}
+	return -1;
+}
+
+/* The refusal of every event, with the remedy for what was asked (cpu_perm_remedy()). */
+static int refused(const struct pmu_counters *c, const struct pmu_target *t, int errnum, struct tdp_err *err)
+{
+	struct cpu_perms perms;
+	pid_t other = foreign_task(t);
+	enum cpu_perm_scope scope;
+
+	cpu_perms_detect(&perms, NULL);
+	if (t->cpus && !t->tids)
+		scope = CPU_PERM_CPU_WIDE;
+	else if (other >= 0)
+		scope = CPU_PERM_FOREIGN;
+	else
+		scope = c->v[0].attr.exclude_user ? CPU_PERM_OWN_KERNEL : CPU_PERM_OWN_USER;
+	if (scope == CPU_PERM_FOREIGN)
+		tdp_err_set(err, TDP_EPERM, "not allowed to count '%s' of process %d, which belongs to another user: %s",
+			    c->v[0].name, (int)other, strerror(errnum));
+	else
+		tdp_err_set(err, TDP_EPERM, "not allowed to count '%s': %s", c->v[0].name, strerror(errnum));
+	return tdp_err_hint(err, "%s", cpu_perm_remedy(scope, perms.paranoid));
+}
+
 /* Open one group on one slot. Returns 0 or a negative TDP_E* for fatal errors. */
 static int open_group_slot(struct pmu_counters *c, const struct pmu_group *g, size_t s, const struct pmu_target *t,
 			   struct tdp_err *err)
@@ -302,8 +341,7 @@ int pmu_counters_open(struct pmu_counters *c, const struct pmu_event_list *event
 			first_errno = c->v[i].open_errno;
 	}
 	if (nr_open == 0 && nr_perm > 0) {
-		tdp_err_set(err, TDP_EPERM, "not allowed to count '%s': %s", c->v[0].name, strerror(first_errno));
-		ret = tdp_err_hint(err, "allow it with 'sudo sysctl -w kernel.perf_event_paranoid=1' (or run as root)");
+		ret = refused(c, t, first_errno, err);
 		goto out;
 	}
 out:

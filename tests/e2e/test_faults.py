@@ -482,9 +482,32 @@ def test_paranoid_3_and_an_unprivileged_user_get_the_exact_remedy():
         return
     tdp.check(r.returncode == 1, "exit 1 (nothing could be counted), got %d:\n%s" % (r.returncode, r.stderr))
     tdp.check("not allowed to count 'task-clock'" in r.stderr, "the message names the event:\n" + r.stderr)
-    tdp.check("sudo sysctl -w kernel.perf_event_paranoid=1" in r.stderr,
+    # user-space counting of one's own process needs level 2, not 1
+    tdp.check("sudo sysctl -w kernel.perf_event_paranoid=2" in r.stderr,
               "the hint gives the exact command:\n" + r.stderr)
     tdp.check("Performance counter stats" not in r.stdout, "no counts are claimed")
+
+
+def test_cpu_wide_unprivileged_needs_level_0():
+    """-a counts every process on the CPUs: refused to an unprivileged user above level 0,
+    and the remedy is level 0 (or CAP_PERFMON), not level 1."""
+    r = run_unprivileged(1, "stat", "-a", "-e", "task-clock", "--", "/bin/true")
+    tdp.check(r.returncode == 1, "exit 1 (nothing could be counted), got %d:\n%s" % (r.returncode, r.stderr))
+    tdp.check("not allowed to count 'task-clock'" in r.stderr, "the message names the event:\n" + r.stderr)
+    tdp.check("sudo sysctl -w kernel.perf_event_paranoid=0" in r.stderr and "CAP_PERFMON" in r.stderr,
+              "the hint gives level 0 or CAP_PERFMON:\n" + r.stderr)
+    tdp.check("paranoid=1" not in r.stderr, "level 1 would not allow -a:\n" + r.stderr)
+
+
+def test_another_users_process_is_a_ptrace_refusal():
+    """-p on a process of another user is refused by the ptrace access check, whatever
+    the paranoid level, for a software event too: the message says whose process it is
+    and blames neither paranoid levels nor hardware events."""
+    r = run_unprivileged(-1, "stat", "-e", "task-clock", "-p", "1")
+    tdp.check(r.returncode == 1, "exit 1, got %d:\n%s" % (r.returncode, r.stderr))
+    tdp.check("of process 1, which belongs to another user" in r.stderr, "says whose process:\n" + r.stderr)
+    tdp.check("ptrace" in r.stderr and "sysctl" not in r.stderr, "the cause is ptrace access:\n" + r.stderr)
+    tdp.check("hardware" not in r.stderr, "a software event is not blamed on hardware events:\n" + r.stderr)
 
 
 def test_kernel_only_event_unprivileged_gets_the_exact_remedy():
