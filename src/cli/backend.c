@@ -65,8 +65,9 @@ int backend_select(const char *cmd, const char *choice, const struct backend_sel
 		msg_hint("%s", probe.hint[0] ? probe.hint : "use '--backend=sim' for a simulated estimate");
 		return EXIT_ANALYSIS;
 	}
-	msg_note("no hardware PMU here (%s): simulating with valgrind instead, every figure is an estimate",
-		 probe.msg[0] ? probe.msg : "hardware events do not open");
+	/* the probe's message says why already ("no hardware PMU is exposed to this machine (...)") */
+	msg_note("%s: simulating with valgrind instead, every figure is an estimate",
+		 probe.msg[0] ? probe.msg : "no hardware PMU here: hardware events do not open");
 	*out = BACKEND_SIM;
 	return EXIT_OK;
 }

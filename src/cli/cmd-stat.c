@@ -73,6 +73,12 @@ static const struct cmd_doc doc = {
 		    "perf stat's CSV layout, readable by 'tdprof topdown --import'",
 	.exit_status = NULL,
 	.see_also = "tdprof-topdown(1), tdprof-branches(1), perf-stat(1)",
+	.elsewhere = (const struct opt_elsewhere[]){
+		{ 'M', "metrics", "perf's metric groups (-M TopdownL1, PipelineL2): 'tdprof topdown -- CMD' computes "
+				  "the top-down tree of this CPU ('-l 2' for level 2)" },
+		{ 0, "topdown", "'tdprof topdown -- CMD' computes the top-down tree of this CPU" },
+		{ 0, NULL, NULL },
+	},
 };
 
 /* State of the live interval printers. */

@@ -97,6 +97,16 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* perf's commands that are subcommands or other commands here */
+static const struct {
+	const char *perf, *tdprof;
+} perf_words[] = {
+	{ "record", "branches record" },
+	{ "report", "branches report" },
+	{ "script", "branches report" },
+	{ "annotate", "branches report" },
+};
+
 static int unknown_command(const char *name)
 {
 	const char *names[NR_COMMANDS];
@@ -105,6 +115,12 @@ static int unknown_command(const char *name)
 	for (size_t i = 0; i < NR_COMMANDS; i++)
 		names[i] = commands[i].name;
 	msg_error("'%s' is not a tdprof command", name);
+	for (size_t i = 0; i < sizeof(perf_words) / sizeof(perf_words[0]); i++)
+		if (!strcmp(name, perf_words[i].perf)) {
+			msg_hint("did you mean 'tdprof %s'?", perf_words[i].tdprof);
+			fputs("tdprof: try 'tdprof --help'\n", stderr);
+			return EXIT_USAGE;
+		}
 	n = str_suggest(name, names, NR_COMMANDS, idx, 3);
 	for (size_t i = 0; i < n; i++)
 		msg_hint("did you mean 'tdprof %s'?", names[idx[i]]);
@@ -159,8 +175,10 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[i], "help")) {
+		/* 'tdprof help branches record' is 'tdprof branches record --help' */
 		char help[] = "--help";
-		char *hargv[3];
+		char *hargv[8];
+		int n = 0;
 
 		if (i + 1 >= argc) {
 			print_usage(stdout);
@@ -169,10 +187,11 @@ int main(int argc, char **argv)
 		c = find_command(argv[i + 1]);
 		if (!c || !c->fn)
 			return unknown_command(argv[i + 1]);
-		hargv[0] = argv[i + 1];
-		hargv[1] = help;
-		hargv[2] = NULL;
-		return c->fn(2, hargv, &ctx);
+		for (int k = i + 1; k < argc && n < 6; k++)
+			hargv[n++] = argv[k];
+		hargv[n++] = help;
+		hargv[n] = NULL;
+		return c->fn(n, hargv, &ctx);
 	}
 	c = find_command(argv[i]);
 	if (!c || !c->fn)

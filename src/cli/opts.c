@@ -130,6 +130,18 @@ static const struct opt *find_short(const struct opt *opts, char c)
 	return NULL;
 }
 
+/* perf's option that this command takes elsewhere: say where (a hint), true when found */
+static bool hint_elsewhere(const struct cmd_doc *doc, char short_name, const char *long_name, size_t len)
+{
+	for (const struct opt_elsewhere *e = doc->elsewhere; e && (e->short_name || e->long_name); e++)
+		if ((short_name && e->short_name == short_name) ||
+		    (long_name && e->long_name && strlen(e->long_name) == len && !strncmp(e->long_name, long_name, len))) {
+			msg_hint("%s", e->hint);
+			return true;
+		}
+	return false;
+}
+
 static void suggest_long(const struct opt *opts, const char *wanted)
 {
 	const char *names[128];
@@ -171,7 +183,8 @@ int opts_parse(const struct opt *opts, const struct cmd_doc *doc, int argc, char
 
 			if (!o) {
 				msg_usage(cmd, "unknown option '--%.*s'", (int)len, name);
-				suggest_long(opts, name);
+				if (!hint_elsewhere(doc, 0, name, len))
+					suggest_long(opts, name);
 				return OPTS_USAGE;
 			}
 			if (o->type == OPT_T_BOOL || o->type == OPT_T_COUNT) {
@@ -208,6 +221,7 @@ int opts_parse(const struct opt *opts, const struct cmd_doc *doc, int argc, char
 
 			if (!o) {
 				msg_usage(cmd, "unknown option '-%c'", *p);
+				hint_elsewhere(doc, *p, NULL, 0);
 				return OPTS_USAGE;
 			}
 			if (o->type == OPT_T_BOOL) {

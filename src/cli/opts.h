@@ -61,6 +61,18 @@ struct cmd_doc {
 	const char *examples;     /* pairs of lines: a command, then what it does */
 	const char *exit_status;  /* extra EXIT STATUS text (NULL: the common one) */
 	const char *see_also;     /* "tdprof-topdown(1), perf-stat(1)" */
+	/*
+	 * perf's spellings this command does not take, each with what to use instead;
+	 * an unknown option found here is still a usage error, with that as the hint.
+	 * NULL or ended by { 0, NULL, NULL }.
+	 */
+	const struct opt_elsewhere *elsewhere;
+};
+
+struct opt_elsewhere {
+	char short_name;       /* 0: none */
+	const char *long_name; /* NULL: none */
+	const char *hint;      /* "perf's -M metric groups: 'tdprof topdown -- CMD' computes ..." */
 };
 
 enum {

@@ -29,6 +29,23 @@ def test_unknown_command_suggests():
     tdp.expect_in("tdprof: try 'tdprof --help'", r.err, "stderr", r)
 
 
+def test_perf_command_words_point_to_their_place():
+    # perf users type `tdprof record`: it is a subcommand here
+    for word, want in (("record", "branches record"), ("report", "branches report")):
+        r = tdp.run(word, "-o", "x.data")
+        tdp.expect_exit(r, 2)
+        tdp.expect_in("did you mean 'tdprof %s'?" % want, r.err, "stderr", r)
+
+
+def test_perf_options_point_elsewhere():
+    # perf stat -M computes metric groups: the top-down tree is tdprof topdown
+    for args in (["-M", "TopdownL1"], ["--metrics", "TopdownL1"]):
+        r = tdp.run("stat", *args, "--", "true")
+        tdp.expect_exit(r, 2)
+        tdp.expect_in("unknown option", r.err, "stderr", r)
+        tdp.expect_in("'tdprof topdown -- CMD'", r.err, "stderr", r)
+
+
 def test_unknown_global_option():
     r = tdp.run("--frobnicate")
     tdp.expect_exit(r, 2)
@@ -39,6 +56,12 @@ def test_help_command():
     r = tdp.run("help", "stat")
     tdp.expect_exit(r, 0)
     tdp.expect_in("usage: tdprof stat", r.out, "stdout", r)
+    # a subcommand's own help, not its parent's
+    for sub in ("record", "report"):
+        r = tdp.run("help", "branches", sub)
+        tdp.expect_exit(r, 0)
+        tdp.expect_in("usage: tdprof branches %s" % sub, r.out, "stdout", r)
+        tdp.check(r.out == tdp.run("branches", sub, "--help").out, "help branches %s = branches %s --help" % (sub, sub))
 
 
 def listed_commands():
