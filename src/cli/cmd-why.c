@@ -61,7 +61,7 @@ static const struct cmd_doc doc = {
 		"\n"
 		"The verdict is the level-1 node above its threshold (Retiring 80 %, Bad Speculation 15 %, "
 		"Frontend Bound 20 %, Backend Bound 40 %) with the largest share of slots, or, when none is, the "
-		"largest node. In a simulated run the costs of the dynamic loader and the libraries are left out "
+		"largest stall (not Retiring), as 'tdprof topdown' says it. In a simulated run the costs of the dynamic loader and the libraries are left out "
 		"when the program's own code ran at least half of the instructions (a short program would "
 		"otherwise look like its start-up); the output names the scope and gives the whole run beside it.\n"
 		"\n"

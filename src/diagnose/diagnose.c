@@ -65,19 +65,18 @@ const char *diag_drill_name(enum diag_drill k)
 
 const char *diag_category(const struct metric_tree *t)
 {
-	const struct metric_node *flagged = NULL, *largest = NULL;
+	const struct metric_node *largest = NULL;
 
+	/* one verdict rule, the one topdown prints (model/classify.c) */
+	if (t->verdict.category)
+		return t->verdict.category;
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct metric_node *n = &t->v[i];
 
-		if (n->level != 1 || n->extra || isnan(n->value))
-			continue;
-		if (n->flagged && (!flagged || n->value > flagged->value))
-			flagged = n;
-		if (!largest || n->value > largest->value)
+		if (n->level == 1 && !n->extra && !isnan(n->value) && (!largest || n->value > largest->value))
 			largest = n;
 	}
-	return flagged ? flagged->key : largest ? largest->key : NULL;
+	return largest ? largest->key : NULL;
 }
 
 const struct metric_node *diag_largest_child(const struct metric_tree *t, const char *parent)
@@ -324,7 +323,7 @@ int diag_from_counts(struct diag *d, enum tdp_backend backend, const struct coun
 	d->node = child ? child->key : NULL;
 	d->next_step = diag_next_step(d->category);
 	snprintf(d->reason, sizeof(d->reason), "%s is %.1f %% of slots%s", model_node_label(d->category),
-		 d->category_value, d->over_threshold ? ", above its threshold" : ", the largest share");
+		 d->category_value, d->over_threshold ? ", above its threshold" : ", the largest stall (none is above its threshold)");
 	strbuf_addf(&title, "%s: %.1f %% of slots", model_node_label(d->category), d->category_value);
 	strbuf_addf(&ev, "measured by the PMU over '%s'", cmd);
 	if (child)

@@ -10,12 +10,12 @@
  * renders a struct diag) and cli (which runs the workload and reads options).
  * Nothing here prints, exits or reads the environment.
  *
- * The category. The verdict is the level-1 bucket over its threshold (design.md:
- * Retiring > 80 %, Bad Speculation > 15 %, Frontend Bound > 20 %, Backend Bound
- * > 40 %) with the largest share of slots; when none is over its threshold, the
- * largest bucket (the estimate's dominant one), Retiring included: a run whose
- * stalls all stay under their thresholds is retiring-dominated, not "mildly
- * backend bound".
+ * The category is the verdict of model_classify(), the one rule `topdown` prints
+ * too: the level-1 bucket over its threshold (design.md: Retiring > 80 %, Bad
+ * Speculation > 15 %, Frontend Bound > 20 %, Backend Bound > 40 %) with the
+ * largest share of slots; when none is over its threshold, the largest stall (not
+ * Retiring), said to be under its threshold: the slots not retired are where the
+ * time goes, and that stall is where a fix starts.
  *
  * The scope (simulated backend). valgrind counts every instruction of the process,
  * the dynamic loader's and the C library's start-up included. In a short program
@@ -240,9 +240,10 @@ const char *diag_scope_name(enum diag_scope s);
 const char *diag_drill_name(enum diag_drill k);
 
 /**
- * The verdict rule above over a classified tree: the flagged level-1 node with the
- * largest value, else the largest level-1 node. Returns its key (static) or NULL
- * when no level-1 node is measurable.
+ * The verdict of a classified tree (model_classify(): the flagged level-1 node
+ * with the largest value, else the largest stall); the largest level-1 node when
+ * the tree has no verdict (nothing but Retiring measurable). Returns its key
+ * (static) or NULL when no level-1 node is measurable.
  */
 const char *diag_category(const struct metric_tree *t);
 

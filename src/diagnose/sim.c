@@ -476,7 +476,7 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 	d->next_step = diag_next_step(d->category);
 	snprintf(d->reason, sizeof(d->reason), "%s is an estimated %.1f %% of slots (%s)",
 		 model_node_label(d->category), d->category_value,
-		 d->over_threshold ? "above its threshold" : "no stall is above its threshold: the largest share");
+		 d->over_threshold ? "above its threshold" : "no stall is above its threshold: the largest stall");
 
 	/* the drill-down into the category */
 	b = dsim_bucket(d->category);

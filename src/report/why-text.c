@@ -163,7 +163,7 @@ static void print_tree(FILE *out, const struct diag *d)
 		return;
 	}
 	fprintf(out, "\n   verdict: %s, %.1f %% of slots", model_node_label(d->category), d->category_value);
-	fputs(d->over_threshold ? " (above its threshold)" : " (nothing above its threshold: the largest share)", out);
+	fputs(d->over_threshold ? " (above its threshold)" : " (nothing above its threshold: the largest stall)", out);
 	if (d->node) {
 		const struct metric_node *n = metric_tree_find(&d->tree, d->node);
 
