@@ -169,6 +169,53 @@ def test_pkgconfig_and_shared_library():
                   "the names and the error of the API: %r" % p.stderr)
 
 
+def test_installed_tree_builds_and_runs_a_user_program():
+    """`make install PREFIX=...` as a user has it: the harness library built against through
+    the installed pkg-config file and run, and the documents the outputs cite (the
+    simulated machine, the knowledge base, the JSON schemas) installed beside it."""
+    if not shutil.which("pkg-config") or not shutil.which("meson"):
+        raise tdp.Skip("pkg-config or meson not installed")
+    if sanitized():
+        raise tdp.Skip("a sanitized build's library needs the sanitizer runtime in the user's program")
+    with tempfile.TemporaryDirectory() as d:
+        dest = os.path.join(d, "root")
+        p = subprocess.run(["meson", "install", "-C", tdp.BUILD_ROOT, "--no-rebuild", "--quiet", "--destdir", dest],
+                           capture_output=True, text=True, timeout=300)
+        tdp.check(p.returncode == 0, "meson install --destdir: %s%s" % (p.stdout[-2000:], p.stderr[-2000:]))
+        pcs = [os.path.join(r, f) for r, _, fs in os.walk(dest) for f in fs if f == "tdprof-harness.pc"]
+        tdp.check(len(pcs) == 1, "one installed tdprof-harness.pc: %r" % pcs)
+        env = dict(os.environ, PKG_CONFIG_PATH=os.path.dirname(pcs[0]), PKG_CONFIG_SYSROOT_DIR=dest)
+        env.pop("PKG_CONFIG_LIBDIR", None)
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "tdprof-harness"], capture_output=True,
+                               text=True, env=env)
+        tdp.check(flags.returncode == 0 and dest in flags.stdout, "installed pkg-config: %r %s" % (
+            flags.stdout, flags.stderr))
+        src, exe = os.path.join(d, "user.c"), os.path.join(d, "user")
+        with open(src, "w") as f:
+            f.write(USER_PROGRAM)
+        cc = subprocess.run(["cc", "-O2", src, "-o", exe] + flags.stdout.split(), capture_output=True, text=True)
+        tdp.check(cc.returncode == 0, "cannot build against the installed library: %s" % cc.stderr)
+        libdir = [a[2:] for a in flags.stdout.split() if a.startswith("-L")][0]
+        run_env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+        run_env.pop("LD_PRELOAD", None)
+        r = subprocess.run([exe], capture_output=True, text=True, env=run_env, timeout=60)
+        tdp.check(r.returncode == 0, "the user program failed: %s" % r.stderr)
+        tdp.check(json.loads(r.stdout)["kernel"] == "spin", "its result: %r" % r.stdout[:300])
+        ldd = subprocess.run(["ldd", exe], capture_output=True, text=True, env=run_env).stdout
+        tdp.check(libdir in ldd, "linked to the installed library: %s" % ldd)
+        # the documents, byte for byte the ones in docs/
+        share = [os.path.join(r, "share") for r, ds, _ in os.walk(dest) if "share" in ds][0]
+        for rel, src_rel in (("doc/tdprof/sim-machine.md", "docs/sim-machine.md"),
+                             ("doc/tdprof/tma-diagnosis-actions.md", "docs/tma-diagnosis-actions.md")):
+            with open(os.path.join(share, rel), "rb") as a, open(os.path.join(tdp.SOURCE_ROOT, src_rel), "rb") as b:
+                tdp.check(a.read() == b.read(), "installed %s is docs' copy" % rel)
+        schemas = os.path.join(tdp.SOURCE_ROOT, "docs", "json")
+        for name in os.listdir(schemas):
+            if name.endswith(".schema.json"):
+                inst = os.path.join(share, "tdprof", "schemas", name)
+                tdp.check(os.path.exists(inst), "schema %s installed in share/tdprof/schemas" % name)
+
+
 def test_header_compiles_alone():
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "h.c")
