@@ -233,7 +233,8 @@ int smp_dsos_round(struct smp_dsos *d, bool final)
 	size_t n = 0, j = 0;
 	int ret = 0;
 
-	qsort(d->q, d->nr_q, sizeof(*d->q), by_time);
+	if (d->nr_q) /* an empty queue is NULL, which qsort may not be given */
+		qsort(d->q, d->nr_q, sizeof(*d->q), by_time);
 	while (n < d->nr_q && (final || d->q[n].time <= d->prev_round_max))
 		n++;
 	for (size_t i = 0; i < n; i++) {

@@ -212,6 +212,23 @@ static void test_records_out_of_order_are_applied_in_time_order(void **state)
 	smp_dsos_release(&s.dsos);
 }
 
+/* A run whose workload never ran (its exec was refused) queues nothing: rounds on the empty queue. */
+static void test_rounds_of_nothing(void **state)
+{
+	struct pmu_sampling s;
+	const struct pmu_dso_hit *h;
+	size_t nr = 1;
+
+	(void)state;
+	init(&s, 0);
+	assert_int_equal(s.dsos.nr_q, 0);
+	assert_int_equal(smp_dsos_round(&s.dsos, false), 0);
+	assert_int_equal(smp_dsos_round(&s.dsos, true), 0);
+	assert_int_equal(smp_dsos_result(&s.dsos, &h, &nr, NULL), 0);
+	assert_int_equal(nr, 0);
+	smp_dsos_release(&s.dsos);
+}
+
 static void test_children_see_their_parent_until_exec(void **state)
 {
 	struct pmu_sampling s;
@@ -314,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_branch_stack_samples_hit_every_address),
 		cmocka_unit_test(test_a_truncated_branch_stack_is_ignored),
 		cmocka_unit_test(test_records_out_of_order_are_applied_in_time_order),
+		cmocka_unit_test(test_rounds_of_nothing),
 		cmocka_unit_test(test_children_see_their_parent_until_exec),
 		cmocka_unit_test(test_kernel_and_build_ids),
 		cmocka_unit_test(test_loss_and_other_counts),
