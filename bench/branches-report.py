@@ -202,7 +202,7 @@ that perf 6.1 does not crash in hist__account_cycles).
   of all three threads (the reader's, the aggregator's and the helper mapping the file ahead
   and releasing it behind): target 1M samples/s per core %s;
 - memory: tdprof's peak RSS is %.0f%% of perf's (the input is mapped through a window of
-  about 32 MiB, released behind the reader): target below perf's %s;
+  about 16 MiB ahead, released behind the reader): target below perf's %s;
 - aggregation alone (`bench/branch-agg`, stacks replayed from cache): %.1f ms for 6.4M
   entries, %.2f ns per entry;
 - the CPU time by thread (perf record -e cpu-clock of tdprof, median shares times the

@@ -315,7 +315,7 @@ int branch_load(struct perfdata *p, struct branch_agg *a, const struct branch_lo
 /** Inputs smaller than this are not prefaulted (the thread costs more than it saves). */
 #define BRANCH_PREFAULT_MIN (8u << 20)
 /** How far ahead of the reader the helper maps pages. */
-#define BRANCH_PREFAULT_AHEAD (32u << 20)
+#define BRANCH_PREFAULT_AHEAD (16u << 20)
 
 /**
  * Start a helper thread over buf[0..len), a read-only file mapping of the input
@@ -341,5 +341,28 @@ void branch_prefault_progress(struct branch_prefault *pf, size_t off, size_t kee
 
 /** Stop the helper (it finishes its current chunk), join it and free it. NULL is fine. */
 void branch_prefault_stop(struct branch_prefault *pf);
+
+/*
+ * The window arithmetic of the helper, pure so that tests can hold it to its
+ * bounds (addresses as integers; page a power of two).
+ */
+/**
+ * The next range [*from, *to) the helper maps, having mapped up to done, with
+ * the reader at reader, of an image ending at end: it starts at done or at the
+ * reader's page, whichever is later (never behind the reader), spans at most
+ * 1 MiB, and never passes reader + BRANCH_PREFAULT_AHEAD nor end. Empty
+ * (*from >= *to) when the helper is that far ahead already.
+ */
+void branch_prefault_window(uintptr_t done, uintptr_t reader, uintptr_t end, size_t page, uintptr_t *from,
+			   uintptr_t *to);
+
+/**
+ * The pages to release with the reader at reader, released so far up to
+ * released, never below keep (rounded up to a page) nor closer than 1 MiB
+ * behind the reader (rounded down to a page), of an image starting at start:
+ * [*from, *to), empty when none. Returns the new released mark.
+ */
+uintptr_t branch_prefault_claim(uintptr_t released, uintptr_t keep, uintptr_t reader, uintptr_t start, size_t page,
+				uintptr_t *from, uintptr_t *to);
 
 #endif
