@@ -350,7 +350,8 @@ void branch_prefault_stop(struct branch_prefault *pf);
  * The next range [*from, *to) the helper maps, having mapped up to done, with
  * the reader at reader, of an image ending at end: it starts at done or at the
  * reader's page, whichever is later (never behind the reader), spans at most
- * 1 MiB, and never passes reader + BRANCH_PREFAULT_AHEAD nor end. Empty
+ * 1 MiB, and never passes reader + BRANCH_PREFAULT_AHEAD nor end; it starts on
+ * a page boundary (done is always the end of an earlier range). Empty
  * (*from >= *to) when the helper is that far ahead already.
  */
 void branch_prefault_window(uintptr_t done, uintptr_t reader, uintptr_t end, size_t page, uintptr_t *from,

@@ -76,7 +76,9 @@ void branch_prefault_window(uintptr_t done, uintptr_t reader, uintptr_t end, siz
 			   uintptr_t *to)
 {
 	uintptr_t f = done > reader ? done : reader & ~(uintptr_t)(page - 1);
-	uintptr_t limit = reader + BRANCH_PREFAULT_AHEAD < end ? reader + BRANCH_PREFAULT_AHEAD : end;
+	/* whole pages but the image's last: madvise() refuses a range that does not start on one */
+	uintptr_t limit = reader + BRANCH_PREFAULT_AHEAD < end ? (reader + BRANCH_PREFAULT_AHEAD) & ~(uintptr_t)(page - 1)
+							       : end;
 	uintptr_t t = f + PREFAULT_STEP < limit ? f + PREFAULT_STEP : limit;
 
 	*from = f;
