@@ -193,6 +193,15 @@ int branch_agg_add_stack(struct branch_agg *a, const struct branch_entry *e, siz
 			 struct tdp_err *err) __attribute__((warn_unused_result));
 
 /**
+ * As branch_agg_add_stack(), for nr entries in perf.data's own layout: raw holds
+ * nr struct perf_branch_entry {u64 from, to, flags} (24 bytes each, little
+ * endian), as perfdata_sample.branch_raw gives them. Decoded and counted in one
+ * pass, with the same result as decoding them into struct branch_entry first.
+ */
+int branch_agg_add_raw(struct branch_agg *a, const uint8_t *raw, size_t nr, uint32_t pid, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
  * Count one sample and add its branch stack, if it has one (s->fields has
  * PERFDATA_SAMPLE_BRANCH_STACK). The pid is s->pid when the sample has TID.
  * Returns as branch_agg_add_stack().

@@ -175,7 +175,8 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	if (!rc && f.mapped)
 		rc = branch_prefault_start(&pf, f.data, f.size, &err);
 	if (!rc)
-		rc = perfdata_open(&p, f.data, f.size, o->input, PERFDATA_OPEN_UNFINISHED, &err);
+		rc = perfdata_open(&p, f.data, f.size, o->input, PERFDATA_OPEN_UNFINISHED | PERFDATA_OPEN_RAW_BRANCHES,
+				   &err);
 	if (rc)
 		goto fail;
 	if (perfdata_is_unfinished(p))

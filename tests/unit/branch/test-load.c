@@ -117,8 +117,8 @@ static int write_file(struct tdp_err *err)
 	return perfdata_writer_close(w, err);
 }
 
-/* Load the file; threaded and/or with the prefault helper. */
-static int load(struct branch_result *r, bool threaded, bool prefault, struct tdp_err *err)
+/* Load the file; threaded and/or with the prefault helper; entries decoded by the reader or (raw) in the count. */
+static int load_with(struct branch_result *r, bool threaded, bool prefault, bool raw, struct tdp_err *err)
 {
 	struct tdp_file f = TDP_FILE_INIT;
 	struct perfdata *p = NULL;
@@ -131,7 +131,7 @@ static int load(struct branch_result *r, bool threaded, bool prefault, struct td
 		rc = branch_prefault_start(&pf, f.data, f.size, err);
 	o.pf = pf;
 	if (!rc)
-		rc = perfdata_open(&p, f.data, f.size, path, 0, err);
+		rc = perfdata_open(&p, f.data, f.size, path, raw ? PERFDATA_OPEN_RAW_BRANCHES : 0, err);
 	if (!rc)
 		rc = branch_agg_new(&a, err);
 	if (!rc)
@@ -143,6 +143,11 @@ static int load(struct branch_result *r, bool threaded, bool prefault, struct td
 	perfdata_close(p);
 	tdp_file_close(&f);
 	return rc;
+}
+
+static int load(struct branch_result *r, bool threaded, bool prefault, struct tdp_err *err)
+{
+	return load_with(r, threaded, prefault, false, err);
 }
 
 static void same(const struct branch_result *x, const struct branch_result *y)
@@ -187,6 +192,24 @@ static void test_threaded_same(void **state)
 	branch_result_release(&one);
 	branch_result_release(&two);
 	branch_result_release(&three);
+}
+
+/* Entries left in the record and decoded where they are counted: the same result, one thread or two. */
+static void test_raw_same(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct branch_result one = BRANCH_RESULT_INIT, raw = BRANCH_RESULT_INIT, raw2 = BRANCH_RESULT_INIT;
+
+	(void)state;
+	assert_int_equal(load(&one, false, false, &err), 0);
+	assert_int_equal(load_with(&raw, false, false, true, &err), 0);
+	assert_int_equal(load_with(&raw2, true, true, true, &err), 0);
+	assert_true(one.has_timing && one.nr_blocks > 0);
+	same(&one, &raw);
+	same(&one, &raw2);
+	branch_result_release(&one);
+	branch_result_release(&raw);
+	branch_result_release(&raw2);
 }
 
 /* Fail each of the first allocations in turn, threaded: an error, never a hang or a leak. */
@@ -384,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_prefault_window),
 		cmocka_unit_test(test_spe),
 		cmocka_unit_test(test_threaded_same),
+		cmocka_unit_test(test_raw_same),
 		cmocka_unit_test(test_threaded_alloc_failures),
 	};
 	struct tdp_err err = TDP_ERR_INIT;
