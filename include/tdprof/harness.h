@@ -7,8 +7,9 @@
  * difference divided by N, which cancels every cost paid once per measurement
  * (reading the clock and the counters, the call into the kernel, the first cold
  * iteration): see docs/harness.md. A repetition during which the thread was
- * preempted or migrated is measured again; when most are, N is made smaller so
- * that measurements fit between preemptions. Across repetitions it reports the minimum,
+ * preempted or migrated, or whose N and 2N disagree, is discarded (counted by
+ * cause) and measured again; when most are, N is made smaller so that
+ * measurements fit between preemptions. Across the kept repetitions it reports the minimum,
  * median, median absolute deviation (MAD) and relative spread (MAD / median) of the
  * time, cycles, instructions and branch misses per iteration, IPC, and top-down
  * level 1 where the PMU can count it; when the spread is high it says which
@@ -142,7 +143,7 @@ struct tdp_harness_kernel {
 	void *arg;                            /* borrowed; passed to every function above */
 };
 
-/** Statistics of one figure across the repetitions. */
+/** Statistics of one figure across the kept repetitions. */
 struct tdp_harness_stat {
 	double min;    /* smallest repetition */
 	double median; /* median repetition */
@@ -160,6 +161,7 @@ enum tdp_harness_warning {
 	TDP_HARNESS_WARN_PAGE_FAULTS = 1u << 4,  /* page faults during measurements */
 	TDP_HARNESS_WARN_STEAL = 1u << 5,        /* the hypervisor ran something else on this CPU */
 	TDP_HARNESS_WARN_MULTIPLEXED = 1u << 6,  /* the counters were time-shared (scaled) */
+	TDP_HARNESS_WARN_FEW_KEPT = 1u << 7,     /* fewer repetitions kept than asked for (discards) */
 };
 
 #define TDP_HARNESS_TEXT_MAX 512
@@ -175,7 +177,7 @@ struct tdp_harness_result {
 	enum tdp_harness_clock clock;    /* where time came from */
 	int cpu;                         /* the CPU measured on (pinned), or -1 when not pinned */
 	uint64_t iterations;             /* N (each repetition runs N and 2N) */
-	unsigned repetitions;            /* number of repetitions */
+	unsigned repetitions;            /* repetitions asked for (config.repetitions) */
 	struct tdp_harness_stat ns;      /* nanoseconds per iteration */
 	double fixed_cost_ns;            /* median cost of one empty measurement (removed) */
 	double seconds;                  /* wall time of the run, warm-up included */
@@ -189,8 +191,12 @@ struct tdp_harness_result {
 	uint64_t context_switches;       /* during the repetitions (every attempt) */
 	uint64_t migrations;             /* idem */
 	uint64_t page_faults;            /* idem */
-	unsigned remeasured;             /* repetitions measured again: preempted or migrated */
-	unsigned disturbed;              /* repetitions kept although preempted (retries spent) */
+	unsigned kept;                   /* repetitions the figures come from (<= repetitions; 0: figures NAN) */
+	unsigned remeasured;             /* attempts discarded and measured again (the sum of the four below) */
+	unsigned discarded_preempted;    /* discarded: the thread was preempted during the pair */
+	unsigned discarded_migrated;     /* discarded: the thread changed CPU during the pair */
+	unsigned discarded_nonpositive;  /* discarded: t(2N) - t(N) was not positive */
+	unsigned discarded_inconsistent; /* discarded: t(2N) was not about twice t(N) (an uncounted interruption) */
 	double steal_ms;                 /* hypervisor steal time on the CPU; NAN when unknown */
 	unsigned warnings;               /* enum tdp_harness_warning bits */
 	char note[TDP_HARNESS_TEXT_MAX];     /* how it was measured, why counters are absent */
@@ -260,7 +266,8 @@ TDP_HARNESS_API size_t tdp_harness_format_text(const struct tdp_harness_result *
  * repetitions, median_ns_per_iteration, min_ns_per_iteration, max_ns_per_iteration,
  * mad_ns_per_iteration, spread_pct, fixed_cost_ns, seconds, counters (null without a
  * PMU), level1 (null when not counted), context_switches, migrations, page_faults,
- * remeasured, disturbed_repetitions, steal_ms, notes, warnings),
+ * kept_repetitions, remeasured, discarded (preempted, migrated, nonpositive,
+ * inconsistent), steal_ms, notes, warnings),
  * like snprintf. Returns the length the full text needs, as tdp_harness_format_text().
  */
 TDP_HARNESS_API size_t tdp_harness_format_json(const struct tdp_harness_result *r, char *buf, size_t size);

@@ -193,6 +193,15 @@ int branch_agg_add_stack(struct branch_agg *a, const struct branch_entry *e, siz
 			 struct tdp_err *err) __attribute__((warn_unused_result));
 
 /**
+ * As branch_agg_add_stack(), for nr entries in perf.data's own layout: raw holds
+ * nr struct perf_branch_entry {u64 from, to, flags} (24 bytes each, little
+ * endian), as perfdata_sample.branch_raw gives them. Decoded and counted in one
+ * pass, with the same result as decoding them into struct branch_entry first.
+ */
+int branch_agg_add_raw(struct branch_agg *a, const uint8_t *raw, size_t nr, uint32_t pid, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
  * Count one sample and add its branch stack, if it has one (s->fields has
  * PERFDATA_SAMPLE_BRANCH_STACK). The pid is s->pid when the sample has TID.
  * Returns as branch_agg_add_stack().
@@ -315,7 +324,7 @@ int branch_load(struct perfdata *p, struct branch_agg *a, const struct branch_lo
 /** Inputs smaller than this are not prefaulted (the thread costs more than it saves). */
 #define BRANCH_PREFAULT_MIN (8u << 20)
 /** How far ahead of the reader the helper maps pages. */
-#define BRANCH_PREFAULT_AHEAD (32u << 20)
+#define BRANCH_PREFAULT_AHEAD (16u << 20)
 
 /**
  * Start a helper thread over buf[0..len), a read-only file mapping of the input
@@ -341,5 +350,29 @@ void branch_prefault_progress(struct branch_prefault *pf, size_t off, size_t kee
 
 /** Stop the helper (it finishes its current chunk), join it and free it. NULL is fine. */
 void branch_prefault_stop(struct branch_prefault *pf);
+
+/*
+ * The window arithmetic of the helper, pure so that tests can hold it to its
+ * bounds (addresses as integers; page a power of two).
+ */
+/**
+ * The next range [*from, *to) the helper maps, having mapped up to done, with
+ * the reader at reader, of an image ending at end: it starts at done or at the
+ * reader's page, whichever is later (never behind the reader), spans at most
+ * 1 MiB, and never passes reader + BRANCH_PREFAULT_AHEAD nor end; it starts on
+ * a page boundary (done is always the end of an earlier range). Empty
+ * (*from >= *to) when the helper is that far ahead already.
+ */
+void branch_prefault_window(uintptr_t done, uintptr_t reader, uintptr_t end, size_t page, uintptr_t *from,
+			   uintptr_t *to);
+
+/**
+ * The pages to release with the reader at reader, released so far up to
+ * released, never below keep (rounded up to a page) nor closer than 1 MiB
+ * behind the reader (rounded down to a page), of an image starting at start:
+ * [*from, *to), empty when none. Returns the new released mark.
+ */
+uintptr_t branch_prefault_claim(uintptr_t released, uintptr_t keep, uintptr_t reader, uintptr_t start, size_t page,
+				uintptr_t *from, uintptr_t *to);
 
 #endif

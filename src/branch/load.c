@@ -3,8 +3,12 @@
  * samples with branch stacks, lost counts, and Arm SPE trace decoded into
  * one-entry stacks.
  *
+ * A reader opened with PERFDATA_OPEN_RAW_BRANCHES leaves each stack in its
+ * record: it is decoded in the loop that counts it (branch_agg_add_raw()), one
+ * pass over the record bytes instead of a decoding pass and a counting pass.
+ *
  * Threaded mode: decoding (the perf.data reader, SPE) stays on the caller's
- * thread and every stack is copied into a chunk; full chunks go, in order,
+ * thread and every stack is copied into a chunk (raw stacks as their bytes); full chunks go, in order,
  * through a ring of LOAD_CHUNKS to one aggregating thread. Only that thread
  * touches the aggregator until it is joined; the counts kept while decoding are
  * added at the end. The aggregator sees the stacks in file order either way, so
@@ -87,14 +91,17 @@ static uint32_t tid_map_pid(const struct tid_map *m, uint32_t tid)
 
 /* ---- the pipeline to the aggregating thread ---- */
 
+/* A stack in a chunk: nr entries at off of ent[] (decoded), or of raw[] (24 bytes each) when raw. */
 struct stack_ref {
 	uint32_t off, nr, pid;
+	bool raw;
 };
 
 struct chunk {
 	struct branch_entry *ent;
+	uint8_t *raw;              /* BRANCH_CHUNK_ENTRIES perf_branch_entry records */
 	struct stack_ref *st;
-	size_t nr_ent, nr_st;
+	size_t nr_ent, nr_raw, nr_st;
 	bool full;                 /* handed to the aggregating thread (under mu) */
 };
 
@@ -125,12 +132,16 @@ static void *pipeline_run(void *arg)
 		if (!c->full)
 			break;
 		pthread_mutex_unlock(&pl->mu);
-		for (size_t k = 0; k < c->nr_st && !rc && !pl->rc; k++)
-			rc = branch_agg_add_stack(pl->a, c->ent + c->st[k].off, c->st[k].nr, c->st[k].pid, &pl->err);
+		for (size_t k = 0; k < c->nr_st && !rc && !pl->rc; k++) {
+			const struct stack_ref *r = &c->st[k];
+
+			rc = r->raw ? branch_agg_add_raw(pl->a, c->raw + 24 * (size_t)r->off, r->nr, r->pid, &pl->err)
+				    : branch_agg_add_stack(pl->a, c->ent + r->off, r->nr, r->pid, &pl->err);
+		}
 		pthread_mutex_lock(&pl->mu);
 		if (rc && !pl->rc)
 			pl->rc = rc;
-		c->nr_ent = c->nr_st = 0;
+		c->nr_ent = c->nr_raw = c->nr_st = 0;
 		c->full = false;
 		pthread_cond_broadcast(&pl->cv);
 		i = (i + 1) % LOAD_CHUNKS;
@@ -155,23 +166,34 @@ static int pipeline_hand_off(struct pipeline *pl)
 	return rc;
 }
 
-static int pipeline_push(struct pipeline *pl, const struct branch_entry *e, size_t nr, uint32_t pid)
+/* Queue a stack: nr decoded entries e, or (e NULL) nr perf_branch_entry records at raw. */
+static int pipeline_push(struct pipeline *pl, const struct branch_entry *e, const uint8_t *raw, size_t nr,
+			 uint32_t pid)
 {
 	struct chunk *c = &pl->c[pl->fill];
+	bool is_raw = !e && raw;
 
 	if (nr > BRANCH_CHUNK_ENTRIES)
 		return TDP_ELIMIT; /* cannot happen: the reader caps stacks at BRSTACK_MAX_NR */
-	if (c->nr_ent + nr > BRANCH_CHUNK_ENTRIES || c->nr_st == CHUNK_STACKS) {
+	if ((is_raw ? c->nr_raw : c->nr_ent) + nr > BRANCH_CHUNK_ENTRIES || c->nr_st == CHUNK_STACKS) {
 		int rc = pipeline_hand_off(pl);
 
 		if (rc)
 			return rc;
 		c = &pl->c[pl->fill];
 	}
-	if (nr) /* an empty stack's entries may be NULL (the reader has not allocated yet) */
-		memcpy(c->ent + c->nr_ent, e, nr * sizeof(*e));
-	c->st[c->nr_st++] = (struct stack_ref){ (uint32_t)c->nr_ent, (uint32_t)nr, pid };
-	c->nr_ent += nr;
+	/* an empty stack's entries may be NULL (the reader has not allocated yet) */
+	if (is_raw) {
+		if (nr)
+			memcpy(c->raw + 24 * c->nr_raw, raw, nr * 24);
+		c->st[c->nr_st++] = (struct stack_ref){ (uint32_t)c->nr_raw, (uint32_t)nr, pid, true };
+		c->nr_raw += nr;
+	} else {
+		if (nr)
+			memcpy(c->ent + c->nr_ent, e, nr * sizeof(*e));
+		c->st[c->nr_st++] = (struct stack_ref){ (uint32_t)c->nr_ent, (uint32_t)nr, pid, false };
+		c->nr_ent += nr;
+	}
 	return 0;
 }
 
@@ -179,6 +201,7 @@ static void pipeline_free(struct pipeline *pl)
 {
 	for (size_t i = 0; i < LOAD_CHUNKS; i++) {
 		tdp_free(pl->c[i].ent);
+		tdp_free(pl->c[i].raw);
 		tdp_free(pl->c[i].st);
 	}
 	tdp_free(pl);
@@ -194,8 +217,9 @@ static struct pipeline *pipeline_start(struct branch_agg *a)
 	pl->a = a;
 	for (size_t i = 0; i < LOAD_CHUNKS; i++) {
 		pl->c[i].ent = tdp_calloc(BRANCH_CHUNK_ENTRIES, sizeof(*pl->c[i].ent));
+		pl->c[i].raw = tdp_calloc(BRANCH_CHUNK_ENTRIES, 24);
 		pl->c[i].st = tdp_calloc(CHUNK_STACKS, sizeof(*pl->c[i].st));
-		if (!pl->c[i].ent || !pl->c[i].st) {
+		if (!pl->c[i].ent || !pl->c[i].raw || !pl->c[i].st) {
 			pipeline_free(pl);
 			return NULL;
 		}
@@ -254,8 +278,17 @@ static int load_stack(struct load *l, const struct branch_entry *e, size_t nr, u
 {
 	l->counts.samples_with_stack++;
 	if (l->pl)
-		return pipeline_push(l->pl, e, nr, pid);
+		return pipeline_push(l->pl, e, NULL, nr, pid);
 	return branch_agg_add_stack(l->a, e, nr, pid, err);
+}
+
+/* A stack left in the record (PERFDATA_OPEN_RAW_BRANCHES): decoded where it is counted. */
+static int load_raw_stack(struct load *l, const uint8_t *raw, size_t nr, uint32_t pid, struct tdp_err *err)
+{
+	l->counts.samples_with_stack++;
+	if (l->pl)
+		return pipeline_push(l->pl, NULL, raw, nr, pid);
+	return branch_agg_add_raw(l->a, raw, nr, pid, err);
 }
 
 /* Decode one AUXTRACE payload of SPE trace: every branch record is a one-entry stack. */
@@ -295,6 +328,9 @@ static int load_record(struct load *l, const struct perfdata_record *rec, const 
 		l->counts.samples++;
 		if (!rec->attr || !(s->fields & PERFDATA_SAMPLE_BRANCH_STACK))
 			return 0;
+		if (!s->branches && s->nr_branches)
+			return load_raw_stack(l, s->branch_raw, s->nr_branches,
+					      (s->fields & PERFDATA_SAMPLE_TID) ? s->pid : BRANCH_PID_NONE, err);
 		return load_stack(l, s->branches, s->nr_branches,
 				  (s->fields & PERFDATA_SAMPLE_TID) ? s->pid : BRANCH_PID_NONE, err);
 	case PERFDATA_RECORD_LOST:

@@ -12,6 +12,14 @@
  * and a later access to a released page of a private read-only file mapping just
  * maps it again), so the resident set is a window, not the file. The helper
  * does both, so the reader's thread only reports how far it got.
+ *
+ * Whatever the scheduling, the window holds: the helper maps only within
+ * [reader, reader + BRANCH_PREFAULT_AHEAD) (branch_prefault_window()), so a
+ * helper starved of CPU skips what the reader already passed instead of mapping
+ * it again; a step it mapped while the reader released the same pages is
+ * released again; and the reader releases behind itself when the helper is too
+ * far behind to do it (READER_RELEASE_SLACK). Without the first two a busy
+ * machine let the resident set grow to most of the file (issue 21).
  */
 #include "branch/branch.h"
 #include "base/alloc.h"
@@ -33,6 +41,8 @@
 #define PROGRESS_STEP (4u << 20)
 /* Released only that far behind the reader (a record may span the boundary). */
 #define RELEASE_LAG (1u << 20)
+/* The reader releases for itself when this much behind it is still mapped. */
+#define READER_RELEASE_SLACK (8u << 20)
 
 struct branch_prefault {
 	pthread_t thread;
@@ -62,25 +72,40 @@ static void populate(struct branch_prefault *pf, uintptr_t from, uintptr_t to, b
 	(void)sink;
 }
 
-/*
- * Claim the pages in [released, progress - RELEASE_LAG), not below keep, for
- * release: called with mu held; returns the range (empty when none).
- */
-static void claim(struct branch_prefault *pf, uintptr_t *from, uintptr_t *to)
+void branch_prefault_window(uintptr_t done, uintptr_t reader, uintptr_t end, size_t page, uintptr_t *from,
+			   uintptr_t *to)
 {
-	uintptr_t f = pf->released, t;
+	uintptr_t f = done > reader ? done : reader & ~(uintptr_t)(page - 1);
+	/* whole pages but the image's last: madvise() refuses a range that does not start on one */
+	uintptr_t limit = reader + BRANCH_PREFAULT_AHEAD < end ? (reader + BRANCH_PREFAULT_AHEAD) & ~(uintptr_t)(page - 1)
+							       : end;
+	uintptr_t t = f + PREFAULT_STEP < limit ? f + PREFAULT_STEP : limit;
 
-	if (f < pf->keep)
-		f = (pf->keep + pf->page - 1) & ~(uintptr_t)(pf->page - 1);
-	t = pf->progress > pf->start + RELEASE_LAG ? (pf->progress - RELEASE_LAG) & ~(uintptr_t)(pf->page - 1) : 0;
+	*from = f;
+	*to = t > f ? t : f;
+}
+
+uintptr_t branch_prefault_claim(uintptr_t released, uintptr_t keep, uintptr_t reader, uintptr_t start, size_t page,
+				uintptr_t *from, uintptr_t *to)
+{
+	uintptr_t f = released, t;
+
+	if (f < keep)
+		f = (keep + page - 1) & ~(uintptr_t)(page - 1);
+	t = reader > start + RELEASE_LAG ? (reader - RELEASE_LAG) & ~(uintptr_t)(page - 1) : 0;
 	if (t <= f) {
-		pf->released = f; /* nothing to release yet: do not ask again before progress moves */
 		*from = *to = 0;
-		return;
+		return f > released ? f : released; /* nothing to release yet */
 	}
-	pf->released = t;
 	*from = f;
 	*to = t;
+	return t;
+}
+
+/* Claim the pages the reader has passed for release: called with mu held; returns the range (empty when none). */
+static void claim(struct branch_prefault *pf, uintptr_t *from, uintptr_t *to)
+{
+	pf->released = branch_prefault_claim(pf->released, pf->keep, pf->progress, pf->start, pf->page, from, to);
 }
 
 static void release(uintptr_t from, uintptr_t to)
@@ -103,7 +128,8 @@ static void *prefault_run(void *arg)
 	while (!pf->stop) {
 		uintptr_t from, to;
 
-		if (done >= pf->end || done >= pf->progress + BRANCH_PREFAULT_AHEAD) {
+		branch_prefault_window(done, pf->progress, pf->end, pf->page, &from, &to);
+		if (from >= to) {
 			if (pf->released + PROGRESS_STEP <= pf->progress) {
 				claim(pf, &from, &to);
 				pthread_mutex_unlock(&pf->mu);
@@ -115,10 +141,17 @@ static void *prefault_run(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&pf->mu);
-		to = done + PREFAULT_STEP < pf->end ? done + PREFAULT_STEP : pf->end;
-		populate(pf, done, to, &use_madvise);
+		populate(pf, from, to, &use_madvise);
 		done = to;
 		pthread_mutex_lock(&pf->mu);
+		/* the reader released part of this step while it was being mapped: release it again */
+		if (from < pf->released) {
+			uintptr_t upto = to < pf->released ? to : pf->released;
+
+			pthread_mutex_unlock(&pf->mu);
+			release(from, upto);
+			pthread_mutex_lock(&pf->mu);
+		}
 	}
 	pthread_mutex_unlock(&pf->mu);
 	return NULL;
@@ -173,7 +206,7 @@ void branch_prefault_progress(struct branch_prefault *pf, size_t off, size_t kee
 	pf->progress = at;
 	pf->keep = pf->start + keep_below;
 	/* a helper starved of CPU must not let the resident set grow: release here */
-	if (pf->released + BRANCH_PREFAULT_AHEAD < at)
+	if (pf->released + READER_RELEASE_SLACK < at)
 		claim(pf, &from, &to);
 	pthread_cond_signal(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);

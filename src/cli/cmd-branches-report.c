@@ -68,7 +68,9 @@ static const struct cmd_doc doc = {
 		"JSON ('backend' is 'import' for a file recorded by another program, 'pmu' for one recorded "
 		"by tdprof): samples, branch_entries, mispredicted_entries, lost_samples, sites, edges, "
 		"symbol_edges, types, timing (or null with timing_reason), blocks, disassembly; addresses are "
-		"\"0x...\" strings.",
+		"\"0x...\" strings. Like the text, the ranked tables (sites, edges, symbol_edges, blocks) hold the "
+		"top 20 rows unless -n N or --all says otherwise; 'top' is the cut (null: none) and "
+		"'rows_left_out' counts the rows each table left out.",
 	.examples = "tdprof branches report -i perf.data\n"
 		    "the text report: sites, types, edges, blocks, disassembly\n"
 		    "tdprof branches report -i perf.data --json -n 50 | jq '.sites[0]'\n"
@@ -84,7 +86,7 @@ static const struct cmd_doc doc = {
 
 struct report_opts {
 	const char *input, *output, *symfs, *kallsyms, *sort, *by, *html;
-	bool json, csv, folded, source, disasm;
+	bool json, csv, folded, source, disasm, all;
 	long top;
 };
 
@@ -166,7 +168,8 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	char recorder[128], *debug_dir = NULL;
 	const char *bid_dirs[2] = { NULL, NULL }, *home = getenv("HOME");
 	bool text = !o->json && !o->csv && !o->folded;
-	size_t top = o->top >= 0 ? (size_t)o->top : text ? TEXT_TOP_DEFAULT : 0; /* 0: all */
+	/* JSON is ranked and cut like the text (its rows_left_out says by how much); --all or -n 0: every row */
+	size_t top = o->all ? 0 : o->top >= 0 ? (size_t)o->top : text || o->json ? TEXT_TOP_DEFAULT : 0;
 	int rc, status = EXIT_OK;
 
 	if (o->sort && !branch_sort_parse(o->sort, &sort))
@@ -175,7 +178,8 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	if (!rc && f.mapped)
 		rc = branch_prefault_start(&pf, f.data, f.size, &err);
 	if (!rc)
-		rc = perfdata_open(&p, f.data, f.size, o->input, PERFDATA_OPEN_UNFINISHED, &err);
+		rc = perfdata_open(&p, f.data, f.size, o->input, PERFDATA_OPEN_UNFINISHED | PERFDATA_OPEN_RAW_BRANCHES,
+				   &err);
 	if (rc)
 		goto fail;
 	if (perfdata_is_unfinished(p))
@@ -292,7 +296,9 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_BOOL(0, "csv", &o.csv, "write one CSV table (the --by view; sites by default)"),
 		OPT_BOOL(0, "folded", &o.folded, "write folded stacks for flamegraph.pl ('FROM;TO N')"),
 		OPT_STRING(0, "html", &o.html, "FILE", "also write a self-contained HTML report to FILE"),
-		OPT_LONG('n', "top", &o.top, "N", "rows per table (text: 20, others: all; 0: all)", 0, 1L << 30),
+		OPT_LONG('n', "top", &o.top, "N", "rows per table (text and JSON: 20, CSV and folded: all; 0: all)", 0,
+			 1L << 30),
+		OPT_BOOL(0, "all", &o.all, "every row of every table (as -n 0)"),
 		OPT_CHOICE(0, "sort", &o.sort, "mispredicts|executions|rate", "rank sites by (default mispredicts)"),
 		OPT_CHOICE(0, "by", &o.by, "site|edge|type|block", "show one view (text: all; CSV: site)"),
 		OPT_GROUP("symbols"),
@@ -313,6 +319,8 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 		return msg_usage("branches report", "unexpected argument '%s' (the file is given with -i)", argv[i]);
 	if (o.json + o.csv + o.folded > 1)
 		return msg_usage("branches report", "--json, --csv and --folded exclude each other");
+	if (o.all && o.top > 0)
+		return msg_usage("branches report", "--all and -n %ld exclude each other", o.top);
 	strbuf_init(&out, 1u << 30);
 	status = run(&o, &out);
 	if (status == EXIT_OK)

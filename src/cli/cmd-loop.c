@@ -160,8 +160,9 @@ static void build_text(struct strbuf *sb, const struct loop_job *j, json_t *res,
 		strbuf_addf(sb, ", not pinned\n");
 	strbuf_adds(sb, "  per call      ");
 	fmt_time(sb, num(res, "median_ns_per_iteration"));
-	strbuf_addf(sb, "  (median of %lld repetitions; min ", (long long)json_integer_value(json_object_get(res,
-														 "repetitions")));
+	strbuf_addf(sb, "  (median of %lld kept of %lld repetitions; min ",
+		    (long long)json_integer_value(json_object_get(res, "kept_repetitions")),
+		    (long long)json_integer_value(json_object_get(res, "repetitions")));
 	fmt_time(sb, num(res, "min_ns_per_iteration"));
 	if (isnan(num(res, "spread_pct")))
 		strbuf_adds(sb, "; spread -)\n");
@@ -171,6 +172,14 @@ static void build_text(struct strbuf *sb, const struct loop_job *j, json_t *res,
 		    (long long)json_integer_value(json_object_get(res, "iterations")));
 	fmt_time(sb, num(res, "fixed_cost_ns"));
 	strbuf_addf(sb, " per measurement (removed)\n");
+	if (num(res, "remeasured") > 0) {
+		json_t *d = json_object_get(res, "discarded");
+
+		strbuf_addf(sb, "  discarded     %.0f attempts, measured again (%.0f preempted, %.0f migrated, %.0f with "
+				"t(2N) <= t(N), %.0f with 2N not twice N)\n",
+			    num(res, "remeasured"), num(d, "preempted"), num(d, "migrated"), num(d, "nonpositive"),
+			    num(d, "inconsistent"));
+	}
 	strbuf_addf(sb, "  method        %s\n", json_string_value(json_object_get(res, "method")));
 	counter_line(sb, counters, "cycles", "cycles");
 	counter_line(sb, counters, "instructions", "instructions");

@@ -50,6 +50,27 @@ char *doc_own(struct pctx *c, struct strbuf *sb);
 /** A member's value in words (heap, the caller's): strings as they are, objects "key: value, ...". */
 char *doc_text(struct pctx *c, const json_t *v);
 
+/* doc-trim.c */
+
+/* Documents smaller than this are parsed whole (trimming them would save little). */
+#define TDOC_TRIM_MIN_BYTES (8u << 20)
+/* Rows kept of each ranked table of a larger document: a summary of its worst rows. */
+#define TDOC_TRIM_ROWS 16384
+/* doc_trim()'s *cut: which tables lost rows. */
+#define TDOC_TRIM_SITES 1u
+#define TDOC_TRIM_EDGES 2u
+
+/**
+ * A document of at least TDOC_TRIM_MIN_BYTES cut to what the diff reads: its
+ * top-level "sites" and "edges" arrays to their first TDOC_TRIM_ROWS rows
+ * (*cut says which had more), "symbol_edges" and "blocks" to none, the rest as
+ * it is, into out (initialised by the caller with a cap of at least len + 1).
+ * Returns 1 (out holds the text), 0 (parse buf itself: small, or not shaped as
+ * expected, so that jansson says where it is wrong; out released, *cut 0) or
+ * TDP_ENOMEM.
+ */
+int doc_trim(const uint8_t *buf, size_t len, struct strbuf *out, unsigned *cut);
+
 /* doc-sites.c */
 void doc_read_sites(struct pctx *c, const json_t *root);
 void doc_read_side_disasm(struct pctx *c, const json_t *root);

@@ -354,6 +354,9 @@ int tdoc_parse(const uint8_t *buf, size_t len, const char *name, struct tdoc **o
 	json_error_t jerr;
 	json_t *root;
 	const json_t *nodes;
+	struct strbuf trimmed;
+	unsigned cut = 0;
+	int trim;
 
 	if (len > TDOC_MAX_BYTES)
 		return tdp_err_set(err, TDP_ELIMIT, "'%s' is larger than %u MiB", name, TDOC_MAX_BYTES >> 20);
@@ -367,7 +370,21 @@ int tdoc_parse(const uint8_t *buf, size_t len, const char *name, struct tdoc **o
 	}
 	d->level1_sum = NAN;
 	c.d = d;
-	root = json_loadb((const char *)buf, len, 0, &jerr);
+	/* a large document is parsed as cut down to what is read (doc-trim.c) */
+	strbuf_init(&trimmed, len + 1);
+	trim = doc_trim(buf, len, &trimmed, &cut);
+	if (trim < 0) {
+		strbuf_release(&trimmed);
+		c.ret = tdp_err_oom(err);
+		goto out;
+	}
+	root = trim ? json_loadb(trimmed.buf, trimmed.len, 0, &jerr) : NULL;
+	strbuf_release(&trimmed);
+	/* untrimmed, or wrong where the cut copy cannot say the line and column of the original */
+	if (!root) {
+		cut = 0;
+		root = json_loadb((const char *)buf, len, 0, &jerr);
+	}
 	if (!root) {
 		c.ret = tdp_err_set(err, TDP_EFORMAT, "'%s': line %d column %d: %s", name, jerr.line, jerr.column,
 				    jerr.text);
@@ -393,6 +410,8 @@ int tdoc_parse(const uint8_t *buf, size_t len, const char *name, struct tdoc **o
 		read_verdict(&c, root);
 	if (!c.ret)
 		doc_read_sites(&c, root);
+	d->sites_cut |= (cut & TDOC_TRIM_SITES) != 0;
+	d->edges_cut |= (cut & TDOC_TRIM_EDGES) != 0;
 	if (!c.ret)
 		doc_read_side_disasm(&c, root);
 	if (!c.ret)

@@ -169,10 +169,11 @@ struct tdoc {
 	struct tdoc_verdict verdict;
 	struct tdoc_site *sites;  /* heap, owned */
 	size_t nr_sites;
-	bool sites_cut;           /* the document had more than TDOC_MAX_SITES */
+	bool sites_cut;           /* the document had more than TDOC_MAX_SITES, or was larger than 8 MiB
+				   * and had more than the 16384 kept of it (doc-trim.c) */
 	struct tdoc_edge *edges;  /* heap, owned */
 	size_t nr_edges;
-	bool edges_cut;
+	bool edges_cut;           /* the same for the edges */
 	struct tdoc_finding *findings; /* heap, owned */
 	size_t nr_findings;
 	const char *notes[TDOC_MAX_NOTES];

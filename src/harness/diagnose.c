@@ -17,6 +17,30 @@
 /* A change of the core clock worth naming: 2 % between repetitions. */
 #define FREQ_CHANGE 0.02
 
+/* Fewer repetitions kept than asked: how many, and what the discarded ones had. */
+static void few_kept(const struct harness_evidence *ev, char *text, size_t size)
+{
+	static const char *const cause[HARNESS_NR_VERDICTS] = {
+		[HARNESS_DISCARD_PREEMPTED] = "preempted",
+		[HARNESS_DISCARD_MIGRATED] = "migrated",
+		[HARNESS_DISCARD_NONPOSITIVE] = "with t(2N) <= t(N)",
+		[HARNESS_DISCARD_INCONSISTENT] = "with 2N not twice N (an interrupt or steal time)",
+	};
+	const char *sep = "";
+
+	if (ev->kept)
+		harness_appendf(text, size, "only %u of %u repetitions kept (discarded: ", ev->kept, ev->wanted);
+	else
+		harness_appendf(text, size, "no repetition could be kept, so there is no figure (discarded: ");
+	for (int v = HARNESS_KEEP + 1; v < HARNESS_NR_VERDICTS; v++)
+		if (ev->discarded[v]) {
+			harness_appendf(text, size, "%s%u %s", sep, ev->discarded[v], cause[v]);
+			sep = ", ";
+		}
+	harness_appendf(text, size, "): the machine is too busy to measure cleanly; stop other work or pin to an "
+			"idle CPU");
+}
+
 void harness_diagnose(const struct harness_evidence *ev, unsigned *warnings, char *text, size_t size)
 {
 	unsigned w = 0;
@@ -37,14 +61,18 @@ void harness_diagnose(const struct harness_evidence *ev, unsigned *warnings, cha
 		w |= TDP_HARNESS_WARN_PAGE_FAULTS;
 	if (ev->multiplexed)
 		w |= TDP_HARNESS_WARN_MULTIPLEXED;
+	if (ev->kept < ev->wanted) {
+		w |= TDP_HARNESS_WARN_FEW_KEPT;
+		few_kept(ev, text, size);
+	}
 	if (!(ev->spread > ev->threshold)) {
 		*warnings = w;
 		return;
 	}
 	w |= TDP_HARNESS_WARN_SPREAD;
 	*warnings = w;
-	harness_appendf(text, size, "spread %.2f %% (MAD/median) is above %.2f %%; likely cause: ",
-			100 * ev->spread, 100 * ev->threshold);
+	harness_appendf(text, size, "%sspread %.2f %% (MAD/median) is above %.2f %%, too high to trust; likely cause: ",
+			size && text[0] ? "; " : "", 100 * ev->spread, 100 * ev->threshold);
 	if (w & TDP_HARNESS_WARN_MIGRATION) {
 		harness_appendf(text, size, "%sthe thread moved between CPUs %llu times (pin it with a CPU number)",
 				sep, (unsigned long long)ev->sw.migrations);
@@ -54,8 +82,9 @@ void harness_diagnose(const struct harness_evidence *ev, unsigned *warnings, cha
 		harness_appendf(text, size, "%s%llu context switch%s (%llu preemption%s", sep,
 				(unsigned long long)ev->sw.cswitch, ev->sw.cswitch == 1 ? "" : "es",
 				(unsigned long long)ev->sw.involuntary, ev->sw.involuntary == 1 ? "" : "s");
-		if (ev->disturbed)
-			harness_appendf(text, size, ", %u repetitions kept although preempted", ev->disturbed);
+		if (ev->discarded[HARNESS_DISCARD_PREEMPTED])
+			harness_appendf(text, size, ", %u repetitions discarded for it",
+					ev->discarded[HARNESS_DISCARD_PREEMPTED]);
 		if (ev->cpu >= 0)
 			harness_appendf(text, size,
 					"): other work shared CPU %d (pick an idle CPU with a CPU number, or stop the "

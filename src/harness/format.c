@@ -84,7 +84,7 @@ size_t tdp_harness_format_text(const struct tdp_harness_result *r, char *buf, si
 		buf[0] = '\0';
 	outf(&o, "kernel '%s': ", r->kernel ? r->kernel : "(unnamed)");
 	out_time(&o, r->ns.median);
-	outf(&o, " per iteration (median of %u repetitions; min ", r->repetitions);
+	outf(&o, " per iteration (median of %u kept of %u repetitions; min ", r->kept, r->repetitions);
 	out_time(&o, r->ns.min);
 	outf(&o, ", MAD ");
 	out_time(&o, r->ns.mad);
@@ -97,8 +97,9 @@ size_t tdp_harness_format_text(const struct tdp_harness_result *r, char *buf, si
 	out_time(&o, r->fixed_cost_ns);
 	outf(&o, " per measurement (removed)\n");
 	if (r->remeasured)
-		outf(&o, "  preempted      %u repetitions measured again, %u kept although preempted\n", r->remeasured,
-		     r->disturbed);
+		outf(&o, "  discarded      %u attempts (%u preempted, %u migrated, %u with t(2N) <= t(N), %u with 2N "
+		     "not twice N), measured again\n", r->remeasured, r->discarded_preempted, r->discarded_migrated,
+		     r->discarded_nonpositive, r->discarded_inconsistent);
 	outf(&o, "  method         %s, time from %s", tdp_harness_method_name(r->method),
 	     tdp_harness_clock_name(r->clock));
 	if (r->cpu >= 0)
@@ -245,9 +246,11 @@ size_t tdp_harness_format_json(const struct tdp_harness_result *r, char *buf, si
 	/* the vendor's extra level-1 nodes, named as such (design.md), as topdown does */
 	outf(&o, ", \"extra\": [%s]", r->has_topdown && !isnan(r->smt_contention) ? "\"smt_contention\"" : "");
 	outf(&o, ", \"context_switches\": %llu, \"migrations\": %llu, \"page_faults\": %llu, \"remeasured\": %u, "
-	     "\"disturbed_repetitions\": %u, \"steal_ms\": ",
+	     "\"kept_repetitions\": %u, \"discarded\": {\"preempted\": %u, \"migrated\": %u, \"nonpositive\": %u, "
+	     "\"inconsistent\": %u}, \"steal_ms\": ",
 	     (unsigned long long)r->context_switches, (unsigned long long)r->migrations,
-	     (unsigned long long)r->page_faults, r->remeasured, r->disturbed);
+	     (unsigned long long)r->page_faults, r->remeasured, r->kept, r->discarded_preempted,
+	     r->discarded_migrated, r->discarded_nonpositive, r->discarded_inconsistent);
 	json_num(&o, r->steal_ms);
 	outf(&o, ", \"notes\": [");
 	if (r->note[0])

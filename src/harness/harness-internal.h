@@ -256,6 +256,16 @@ int harness_topdown_level1(const struct harness_topdown *td, const double *d, si
 
 /* ---- diagnose.c ---- */
 
+/* What becomes of one measured pair of N and 2N. */
+enum harness_verdict {
+	HARNESS_KEEP = 0,
+	HARNESS_DISCARD_PREEMPTED,   /* an involuntary context switch during the pair */
+	HARNESS_DISCARD_MIGRATED,    /* the thread changed CPU during the pair */
+	HARNESS_DISCARD_NONPOSITIVE, /* t(2N) <= t(N): no cost can be derived */
+	HARNESS_DISCARD_INCONSISTENT, /* t(2N) - c is not about 2 (t(N) - c): an uncounted interruption */
+	HARNESS_NR_VERDICTS,
+};
+
 /** What was counted during the repetitions, for naming the cause of a spread. */
 struct harness_evidence {
 	double spread;              /* MAD / median of the time per iteration */
@@ -266,7 +276,8 @@ struct harness_evidence {
 	double ghz_min, ghz_max;    /* per-repetition cycles/ns; NAN without cycles */
 	uint64_t khz_min, khz_max;  /* cpufreq samples; 0 when unknown */
 	bool multiplexed;
-	unsigned disturbed;         /* repetitions kept although preempted or migrated */
+	unsigned kept, wanted;      /* repetitions kept, of those asked for */
+	unsigned discarded[HARNESS_NR_VERDICTS]; /* attempts discarded, by cause (HARNESS_KEEP unused) */
 };
 
 /**
@@ -307,8 +318,10 @@ struct harness_run {
 	double *scratch;     /* [repetitions] */
 	void *block;         /* the one allocation behind the arrays */
 	size_t counted;      /* repetitions with counter values */
-	unsigned remeasured; /* repetitions measured again after a preemption or migration */
-	unsigned disturbed;  /* repetitions kept although preempted (retries spent) */
+	double fixed_ns;     /* the fixed cost of a measurement (harness_fixed_cost) */
+	unsigned kept;       /* repetitions kept (<= the configured repetitions) */
+	unsigned remeasured; /* attempts discarded and measured again */
+	unsigned discarded[HARNESS_NR_VERDICTS]; /* of which, by cause */
 	unsigned shrinks;    /* times N was divided by HARNESS_SHRINK */
 	struct harness_evidence ev;
 };
@@ -328,8 +341,20 @@ int harness_warmup(struct tdp_harness *h, struct harness_run *run);
 int harness_fixed_cost(struct tdp_harness *h, struct harness_run *run, double *out);
 
 /**
- * The repetitions of N and 2N: fills run->ns, cnt, ghz, counted, the evidence,
- * and may shrink run->n when preemptions keep spoiling repetitions.
+ * The verdict on a pair measured in t1_ns (N) and t2_ns (2N) with a fixed cost
+ * of fixed_ns per measurement, in this order: migrated, preempted, a difference
+ * that is not positive, 2N not within HARNESS_PAIR_TOLERANCE of twice N (both
+ * less the fixed cost). Pure, for the tests.
+ */
+enum harness_verdict harness_pair_verdict(double t1_ns, double t2_ns, double fixed_ns, bool preempted,
+					  bool migrated);
+
+/**
+ * The repetitions of N and 2N: fills run->ns[0..kept), cnt, ghz, counted, kept,
+ * the discards and the evidence; may shrink run->n when disturbances keep
+ * spoiling repetitions. Never keeps a discarded pair: at most
+ * HARNESS_ATTEMPTS_PER_REP attempts per repetition, so kept may be short of the
+ * configured repetitions (even 0).
  */
 int harness_repetitions(struct tdp_harness *h, struct harness_run *run);
 

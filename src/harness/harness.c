@@ -356,8 +356,14 @@ static void fill_result(struct tdp_harness *h, struct harness_run *run, struct t
 {
 	out->iterations = run->n;
 	out->remeasured = run->remeasured;
-	out->disturbed = run->disturbed;
-	harness_stats(run->ns, h->cfg.repetitions, run->scratch, &out->ns);
+	out->kept = run->kept;
+	out->discarded_preempted = run->discarded[HARNESS_DISCARD_PREEMPTED];
+	out->discarded_migrated = run->discarded[HARNESS_DISCARD_MIGRATED];
+	out->discarded_nonpositive = run->discarded[HARNESS_DISCARD_NONPOSITIVE];
+	out->discarded_inconsistent = run->discarded[HARNESS_DISCARD_INCONSISTENT];
+	/* only kept repetitions make figures; none kept leaves them NAN (null), never a guess */
+	if (run->kept)
+		harness_stats(run->ns, run->kept, run->scratch, &out->ns);
 	fill_counters(h, run, out);
 	if (run->shrinks)
 		harness_appendf(out->note, sizeof(out->note),
@@ -373,7 +379,9 @@ static void fill_result(struct tdp_harness *h, struct harness_run *run, struct t
 	run->ev.spread = out->ns.spread;
 	run->ev.threshold = h->cfg.spread_warning;
 	run->ev.cpu = h->pin.cpu;
-	run->ev.disturbed = run->disturbed;
+	run->ev.kept = run->kept;
+	run->ev.wanted = h->cfg.repetitions;
+	memcpy(run->ev.discarded, run->discarded, sizeof(run->ev.discarded));
 	harness_diagnose(&run->ev, &out->warnings, out->warning, sizeof(out->warning));
 }
 
@@ -421,6 +429,7 @@ int tdp_harness_run(struct tdp_harness *h, const struct tdp_harness_kernel *k, s
 	}
 	if ((rc = harness_warmup(h, &run)) != 0 || (rc = harness_fixed_cost(h, &run, &out->fixed_cost_ns)) != 0)
 		goto out;
+	run.fixed_ns = out->fixed_cost_ns;
 	steal0 = harness_steal_ms(h->pin.cpu);
 	rc = harness_repetitions(h, &run);
 	run.ev.steal_ms = harness_steal_ms(h->pin.cpu) - steal0;

@@ -9,14 +9,21 @@
  * the harness's own cost removed. The same holds for every counter. The order
  * of the two alternates between repetitions, so a slow drift favours neither.
  *
- * Preemption: a repetition during which the thread was preempted or migrated
+ * Discarding: a repetition during which the thread was preempted or migrated
  * (getrusage's involuntary context switches, the migration counter) measured
- * someone else's time too, so it is measured again, up to HARNESS_RETRIES
- * times. When more than half of the repetitions are spoilt that way (a CPU
- * shared with other busy threads: the scheduler's slice is a few ms, shorter
- * than 3 * target), N is divided by HARNESS_SHRINK and the repetitions start
- * over, down to measurements of HARNESS_MIN_MEASURE_NS; removing the fixed
- * cost with N and 2N is what makes such short measurements still exact.
+ * someone else's time too; one whose difference t(2N) - t(N) is not positive
+ * cannot be a cost; one whose 2N measurement is not about twice its N
+ * measurement (both less the fixed cost) was hit by something not counted
+ * (an interrupt, the hypervisor taking the CPU). Each is discarded, counted by
+ * cause, and measured again; none is ever kept, so no figure comes from a
+ * disturbed repetition. The attempts are bounded (HARNESS_ATTEMPTS_PER_REP per
+ * repetition): on a machine too busy to give that many clean ones the summary
+ * is of fewer repetitions, and says so. When more than half of the wanted
+ * repetitions are spoilt (a CPU shared with other busy threads: the
+ * scheduler's slice is a few ms, shorter than 3 * target), N is divided by
+ * HARNESS_SHRINK and the repetitions start over, down to measurements of
+ * HARNESS_MIN_MEASURE_NS; removing the fixed cost with N and 2N is what makes
+ * such short measurements still exact.
  */
 #include "harness-internal.h"
 
@@ -28,7 +35,9 @@
 
 /* Warm-up batches grow until one lasts target / RAMP_DIVISOR. */
 #define RAMP_DIVISOR 16
-#define HARNESS_RETRIES 3
+#define HARNESS_ATTEMPTS_PER_REP 4
+/* A pair is consistent when (t(2N) - c) / (t(N) - c) lies within this factor of 2. */
+#define HARNESS_PAIR_TOLERANCE 1.1
 #define HARNESS_SHRINK 4
 #define HARNESS_MAX_SHRINKS 6
 #define HARNESS_MIN_MEASURE_NS 100000.0
@@ -204,20 +213,39 @@ static void keep(struct tdp_harness *h, struct harness_run *run, unsigned r, con
 	}
 }
 
+/* Why a measured pair cannot be kept, or HARNESS_KEEP. */
+enum harness_verdict harness_pair_verdict(double t1_ns, double t2_ns, double fixed_ns, bool preempted,
+					  bool migrated)
+{
+	double a = t1_ns - fixed_ns, b = t2_ns - fixed_ns;
+
+	if (migrated)
+		return HARNESS_DISCARD_MIGRATED;
+	if (preempted)
+		return HARNESS_DISCARD_PREEMPTED;
+	if (!(t2_ns > t1_ns))
+		return HARNESS_DISCARD_NONPOSITIVE;
+	/* a fixed cost larger than a measurement (a noisy estimate) leaves nothing to compare */
+	if (a > 0 && !(b >= 2 * a / HARNESS_PAIR_TOLERANCE && b <= 2 * a * HARNESS_PAIR_TOLERANCE))
+		return HARNESS_DISCARD_INCONSISTENT;
+	return HARNESS_KEEP;
+}
+
 int harness_repetitions(struct tdp_harness *h, struct harness_run *run)
 {
-	unsigned reps = h->cfg.repetitions, r = 0, tries = 0, spoilt = 0;
+	unsigned reps = h->cfg.repetitions, kept = 0, attempts = 0, spoilt = 0;
 	struct harness_swcount s0, s1;
 	struct harness_sample a, b;
 	int rc = 0;
 
 	run->counted = 0;
-	while (r < reps) {
-		bool preempted;
+	while (kept < reps && attempts < reps * HARNESS_ATTEMPTS_PER_REP) {
+		enum harness_verdict v;
 
+		attempts++;
 		note_khz(h, &run->ev);
 		harness_sw_now(h, &s0);
-		rc = measure_pair(h, &h->hw, run->k, run->n, r, &a, &b);
+		rc = measure_pair(h, &h->hw, run->k, run->n, attempts, &a, &b);
 		if (rc)
 			goto out;
 		harness_sw_now(h, &s1);
@@ -225,30 +253,28 @@ int harness_repetitions(struct tdp_harness *h, struct harness_run *run)
 		run->ev.sw.involuntary += s1.involuntary - s0.involuntary;
 		run->ev.sw.migrations += s1.migrations - s0.migrations;
 		run->ev.sw.faults += s1.faults - s0.faults;
-		preempted = s1.involuntary != s0.involuntary || s1.migrations != s0.migrations;
-		if (preempted && tries < HARNESS_RETRIES) {
-			tries++;
-			run->remeasured++;
-			/* Most repetitions spoilt: the CPU is shared; shorter measurements fit between preemptions. */
-			if (++spoilt > reps / 2 && run->n_floor && run->n > run->n_floor &&
-			    run->shrinks < HARNESS_MAX_SHRINKS) {
-				run->n = run->n / HARNESS_SHRINK < run->n_floor ? run->n_floor : run->n / HARNESS_SHRINK;
-				run->shrinks++;
-				run->counted = 0;
-				run->ev.multiplexed = false;
-				run->disturbed = 0;
-				r = 0;
-				tries = 0;
-				spoilt = 0;
-			}
+		v = harness_pair_verdict(ticks_ns(h, (double)a.ticks), ticks_ns(h, (double)b.ticks), run->fixed_ns,
+					 s1.involuntary != s0.involuntary, s1.migrations != s0.migrations);
+		if (v == HARNESS_KEEP) {
+			keep(h, run, kept++, &a, &b);
 			continue;
 		}
-		run->disturbed += preempted;
-		keep(h, run, r, &a, &b);
-		r++;
-		tries = 0;
+		run->discarded[v]++;
+		run->remeasured++;
+		/* Most repetitions spoilt: the CPU is shared; shorter measurements fit between interruptions. */
+		if (v != HARNESS_DISCARD_NONPOSITIVE && ++spoilt > reps / 2 && run->n_floor && run->n > run->n_floor &&
+		    run->shrinks < HARNESS_MAX_SHRINKS) {
+			run->n = run->n / HARNESS_SHRINK < run->n_floor ? run->n_floor : run->n / HARNESS_SHRINK;
+			run->shrinks++;
+			run->counted = 0;
+			run->ev.multiplexed = false;
+			kept = 0;
+			attempts = 0;
+			spoilt = 0;
+		}
 	}
 out:
+	run->kept = kept;
 	return rc;
 }
 

@@ -464,7 +464,10 @@ struct perfdata_sample {
 	size_t nr_callchain;
 	const uint8_t *raw;          /* RAW: raw_size bytes */
 	uint32_t raw_size;
-	const struct branch_entry *branches; /* BRANCH_STACK: nr_branches entries, newest first */
+	const struct branch_entry *branches; /* BRANCH_STACK: nr_branches entries, newest first;
+	                                      * NULL with PERFDATA_OPEN_RAW_BRANCHES */
+	const uint8_t *branch_raw;   /* BRANCH_STACK: the same as nr_branches struct perf_branch_entry
+	                                {u64 from, to, flags} in the record (24 bytes each, bounds checked) */
 	size_t nr_branches;
 	bool has_hw_idx;             /* branch_sample_type had HW_INDEX */
 	uint64_t hw_idx;             /* the raw LBR top-of-stack index (-1: unknown) */
@@ -634,6 +637,10 @@ enum perfdata_open_flags {
 	/* read a recording whose header was never finished (data size 0) up to the
 	 * end of the file instead of refusing it */
 	PERFDATA_OPEN_UNFINISHED = 1u << 0,
+	/* leave a sample's branch entries in the record (branch_raw) and branches
+	 * NULL, for a reader that decodes them itself in one pass
+	 * (branch_agg_add_raw()): no copy, no per-entry decoding here */
+	PERFDATA_OPEN_RAW_BRANCHES = 1u << 1,
 };
 
 /**

@@ -126,18 +126,22 @@ static int read_branches(struct perfdata *p, const struct perfdata_attr *a, stru
 	ret = scur_bytes(c, nr * 24, &ents, "the branch entries");
 	if (ret)
 		return ret;
-	if (nr > p->br_alloc && TDP_GROW(p->br, p->br_alloc, nr))
-		return tdp_err_oom(c->err);
-	for (size_t i = 0; i < nr; i++) {
-		struct branch_entry *e = &p->br[i];
-		const uint8_t *r = ents + 24 * i;
-
-		e->from = pd_u64(r);
-		e->to = pd_u64(r + 8);
-		pd_branch_flags_decode(pd_u64(r + 16), e);
-	}
-	s->branches = p->br;
+	s->branch_raw = ents;
 	s->nr_branches = (size_t)nr;
+	s->branches = NULL;
+	if (!(p->flags & PERFDATA_OPEN_RAW_BRANCHES)) {
+		if (nr > p->br_alloc && TDP_GROW(p->br, p->br_alloc, nr))
+			return tdp_err_oom(c->err);
+		for (size_t i = 0; i < nr; i++) {
+			struct branch_entry *e = &p->br[i];
+			const uint8_t *r = ents + 24 * i;
+
+			e->from = pd_u64(r);
+			e->to = pd_u64(r + 8);
+			pd_branch_flags_decode(pd_u64(r + 16), e);
+		}
+		s->branches = p->br;
+	}
 	if (a->branch_sample_type & PERFDATA_BRANCH_COUNTERS) {
 		const uint8_t *cnt = NULL;
 
@@ -170,7 +174,7 @@ int pd_sample_decode(struct perfdata *p, struct perfdata_record *rec, struct tdp
 	struct perfdata_sample *s = &rec->u.sample;
 	const struct pd_attr *pa = NULL;
 	const struct perfdata_attr *a;
-	uint64_t st, w;
+	uint64_t st, w = 0;
 	int ret = 0;
 
 	if (p->nr_attrs == 1) {

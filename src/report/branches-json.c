@@ -460,6 +460,17 @@ int report_branches_json(struct strbuf *out, const struct branches_report *r, st
 	}
 	blocks(&w, r);
 	disasm(&w, r);
+	/* the ranked tables are cut at top like the text (--all: none cut): say what was left out */
+	if (r->top)
+		ku64(&w, "top", r->top);
+	else
+		knull(&w, "top");
+	obj(&w, "rows_left_out");
+	ku64(&w, "sites", r->res->nr_sites - limit(r, r->res->nr_sites));
+	ku64(&w, "edges", r->res->nr_edges - limit(r, r->res->nr_edges));
+	ku64(&w, "symbol_edges", r->syms->nr_sym_edges - limit(r, r->syms->nr_sym_edges));
+	ku64(&w, "blocks", r->res->nr_blocks - limit(r, r->res->nr_blocks));
+	obj_end(&w);
 	if (spe->present) {
 		obj(&w, "spe");
 		ku64(&w, "records", spe->records);

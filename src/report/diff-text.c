@@ -124,6 +124,24 @@ static void print_edges(FILE *out, const struct diff_result *r)
 	}
 }
 
+/* Which tables of a large document were summarised by their first rows (diff/doc.h, sites_cut). */
+static void print_cut(FILE *out, const struct diff_result *r)
+{
+	const bool cut[4] = { r->a->sites_cut, r->a->edges_cut, r->b->sites_cut, r->b->edges_cut };
+	static const char *const what[4] = { "A's sites", "A's edges", "B's sites", "B's edges" };
+	const char *sep = "";
+
+	if (!cut[0] && !cut[1] && !cut[2] && !cut[3])
+		return;
+	fputs("\n  note: only the first rows of the longest tables were compared (", out);
+	for (int i = 0; i < 4; i++)
+		if (cut[i]) {
+			fprintf(out, "%s%s", sep, what[i]);
+			sep = ", ";
+		}
+	fputs("): the rows past them rank lowest in their documents\n", out);
+}
+
 void diff_text_print(FILE *out, const struct diff_result *r)
 {
 	describe(out, "A", r->a);
@@ -131,5 +149,6 @@ void diff_text_print(FILE *out, const struct diff_result *r)
 	print_nodes(out, r);
 	print_sites(out, r);
 	print_edges(out, r);
+	print_cut(out, r);
 	fprintf(out, "\nverdict: %s\n", r->verdict.text ? r->verdict.text : "");
 }

@@ -247,6 +247,35 @@ def test_output_file():
         tdp.check(json.load(f)["branch_entries"] == 128, "-o file content")
 
 
+def test_json_top_and_all():
+    """--json is cut at the text's 20 rows per ranked table and says what it left out; --all keeps every row."""
+    name = FIXTURES[0]
+    r = tdp.run("branches", "report", "-i", fixture(name), "--json", "--all")
+    tdp.expect_exit(r, 0)
+    full = r.json()
+    tdp.check(full["top"] is None, "--all: top null", r)
+    tdp.check(full["rows_left_out"] == {"sites": 0, "edges": 0, "symbol_edges": 0, "blocks": 0},
+              "--all leaves nothing out", r)
+    r = tdp.run("branches", "report", "-i", fixture(name), "--json")
+    tdp.expect_exit(r, 0)
+    cut = r.json()
+    tdp.check(cut["top"] == 20, "default top 20", r)
+    for key in ("sites", "edges", "symbol_edges", "blocks"):
+        n = len(full[key])
+        tdp.check(len(cut[key]) == min(n, 20), "%s: %d rows of %d" % (key, len(cut[key]), n), r)
+        tdp.check(cut["rows_left_out"][key] == n - len(cut[key]), "%s: rows_left_out" % key, r)
+        tdp.check(cut[key] == full[key][:len(cut[key])], "%s: the top rows, the same" % key, r)
+    tdp.check(len(full["sites"]) > 20, "the fixture has more than 20 sites (%d)" % len(full["sites"]), r)
+    tdp.check(cut["branch_entries"] == full["branch_entries"], "totals are not cut", r)
+    r = tdp.run("branches", "report", "-i", fixture(name), "--json", "-n", "5")
+    tdp.expect_exit(r, 0)
+    tdp.check(len(r.json()["sites"]) == 5 and r.json()["rows_left_out"]["sites"] == len(full["sites"]) - 5,
+              "-n 5", r)
+    r = tdp.run("branches", "report", "-i", fixture(name), "--json", "--all", "-n", "5")
+    tdp.expect_exit(r, 2)
+    tdp.expect_in("--all and -n 5 exclude each other", r.err, "stderr", r)
+
+
 def test_errors():
     r = tdp.run("branches", "report", "-i", os.path.join(TMP, "missing.data"))
     tdp.expect_exit(r, 2)

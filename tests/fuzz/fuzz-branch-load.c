@@ -1,8 +1,10 @@
 /*
  * fuzz-branch-load.c: a perf.data through what 'tdprof branches report' does
  * before symbolization (branch/branch.h: perfdata_open, branch_load with its
- * Arm SPE decoding, branch_agg_finish), on one thread and, where branch_load()
- * can aggregate on a second one, on two: when both succeed their counts agree.
+ * Arm SPE decoding, branch_agg_finish), on one thread with the entries decoded
+ * by the reader and, where branch_load() can aggregate on a second one, on two
+ * with the entries left in the record (PERFDATA_OPEN_RAW_BRANCHES, decoded by
+ * branch_agg_add_raw(), as the command does): when both succeed their counts agree.
  */
 #include "fuzz.h"
 
@@ -22,14 +24,16 @@
 #endif
 
 /* Load data into *c; returns 0 or the failure. */
-static int load(const uint8_t *data, size_t size, bool threaded, struct branch_counts *c)
+static int load(const uint8_t *data, size_t size, bool threaded, bool raw, struct branch_counts *c)
 {
 	struct perfdata *p = NULL;
 	struct branch_agg *a = NULL;
 	struct branch_load_info info;
 	struct branch_result r = BRANCH_RESULT_INIT;
 	struct tdp_err err = TDP_ERR_INIT;
-	int ret = fuzz_check_ret(perfdata_open(&p, data, size, "fuzz.data", PERFDATA_OPEN_UNFINISHED, &err), &err);
+	int ret = fuzz_check_ret(perfdata_open(&p, data, size, "fuzz.data",
+						   PERFDATA_OPEN_UNFINISHED | (raw ? PERFDATA_OPEN_RAW_BRANCHES : 0), &err),
+				 &err);
 
 	if (!ret)
 		ret = fuzz_check_ret(branch_agg_new(&a, &err), &err);
@@ -52,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct branch_counts one, two;
 
-	if (!load(data, size, false, &one) && LOAD_MODES > 1 && !load(data, size, true, &two))
+	if (!load(data, size, false, false, &one) && !load(data, size, LOAD_MODES > 1, true, &two))
 		FUZZ_CHECK(memcmp(&one, &two, sizeof(one)) == 0);
 	return 0;
 }

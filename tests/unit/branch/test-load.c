@@ -117,8 +117,8 @@ static int write_file(struct tdp_err *err)
 	return perfdata_writer_close(w, err);
 }
 
-/* Load the file; threaded and/or with the prefault helper. */
-static int load(struct branch_result *r, bool threaded, bool prefault, struct tdp_err *err)
+/* Load the file; threaded and/or with the prefault helper; entries decoded by the reader or (raw) in the count. */
+static int load_with(struct branch_result *r, bool threaded, bool prefault, bool raw, struct tdp_err *err)
 {
 	struct tdp_file f = TDP_FILE_INIT;
 	struct perfdata *p = NULL;
@@ -131,7 +131,7 @@ static int load(struct branch_result *r, bool threaded, bool prefault, struct td
 		rc = branch_prefault_start(&pf, f.data, f.size, err);
 	o.pf = pf;
 	if (!rc)
-		rc = perfdata_open(&p, f.data, f.size, path, 0, err);
+		rc = perfdata_open(&p, f.data, f.size, path, raw ? PERFDATA_OPEN_RAW_BRANCHES : 0, err);
 	if (!rc)
 		rc = branch_agg_new(&a, err);
 	if (!rc)
@@ -143,6 +143,11 @@ static int load(struct branch_result *r, bool threaded, bool prefault, struct td
 	perfdata_close(p);
 	tdp_file_close(&f);
 	return rc;
+}
+
+static int load(struct branch_result *r, bool threaded, bool prefault, struct tdp_err *err)
+{
+	return load_with(r, threaded, prefault, false, err);
 }
 
 static void same(const struct branch_result *x, const struct branch_result *y)
@@ -187,6 +192,24 @@ static void test_threaded_same(void **state)
 	branch_result_release(&one);
 	branch_result_release(&two);
 	branch_result_release(&three);
+}
+
+/* Entries left in the record and decoded where they are counted: the same result, one thread or two. */
+static void test_raw_same(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct branch_result one = BRANCH_RESULT_INIT, raw = BRANCH_RESULT_INIT, raw2 = BRANCH_RESULT_INIT;
+
+	(void)state;
+	assert_int_equal(load(&one, false, false, &err), 0);
+	assert_int_equal(load_with(&raw, false, false, true, &err), 0);
+	assert_int_equal(load_with(&raw2, true, true, true, &err), 0);
+	assert_true(one.has_timing && one.nr_blocks > 0);
+	same(&one, &raw);
+	same(&one, &raw2);
+	branch_result_release(&one);
+	branch_result_release(&raw);
+	branch_result_release(&raw2);
 }
 
 /* Fail each of the first allocations in turn, threaded: an error, never a hang or a leak. */
@@ -312,12 +335,79 @@ static void test_spe(void **state)
 	unlink(spe_path);
 }
 
+/*
+ * The prefault helper's window, as pure arithmetic: whatever the interleaving of
+ * the reader and a helper that may be starved of CPU, the helper maps only in
+ * [reader's page, reader + BRANCH_PREFAULT_AHEAD) and within the image, and
+ * releases only between keep and 1 MiB behind the reader, each page once.
+ */
+static void test_prefault_window(void **state)
+{
+	const size_t page = 4096;
+	const uintptr_t start = 0x10000000, end = start + (200u << 20) + 123;
+	uintptr_t from, to, reader = start, done = start, released = start, keep = start + 5000;
+	uint64_t x = 88172645463325252ull, mapped_behind = 0, steps = 0;
+
+	(void)state;
+	/* a helper far behind a reader 100 MiB in: it skips to the reader, it does not map what was passed */
+	branch_prefault_window(start, start + (100u << 20) + 77, end, page, &from, &to);
+	assert_true(from == start + (100u << 20));
+	assert_true(to == from + (1u << 20));
+	/* a helper a full window ahead: nothing to map */
+	branch_prefault_window(start + (16u << 20) + 4096, start + 4096, end, page, &from, &to);
+	assert_true(from >= to);
+	/* the end of the image bounds the last step */
+	branch_prefault_window(end - 100, end - 200, end, page, &from, &to);
+	assert_true(from == end - 100 && to == end);
+	/* nothing released before the reader is 1 MiB past keep; never below keep's page */
+	released = branch_prefault_claim(start, keep, start + 4096, start, page, &from, &to);
+	assert_true(from == 0 && to == 0);
+	released = branch_prefault_claim(released, keep, start + (3u << 20) + 10, start, page, &from, &to);
+	assert_true(from == start + 8192 && to == start + (2u << 20));
+	assert_true(released == to);
+	/* random schedules: the reader moves 0 to 8 MiB at a time; the helper gets 0 to 3 turns */
+	released = start;
+	while (reader < end) {
+		uintptr_t old = released;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		reader += x % (8u << 20);
+		if (reader > end)
+			reader = end;
+		for (unsigned turn = 0; turn < (x >> 40) % 4; turn++) {
+			branch_prefault_window(done, reader, end, page, &from, &to);
+			if (from >= to)
+				break;
+			assert_true(from >= (reader & ~(uintptr_t)(page - 1)));
+			assert_true(to <= reader + BRANCH_PREFAULT_AHEAD && to <= end);
+			assert_true(to - from <= (1u << 20));
+			/* madvise() needs a page-aligned start */
+			assert_true(from % page == 0 && (to % page == 0 || to == end));
+			mapped_behind += from < released;
+			done = to;
+			steps++;
+		}
+		released = branch_prefault_claim(released, keep, reader, start, page, &from, &to);
+		if (to > from) {
+			assert_true(from == old || from == ((keep + page - 1) & ~(uintptr_t)(page - 1)));
+			assert_true(from >= keep && to + (1u << 20) <= reader && to % page == 0);
+		}
+		assert_true(released >= old);
+	}
+	assert_true(steps > 50);
+	assert_true(mapped_behind == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_prefault_window),
 		cmocka_unit_test(test_spe),
 		cmocka_unit_test(test_threaded_same),
+		cmocka_unit_test(test_raw_same),
 		cmocka_unit_test(test_threaded_alloc_failures),
 	};
 	struct tdp_err err = TDP_ERR_INIT;

@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/strbuf.h"
 #include "diff/doc.h"
 
 #define near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
@@ -396,6 +397,94 @@ static void test_allocation_failures(void **state)
 	}
 }
 
+/*
+ * A branches document of 20,000 sites and edges (padded past 8 MiB with a long
+ * "dso" string per site, and symbol_edges and blocks the diff never reads):
+ * read as its first 16,384 sites and edges, said to be cut; site i has
+ * mispredicts 20000 - i, so the first rows are the worst.
+ */
+#define BIG_ROWS 20000
+
+static char *big_document(size_t *len, const char *tail)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char pad[301];
+
+	memset(pad, 'x', 300);
+	pad[300] = 0;
+	strbuf_init(&sb, 64u << 20);
+	strbuf_adds(&sb, "{\"kind\": \"branches report\", \"backend\": \"import\", \"branch_entries\": 1000000, \"sites\": [\n");
+	for (int i = 0; i < BIG_ROWS; i++)
+		strbuf_addf(&sb, "%s{\"rank\": %d, \"address\": \"0x%x\", \"function\": \"f%d\", \"offset\": 4, \"dso\": \"%s\", "
+			    "\"mispredicts\": %d, \"executions\": %d, \"inline\": [{\"function\": \"g\", \"line\": 3}]}\n",
+			    i ? "," : "", i + 1, 0x400000 + 16 * i, i, pad, BIG_ROWS - i, 2 * (BIG_ROWS - i));
+	strbuf_adds(&sb, "], \"edges\": [");
+	for (int i = 0; i < BIG_ROWS; i++)
+		strbuf_addf(&sb, "%s{\"from\": \"0x%x\", \"to\": \"0x%x\", \"from_symbol\": \"[.] f%d\", \"to_symbol\": "
+			    "\"[.] f%d\", \"count\": %d, \"mispredicts\": %d}", i ? ", " : "", 0x400000 + 16 * i,
+			    0x400008 + 16 * i, i, i, 3 * (BIG_ROWS - i), BIG_ROWS - i);
+	strbuf_adds(&sb, "], \"symbol_edges\": [");
+	for (int i = 0; i < BIG_ROWS; i++)
+		strbuf_addf(&sb, "%s{\"from_symbol\": \"[.] \\\"f%d]\", \"count\": %d}", i ? "," : "", i, i);
+	strbuf_adds(&sb, "], \"blocks\": [[1, {\"a\": [2]}]], \"notes\": [\"kept\"]");
+	strbuf_adds(&sb, tail);
+	assert_false(strbuf_failed(&sb));
+	*len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+static void test_large_document_summarised(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct tdoc *d = NULL;
+	size_t len;
+	char *doc = big_document(&len, "}\n");
+
+	(void)state;
+	assert_true(len > (8u << 20));
+	assert_int_equal(tdoc_parse((const uint8_t *)doc, len, "big.json", &d, &err), 0);
+	assert_int_equal(d->kind, TDOC_BRANCHES);
+	assert_int_equal(d->nr_sites, 16384);
+	assert_int_equal(d->nr_edges, 16384);
+	assert_true(d->sites_cut && d->edges_cut);
+	/* the first rows, whole */
+	assert_string_equal(d->sites[0].function, "f0");
+	near(tdoc_site_count(&d->sites[0], "mispredicts"), BIG_ROWS, 0);
+	assert_string_equal(d->sites[16383].function, "f16383");
+	assert_true(d->sites[16383].address == 0x400000 + 16 * 16383);
+	assert_string_equal(d->edges[16383].from_symbol, "[.] f16383");
+	near(d->edges[16383].count, 3 * (BIG_ROWS - 16383), 0);
+	/* members after the cut tables are read as they are */
+	assert_int_equal(d->nr_notes, 1);
+	assert_string_equal(d->notes[0], "kept");
+	tdoc_free(d);
+	free(doc);
+}
+
+static void test_large_document_refused_where_wrong(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct tdoc *d = NULL;
+	size_t len;
+	char *doc = big_document(&len, ", \"verdict\": \"unterminated}\n");
+
+	(void)state;
+	/* the scan gives up; jansson reads the whole document and names the place */
+	assert_int_equal(tdoc_parse((const uint8_t *)doc, len, "big.json", &d, &err), TDP_EFORMAT);
+	assert_null(d);
+	/* line 20002 of the original: the cut copy would put it about 3 MB earlier on the line */
+	assert_non_null(strstr(err.msg, "'big.json': line 20002 column "));
+	assert_true(strtol(strstr(err.msg, "column ") + 7, NULL, 10) > 3000000);
+	free(doc);
+	/* a bracket that does not match, among the rows that would be skipped */
+	doc = big_document(&len, "}\n");
+	memcpy(strstr(doc, "{\"from_symbol\": \"[.] \\\"f19000]\""), "[", 1);
+	err = (struct tdp_err)TDP_ERR_INIT;
+	assert_int_equal(tdoc_parse((const uint8_t *)doc, len, "big.json", &d, &err), TDP_EFORMAT);
+	assert_non_null(strstr(err.msg, "'big.json': line"));
+	free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +497,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_bytes),
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_allocation_failures),
+		cmocka_unit_test(test_large_document_summarised),
+		cmocka_unit_test(test_large_document_refused_where_wrong),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,7 +98,7 @@ static void test_diagnose(void **state)
 	ev.sw.cswitch = 12;
 	harness_diagnose(&ev, &w, text, sizeof(text));
 	assert_int_equal(w, TDP_HARNESS_WARN_SPREAD | TDP_HARNESS_WARN_CSWITCH);
-	assert_non_null(strstr(text, "spread 5.00 % (MAD/median) is above 1.00 %; likely cause: "));
+	assert_non_null(strstr(text, "spread 5.00 % (MAD/median) is above 1.00 %, too high to trust; likely cause: "));
 	assert_non_null(strstr(text, "12 context switches (0 preemptions): other work shared CPU 1"));
 	/* migrations come first, then frequency and steal */
 	ev.sw.cswitch = 0;
@@ -121,6 +121,20 @@ static void test_diagnose(void **state)
 	harness_diagnose(&ev, &w, text, sizeof(text));
 	assert_int_equal(w, TDP_HARNESS_WARN_SPREAD);
 	assert_non_null(strstr(text, "no interruption was counted"));
+	/* fewer kept than asked: said first, with the discards by cause, even at a low spread */
+	ev.spread = 0.001;
+	ev.kept = 20;
+	ev.wanted = 31;
+	ev.discarded[HARNESS_DISCARD_PREEMPTED] = 30;
+	ev.discarded[HARNESS_DISCARD_INCONSISTENT] = 3;
+	harness_diagnose(&ev, &w, text, sizeof(text));
+	assert_int_equal(w, TDP_HARNESS_WARN_FEW_KEPT);
+	assert_non_null(strstr(text, "only 20 of 31 repetitions kept (discarded: 30 preempted, 3 with 2N not twice N"));
+	assert_null(strstr(text, "migrated"));
+	ev.spread = 0.05;
+	harness_diagnose(&ev, &w, text, sizeof(text));
+	assert_int_equal(w, TDP_HARNESS_WARN_FEW_KEPT | TDP_HARNESS_WARN_SPREAD);
+	assert_true(strstr(text, "only 20 of 31") < strstr(text, "; spread 5.00 %"));
 }
 
 static void base_result(struct tdp_harness_result *r)
@@ -132,6 +146,7 @@ static void base_result(struct tdp_harness_result *r)
 	r->cpu = 1;
 	r->iterations = 1000;
 	r->repetitions = 31;
+	r->kept = 31;
 	r->ns = (struct tdp_harness_stat){ 1.5, 2.0, 0.01, 3.0, 0.005 };
 	r->fixed_cost_ns = 20;
 	r->seconds = 1;
@@ -193,7 +208,7 @@ static void test_format_text(void **state)
 	(void)state;
 	base_result(&r);
 	tdp_harness_format_text(&r, buf, sizeof(buf));
-	assert_non_null(strstr(buf, "kernel 'say \"hi\"': 2 ns per iteration (median of 31 repetitions; min 1.5 ns"));
+	assert_non_null(strstr(buf, "kernel 'say \"hi\"': 2 ns per iteration (median of 31 kept of 31 repetitions; min 1.5 ns"));
 	assert_non_null(strstr(buf, "spread 0.50 %"));
 	assert_non_null(strstr(buf, "cycles         not counted"));
 	r.ns.median = 1234.5;

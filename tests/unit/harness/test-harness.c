@@ -224,18 +224,19 @@ static void test_preempted_remeasured(void **state)
 	assert_true(r.ns.mad == 1);
 	assert_true(r.ns.max == 14);
 	assert_int_equal(r.remeasured, 2);
-	assert_int_equal(r.disturbed, 0);
+	assert_int_equal(r.discarded_preempted, 2);
+	assert_int_equal(r.kept, 5);
 	assert_true(r.context_switches == 2);
 	assert_true(r.iterations == 1000);
 	tdp_harness_close(h);
 }
 
-static void test_preempted_retries_spent(void **state)
+static void test_preempted_never_kept(void **state)
 {
-	/* the first repetition is preempted 4 times: 3 retries, then kept as disturbed */
-	static const double cost[] = { 100, 100, 100, 50, 10, 11, 12, 13 };
-	static const bool pre[] = { true, true, true, true, false, false, false, false };
-	struct fake_sched f = { { 0, 7, 100, NULL, 0, 0, false }, cost, 8, pre, 0, 0, 0, 0 };
+	/* the first repetition is preempted 4 times (50 to 100 ns: someone else's time): all discarded */
+	static const double cost[] = { 100, 100, 100, 50, 10, 11, 12, 13, 14 };
+	static const bool pre[] = { true, true, true, true, false, false, false, false, false };
+	struct fake_sched f = { { 0, 7, 100, NULL, 0, 0, false }, cost, 9, pre, 0, 0, 0, 0 };
 	struct tdp_harness_config cfg;
 	struct tdp_harness_kernel k = { "sched", sched_run, NULL, NULL, NULL, &f };
 	struct tdp_harness_result r;
@@ -248,13 +249,131 @@ static void test_preempted_retries_spent(void **state)
 	cfg.warmup_seconds = 0;
 	h = open_sched(&cfg, &f);
 	assert_int_equal(tdp_harness_run(h, &k, &r), 0);
-	/* kept: 50 (preempted) 10 11 12 13 -> median 12; the given N is never shrunk */
+	/* kept: 10 11 12 13 14 -> median 12, min 10 (never the preempted 50); the given N is never shrunk */
 	assert_true(r.ns.median == 12);
-	assert_int_equal(r.remeasured, 3);
-	assert_int_equal(r.disturbed, 1);
+	assert_true(r.ns.min == 10);
+	assert_true(r.ns.max == 14);
+	assert_int_equal(r.remeasured, 4);
+	assert_int_equal(r.discarded_preempted, 4);
+	assert_int_equal(r.kept, 5);
+	assert_int_equal(r.warnings & TDP_HARNESS_WARN_FEW_KEPT, 0);
 	assert_true(r.iterations == 1000);
 	assert_null(strstr(r.note, "N reduced"));
 	tdp_harness_close(h);
+}
+
+static void test_always_preempted_keeps_nothing(void **state)
+{
+	/* every pair is preempted and N is the caller's (no shrinking): no figure at all, and why */
+	static const double cost[] = { 10 };
+	struct fake_sched f = { { 0, 7, 100, NULL, 0, 0, true }, cost, 1, NULL, 0, 0, 0, 1 };
+	struct tdp_harness_config cfg;
+	struct tdp_harness_kernel k = { "sched", sched_run, NULL, NULL, NULL, &f };
+	struct tdp_harness_result r;
+	struct tdp_harness *h;
+	char json[4096];
+
+	(void)state;
+	tdp_harness_config_init(&cfg);
+	cfg.repetitions = 5;
+	cfg.iterations = 1000;
+	cfg.warmup_seconds = 0;
+	h = open_sched(&cfg, &f);
+	assert_int_equal(tdp_harness_run(h, &k, &r), 0);
+	assert_int_equal(r.kept, 0);
+	/* the attempts are bounded: 4 per repetition */
+	assert_int_equal(r.remeasured, 20);
+	assert_int_equal(r.discarded_preempted, 20);
+	assert_true(isnan(r.ns.median) && isnan(r.ns.min));
+	assert_true(r.warnings & TDP_HARNESS_WARN_FEW_KEPT);
+	assert_non_null(strstr(r.warning, "no repetition could be kept"));
+	assert_non_null(strstr(r.warning, "20 preempted"));
+	tdp_harness_format_json(&r, json, sizeof(json));
+	assert_non_null(strstr(json, "\"min_ns_per_iteration\": null"));
+	assert_non_null(strstr(json, "\"kept_repetitions\": 0"));
+	tdp_harness_close(h);
+}
+
+/*
+ * A clock where each measurement (a run with n > 0) has its own cost per
+ * iteration, so the N and 2N of one pair can disagree.
+ */
+struct fake_runs {
+	struct fake clock;
+	const double *per_run;
+	size_t nr;
+};
+
+static uint64_t runs_now(void *arg)
+{
+	return fake_now(&((struct fake_runs *)arg)->clock);
+}
+
+static void runs_run(void *arg, uint64_t n)
+{
+	struct fake_runs *f = arg;
+
+	f->clock.now += f->clock.fixed;
+	if (n == 0)
+		return;
+	assert_true(f->clock.runs < f->nr);
+	f->clock.now += (uint64_t)llround((double)n * f->per_run[f->clock.runs++]);
+}
+
+static void test_discard_nonpositive_and_inconsistent(void **state)
+{
+	/*
+	 * Pairs alternate 2N-first and N-first, starting with 2N (values in ns per iteration of each run):
+	 *   (2N 10, N 30): 20000 - 30000 < 0, non-positive
+	 *   (N 10, 2N 15): 30000 against 2 * 10000, inconsistent (an interruption in 2N)
+	 *   (2N 20, N 40): 40000 - 40000 = 0, non-positive
+	 *   (N 5, 2N 3.5): 7000 against 2 * 5000, inconsistent (an interruption in N)
+	 *   then 4 clean pairs of 11, 12, 13, 14
+	 */
+	static const double per_run[] = { 10, 30, 10, 15, 20, 40, 5, 3.5, 11, 11, 12, 12, 13, 13, 14, 14 };
+	struct fake_runs f = { { 0, 7, 100, NULL, 0, 0, false }, per_run, 16 };
+	struct tdp_harness_config cfg;
+	struct tdp_harness_kernel k = { "runs", runs_run, NULL, NULL, NULL, &f };
+	struct tdp_harness_result r;
+	struct tdp_harness *h;
+
+	(void)state;
+	tdp_harness_config_init(&cfg);
+	cfg.repetitions = 4;
+	cfg.iterations = 1000;
+	cfg.warmup_seconds = 0;
+	cfg.spread_warning = 1; /* only the discards are of interest here */
+	h = open_fake(&cfg, &f.clock);
+	harness_set_fake_clock(h, runs_now, &f);
+	assert_int_equal(tdp_harness_run(h, &k, &r), 0);
+	assert_int_equal(r.kept, 4);
+	assert_int_equal(r.discarded_nonpositive, 2);
+	assert_int_equal(r.discarded_inconsistent, 2);
+	assert_int_equal(r.remeasured, 4);
+	assert_true(r.ns.min == 11);
+	assert_true(r.ns.median == 12.5);
+	assert_true(r.ns.max == 14);
+	assert_int_equal(r.warnings & (TDP_HARNESS_WARN_FEW_KEPT | TDP_HARNESS_WARN_SPREAD), 0);
+	tdp_harness_close(h);
+}
+
+static void test_pair_verdict(void **state)
+{
+	(void)state;
+	/* 1000 ns fixed: 11000 and 21000 are exactly N and 2N */
+	assert_int_equal(harness_pair_verdict(11000, 21000, 1000, false, false), HARNESS_KEEP);
+	assert_int_equal(harness_pair_verdict(11000, 21000, 1000, true, false), HARNESS_DISCARD_PREEMPTED);
+	assert_int_equal(harness_pair_verdict(11000, 21000, 1000, true, true), HARNESS_DISCARD_MIGRATED);
+	assert_int_equal(harness_pair_verdict(11000, 11000, 1000, false, false), HARNESS_DISCARD_NONPOSITIVE);
+	assert_int_equal(harness_pair_verdict(11000, 9000, 1000, false, false), HARNESS_DISCARD_NONPOSITIVE);
+	/* 10 % either way of twice is kept; beyond it is not */
+	assert_int_equal(harness_pair_verdict(11000, 22900, 1000, false, false), HARNESS_KEEP);
+	assert_int_equal(harness_pair_verdict(11000, 23100, 1000, false, false), HARNESS_DISCARD_INCONSISTENT);
+	assert_int_equal(harness_pair_verdict(11000, 19300, 1000, false, false), HARNESS_KEEP);
+	assert_int_equal(harness_pair_verdict(11000, 19000, 1000, false, false), HARNESS_DISCARD_INCONSISTENT);
+	/* a fixed-cost estimate above the N measurement leaves only the sign to check */
+	assert_int_equal(harness_pair_verdict(900, 1500, 1000, false, false), HARNESS_KEEP);
+	assert_int_equal(harness_pair_verdict(NAN, NAN, 1000, false, false), HARNESS_DISCARD_NONPOSITIVE);
 }
 
 static void test_preempted_shrinks_n(void **state)
@@ -473,6 +592,8 @@ static void test_empty_kernel(void **state)
 		assert_true(r[i].iterations >= 1);
 		assert_true(r[i].fixed_cost_ns > 0);
 		assert_true(isfinite(r[i].ns.median));
+		/* only repetitions whose N/2N difference is positive are kept: never a negative figure */
+		assert_true(r[i].ns.min >= 0);
 		assert_true(r[i].ns.min <= r[i].ns.median && r[i].ns.median <= r[i].ns.max);
 	}
 	/* an empty iteration is a cycle or a few; one of work-run, hundreds */
@@ -542,7 +663,10 @@ int main(void)
 		cmocka_unit_test(test_synthetic_clock),
 		cmocka_unit_test(test_choose_iterations),
 		cmocka_unit_test(test_preempted_remeasured),
-		cmocka_unit_test(test_preempted_retries_spent),
+		cmocka_unit_test(test_preempted_never_kept),
+		cmocka_unit_test(test_always_preempted_keeps_nothing),
+		cmocka_unit_test(test_discard_nonpositive_and_inconsistent),
+		cmocka_unit_test(test_pair_verdict),
 		cmocka_unit_test(test_preempted_shrinks_n),
 		cmocka_unit_test(test_pinning_inside_kernel),
 		cmocka_unit_test(test_pin_bad_cpu),
