@@ -35,6 +35,8 @@
 
 /* Warm-up batches grow until one lasts target / RAMP_DIVISOR. */
 #define RAMP_DIVISOR 16
+/* Each warm-up size is measured this many times and the least is used (see harness_warmup). */
+#define RAMP_TRIES 3
 #define HARNESS_ATTEMPTS_PER_REP 4
 /* A pair is consistent when (t(2N) - c) / (t(N) - c) lies within this factor of 2. */
 #define HARNESS_PAIR_TOLERANCE 1.1
@@ -123,11 +125,22 @@ int harness_warmup(struct tdp_harness *h, struct harness_run *run)
 		goto out;
 	}
 	for (;;) {
-		rc = harness_measure(h, &h->hw, run->k, n, &s);
-		if (rc)
-			goto out;
-		ns = ticks_ns(h, (double)s.ticks);
-		elapsed += ns;
+		/*
+		 * The least of a few measurements of n: one that was preempted (a busy
+		 * machine) would stop the ramp early and make N far too small, and then
+		 * every repetition too short to tell N from 2N.
+		 */
+		ns = INFINITY;
+		for (int t = 0; t < RAMP_TRIES; t++) {
+			double one;
+
+			rc = harness_measure(h, &h->hw, run->k, n, &s);
+			if (rc)
+				goto out;
+			one = ticks_ns(h, (double)s.ticks);
+			elapsed += one;
+			ns = one < ns ? one : ns;
+		}
 		if (ns < target / RAMP_DIVISOR && n < HARNESS_MAX_ITERATIONS / 2) {
 			n *= 2;
 			continue;

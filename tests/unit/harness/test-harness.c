@@ -585,20 +585,39 @@ static void test_empty_kernel(void **state)
 	tdp_harness_config_init(&cfg);
 	assert_int_equal(tdp_harness_open(&h, &cfg, NULL, 0), 0);
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(tdp_harness_run(h, &ks[i], &r[i]), 0);
-		printf("# %s: %.3f ns per iteration (min %.3f, spread %.2f %%), N %llu, fixed cost %.1f ns\n",
+		/*
+		 * On a loaded machine every attempt of every repetition may be preempted:
+		 * then nothing is kept and the figures are NAN, with the reason. Measure
+		 * again a few times so that the figures are usually there to check.
+		 */
+		for (int tries = 0; tries < 5; tries++) {
+			assert_int_equal(tdp_harness_run(h, &ks[i], &r[i]), 0);
+			if (r[i].kept)
+				break;
+		}
+		printf("# %s: %.3f ns per iteration (min %.3f, spread %.2f %%), N %llu, fixed cost %.1f ns, "
+		       "%u kept, %u remeasured\n",
 		       ks[i].name, r[i].ns.median, r[i].ns.min, 100 * r[i].ns.spread,
-		       (unsigned long long)r[i].iterations, r[i].fixed_cost_ns);
+		       (unsigned long long)r[i].iterations, r[i].fixed_cost_ns, r[i].kept, r[i].remeasured);
 		assert_true(r[i].iterations >= 1);
 		assert_true(r[i].fixed_cost_ns > 0);
+		assert_true(r[i].kept <= r[i].repetitions);
+		if (!r[i].kept) {
+			/* no figure rather than a wrong one, and it says why */
+			assert_true(isnan(r[i].ns.median) && isnan(r[i].ns.min));
+			assert_true(r[i].warnings & TDP_HARNESS_WARN_FEW_KEPT);
+			assert_true(r[i].remeasured > 0);
+			continue;
+		}
 		assert_true(isfinite(r[i].ns.median));
 		/* only repetitions whose N/2N difference is positive are kept: never a negative figure */
 		assert_true(r[i].ns.min >= 0);
 		assert_true(r[i].ns.min <= r[i].ns.median && r[i].ns.median <= r[i].ns.max);
 	}
 	/* an empty iteration is a cycle or a few; one of work-run, hundreds */
-	assert_true(r[0].ns.median < r[2].ns.median / 10);
-	assert_true(r[1].ns.median < r[2].ns.median / 10);
+	for (int i = 0; i < 2; i++)
+		if (r[i].kept && r[2].kept)
+			assert_true(r[i].ns.median < r[2].ns.median / 10);
 	/* the empty kernels fit many more iterations into the same measurement time */
 	assert_true(r[0].iterations > r[2].iterations);
 	tdp_harness_close(h);
