@@ -241,7 +241,7 @@ static int run_sim(char *const *argv, const char *machine, const char *out_path,
 
 	backend_sim_init(&s);
 	rc = backend_sim_machine("stat", machine, &s.machine);
-	s.stdout_to_stderr = json && !out_path;
+	s.stdout_to_stderr = (json || sep) && !out_path;
 	if (!rc)
 		rc = backend_sim_run(argv, &s);
 	if (rc)
@@ -431,7 +431,17 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 	so.arg = &L;
 	so.keep_intervals = json;
 	fflush(stdout);
-	ret = pmu_session_run(&list, &so, &res, &err);
+	{
+		/*
+		 * A document on stdout (JSON, or -x's CSV printed at the end) must not hold
+		 * the workload's own output: it goes to stderr meanwhile, as perf keeps its
+		 * counts apart from the program's. -x with -I prints as it goes: not there.
+		 */
+		int saved = backend_divert_stdout(!out_path && (json || (sep && !so.interval_ms)));
+
+		ret = pmu_session_run(&list, &so, &res, &err);
+		backend_restore_stdout(saved);
+	}
 	if (ret) {
 		msg_err(&err);
 		if (ret == TDP_EUSAGE)

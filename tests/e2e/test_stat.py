@@ -233,6 +233,27 @@ def test_usage_errors():
         tdp.expect_in(want, r.err, "stderr", r)
 
 
+def test_documents_on_stdout_hold_no_workload_output():
+    software_ok()
+    # `tdprof stat --json -- ./prog > s.json` must give JSON: the program's own output goes
+    # to stderr meanwhile (as perf keeps its counts apart from the program's)
+    r = tdp.run("stat", "--json", "-e", "task-clock", "--", "/bin/echo", "workload-says-hello")
+    tdp.expect_exit(r, 0)
+    tdp.check(r.json()["backend"] == "pmu", "stdout is one JSON document", r)
+    tdp.expect_in("workload-says-hello", r.err, "stderr", r)
+    r = tdp.run("stat", "-x,", "-e", "task-clock", "--", "/bin/echo", "workload-says-hello")
+    tdp.expect_exit(r, 0)
+    tdp.check("workload-says-hello" not in r.out and ",task-clock," in r.out, "stdout holds only the CSV", r)
+    tdp.expect_in("workload-says-hello", r.err, "stderr", r)
+    # with -o FILE the program keeps its stdout
+    out = os.path.join(tempfile.mkdtemp(prefix="tdprof-e2e-stat-"), "s.json")
+    r = tdp.run("stat", "--json", "-o", out, "-e", "task-clock", "--", "/bin/echo", "workload-says-hello")
+    tdp.expect_exit(r, 0)
+    tdp.expect_in("workload-says-hello", r.out, "stdout", r)
+    with open(out) as f:
+        tdp.check(json.load(f)["backend"] == "pmu", "the file holds the document", r)
+
+
 def test_pid_on_a_sleeping_process():
     software_ok()
     # the target sleeps until tdprof has attached, then ends: tdprof ends with it
