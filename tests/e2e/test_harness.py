@@ -209,6 +209,7 @@ def test_installed_tree_builds_and_runs_a_user_program():
                              ("doc/tdprof/tma-diagnosis-actions.md", "docs/tma-diagnosis-actions.md")):
             with open(os.path.join(share, rel), "rb") as a, open(os.path.join(tdp.SOURCE_ROOT, src_rel), "rb") as b:
                 tdp.check(a.read() == b.read(), "installed %s is docs' copy" % rel)
+        tdp.check(os.path.exists(os.path.join(share, "tdprof", "SKILL.md")), "share/tdprof/SKILL.md installed")
         schemas = os.path.join(tdp.SOURCE_ROOT, "docs", "json")
         for name in os.listdir(schemas):
             if name.endswith(".schema.json"):
