@@ -34,6 +34,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SHARED = os.environ.get("TDPROF_SHARED_DATA") or os.path.join(ROOT, "..", "shared", "data")
 BEGIN = "<!-- branches-report: begin (written by bench/branches-report.py) -->"
@@ -41,15 +44,7 @@ END = "<!-- branches-report: end -->"
 SAMPLES = 200000
 
 
-def run_child(argv):
-    """Run argv with stdout to /dev/null; (wall s, cpu s, peak RSS KiB, exit status)."""
-    with open(os.devnull, "wb") as null:
-        t0 = time.monotonic()
-        p = subprocess.Popen(argv, stdout=null, stderr=subprocess.DEVNULL)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.monotonic() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode
+run_child = benchlib.measure
 
 
 def interleave(cmds, runs):

@@ -29,6 +29,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SHARED = os.environ.get("TDPROF_SHARED_DATA") or os.path.join(ROOT, "..", "shared", "data")
 LIMIT_MIB = 65
@@ -36,15 +39,8 @@ LIMIT_MIB = 65
 
 def run_child(argv):
     """(peak RSS KiB, cpu s, wall s) of argv, stdout to /dev/null."""
-    with open(os.devnull, "wb") as null:
-        t0 = time.monotonic()
-        p = subprocess.Popen(argv, stdout=null, stderr=subprocess.DEVNULL)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.monotonic() - t0
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        sys.exit("benchmark: %s exited %d" % (" ".join(argv), code))
-    return ru.ru_maxrss, ru.ru_utime + ru.ru_stime, wall
+    wall, cpu, rss = benchlib.measure_ok(argv)
+    return rss, cpu, wall
 
 
 def start_hogs(n):

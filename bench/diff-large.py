@@ -20,19 +20,16 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 
 def run_child(argv):
-    with open(os.devnull, "wb") as null:
-        t0 = time.monotonic()
-        p = subprocess.Popen(argv, stdout=null, stderr=subprocess.DEVNULL)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.monotonic() - t0
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        sys.exit("benchmark: %s exited %d" % (" ".join(argv), code))
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+    """(wall s, cpu s, peak RSS MiB) of argv."""
+    wall, cpu, rss = benchlib.measure_ok(argv)
+    return wall, cpu, rss / 1024
 
 
 def load():
