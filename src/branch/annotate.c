@@ -199,7 +199,8 @@ static int do_disasm(struct branch_annot *an, const struct branch_result *r, str
 		int rc;
 
 		out->addr = s->addr;
-		rc = symbol_disasm(an->sess, s->pid == BRANCH_PID_NONE ? SYMBOL_PID_NONE : s->pid, s->addr,
+		/* the sites, the edges and this listing all in the recording's addresses */
+		rc = symbol_disasm_runtime(an->sess, s->pid == BRANCH_PID_NONE ? SYMBOL_PID_NONE : s->pid, s->addr,
 				   an->opts.disasm_before, an->opts.disasm_after, &d, &e);
 		if (rc == TDP_ENOMEM) {
 			symbol_disasm_release(&d);

@@ -112,12 +112,16 @@ static unsigned arm64_branch(const cs_insn *in)
 	}
 }
 
-static void fill_insn(csh h, enum symbol_arch arch, const cs_insn *in, uint64_t bias,
+/*
+ * in was decoded at its ELF address (runtime false: operands as objdump prints
+ * them) or at its runtime address (operands in the process's address space).
+ */
+static void fill_insn(csh h, enum symbol_arch arch, const cs_insn *in, uint64_t bias, bool runtime,
 		      struct symbol_insn *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->vaddr = in->address;
-	out->addr = in->address + bias;
+	out->vaddr = runtime ? in->address - bias : in->address;
+	out->addr = runtime ? in->address : in->address + bias;
 	out->size = in->size > SYMBOL_INSN_MAX_BYTES ? SYMBOL_INSN_MAX_BYTES : (uint8_t)in->size;
 	memcpy(out->bytes, in->bytes, out->size);
 	snprintf(out->mnemonic, sizeof(out->mnemonic), "%s", in->mnemonic);
@@ -140,7 +144,7 @@ int symbol_decode(enum symbol_arch arch, const uint8_t *code, size_t len, uint64
 		return TDP_ENOMEM;
 	}
 	if (cs_disasm_iter(h, &code, &len, &vaddr, in)) {
-		fill_insn(h, arch, in, 0, out);
+		fill_insn(h, arch, in, 0, false, out);
 		ret = 1;
 	}
 	cs_free(in, 1);
@@ -272,8 +276,8 @@ void symbol_disasm_release(struct symbol_disasm *d)
 	*d = (struct symbol_disasm)SYMBOL_DISASM_INIT;
 }
 
-int symbol_disasm(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t before,
-		  size_t after, struct symbol_disasm *d, struct tdp_err *err)
+static int disasm_around(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t before, size_t after,
+			 bool runtime, struct symbol_disasm *d, struct tdp_err *err)
 {
 	struct code c;
 	struct decoder dec = { 0, NULL };
@@ -281,7 +285,7 @@ int symbol_disasm(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t 
 	const struct symbol_sym *sym;
 	const uint8_t *p;
 	size_t avail, nr_ring = 0, head = 0, nr_after = 0, nr;
-	uint64_t start, end, cur;
+	uint64_t start, end, cur, shift;
 	bool found = false;
 	int ret;
 
@@ -310,7 +314,9 @@ int symbol_disasm(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t 
 		ret = tdp_err_oom(err);
 		goto out;
 	}
-	cur = start;
+	/* decoded where the operands should point: the ELF or the runtime address */
+	shift = runtime ? c.bias : 0;
+	cur = start + shift;
 	avail = (size_t)(end - start);
 	while (avail && (!found || nr_after < after)) {
 		if (!cs_disasm_iter(dec.h, &p, &avail, &cur, dec.in)) {
@@ -318,18 +324,18 @@ int symbol_disasm(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t 
 				break;
 			ret = tdp_err_set(err, TDP_EFORMAT,
 					  "'%s': the bytes at %#" PRIx64 " do not decode as %s",
-					  c.name, cur, symbol_arch_name(c.bin->arch));
+					  c.name, cur - shift, symbol_arch_name(c.bin->arch));
 			goto out;
 		}
-		if (!found && dec.in->address > c.vaddr) {
+		if (!found && dec.in->address - shift > c.vaddr) {
 			ret = tdp_err_set(err, TDP_EFORMAT,
 					  "'%s': %#" PRIx64 " is not an instruction boundary when "
 					  "decoding from %#" PRIx64, c.name, c.vaddr, start);
 			goto out;
 		}
-		if (!found && dec.in->address < c.vaddr) {
+		if (!found && dec.in->address - shift < c.vaddr) {
 			if (before) {
-				fill_insn(dec.h, c.bin->arch, dec.in, c.bias, &ring[head]);
+				fill_insn(dec.h, c.bin->arch, dec.in, c.bias, runtime, &ring[head]);
 				head = (head + 1) % before;
 				if (nr_ring < before)
 					nr_ring++;
@@ -341,12 +347,12 @@ int symbol_disasm(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t 
 
 			for (size_t i = 0; i < nr_ring; i++)
 				insns[i] = ring[(first + i) % (before ? before : 1)];
-			fill_insn(dec.h, c.bin->arch, dec.in, c.bias, &insns[nr_ring]);
+			fill_insn(dec.h, c.bin->arch, dec.in, c.bias, runtime, &insns[nr_ring]);
 			insns[nr_ring].target = true;
 			found = true;
 			continue;
 		}
-		fill_insn(dec.h, c.bin->arch, dec.in, c.bias, &insns[nr_ring + 1 + nr_after]);
+		fill_insn(dec.h, c.bin->arch, dec.in, c.bias, runtime, &insns[nr_ring + 1 + nr_after]);
 		nr_after++;
 	}
 	if (!found) {
@@ -370,6 +376,18 @@ out:
 	if (dec.in)
 		cs_free(dec.in, 1);
 	return ret;
+}
+
+int symbol_disasm(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t before,
+		  size_t after, struct symbol_disasm *d, struct tdp_err *err)
+{
+	return disasm_around(s, pid, addr, before, after, false, d, err);
+}
+
+int symbol_disasm_runtime(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t before,
+			  size_t after, struct symbol_disasm *d, struct tdp_err *err)
+{
+	return disasm_around(s, pid, addr, before, after, true, d, err);
 }
 
 int symbol_count_insns(struct symbol_session *s, uint32_t pid, uint64_t start, uint64_t end,
@@ -448,7 +466,7 @@ int symbol_branch_type(struct symbol_session *s, uint32_t pid, uint64_t addr, un
 	if (cs_disasm_iter(dec.h, &p, &avail, &cur, dec.in)) {
 		struct symbol_insn insn;
 
-		fill_insn(dec.h, c.bin->arch, dec.in, c.bias, &insn);
+		fill_insn(dec.h, c.bin->arch, dec.in, c.bias, false, &insn);
 		*out = insn.branch_type;
 	} else {
 		ret = tdp_err_set(err, TDP_EFORMAT, "'%s': the bytes at %#" PRIx64 " do not decode as %s",

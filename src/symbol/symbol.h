@@ -405,6 +405,15 @@ int symbol_disasm(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t 
 	__attribute__((warn_unused_result));
 
 /**
+ * symbol_disasm(), decoded at the runtime addresses: branch targets in the
+ * operands are in the process's address space, as the addresses of a recording
+ * are (one address space in a listing beside them). vaddr is still the ELF's.
+ */
+int symbol_disasm_runtime(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t before,
+			  size_t after, struct symbol_disasm *d, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
  * Count the instructions of the straight-line range [start, end] of process pid:
  * decoding from start, the instruction at end included (a basic block from a
  * branch target to the next taken branch's source). Both must be in one map and

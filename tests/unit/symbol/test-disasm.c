@@ -304,7 +304,7 @@ static struct symbol_session *map_bin(const char *bin)
 static void check_disasm(const char *bin, const char *const *funcs)
 {
 	struct od_insn *od;
-	size_t n = objdump(bin, &od), checked = 0, branches = 0;
+	size_t n = objdump(bin, &od), checked = 0, branches = 0, branches_moved = 0;
 	struct symbol_session *s = map_bin(bin);
 	struct tdp_err err = TDP_ERR_INIT;
 	char end_func[256] = "";
@@ -365,6 +365,33 @@ static void check_disasm(const char *bin, const char *const *funcs)
 		       od[i + after + 1].vaddr < end)
 			after++;
 		assert_int_equal(d.nr, before + 1 + after);
+		/*
+		 * The same decoded at runtime addresses: the same instructions, and a direct
+		 * branch's target moves into the process's address space with them.
+		 */
+		struct symbol_disasm rd = SYMBOL_DISASM_INIT;
+
+		if (symbol_disasm_runtime(s, 3, addr, 3, 3, &rd, &err))
+			fail_msg("%s+%zu (runtime): %s", od[i].func, od[i].index, err.msg);
+		assert_int_equal(rd.nr, d.nr);
+		for (size_t k = 0; k < d.nr; k++) {
+			const struct symbol_insn *a = &d.insns[k], *b = &rd.insns[k];
+			const char *op = a->operands + (a->operands[0] == '#'); /* AArch64: "#0x9a0" */
+			char *endp;
+			unsigned long long t = strtoull(op, &endp, 16);
+
+			assert_int_equal(a->vaddr, b->vaddr);
+			assert_int_equal(a->addr, b->addr);
+			assert_string_equal(a->mnemonic, b->mnemonic);
+			if (a->branch_type != BRANCH_TYPE_UNKNOWN && !strncmp(op, "0x", 2) && !*endp) {
+				char want[64];
+
+				snprintf(want, sizeof(want), "%s%#llx", op == a->operands ? "" : "#", t + ST_PIE_BASE);
+				assert_string_equal(b->operands, want);
+				branches_moved++;
+			}
+		}
+		symbol_disasm_release(&rd);
 		symbol_disasm_release(&d);
 
 		/* the branch type of the one instruction */
@@ -383,6 +410,7 @@ static void check_disasm(const char *bin, const char *const *funcs)
 	}
 	assert_true(checked > 20);
 	assert_true(branches > 3);
+	assert_true(branches_moved > 0); /* direct branches were seen in both address spaces */
 	free(od);
 	symbol_session_free(s);
 }
