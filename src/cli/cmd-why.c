@@ -240,6 +240,7 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 	r.command = command;
 	r.workload_ran = true;
 	r.exit_status = s.run.status;
+	diag_note_exit(&d, r.exit_status);
 	rc = render(wo, &r, ctx);
 	if (rc == EXIT_OK)
 		rc = s.run.status;
@@ -297,6 +298,7 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 	r.command = command;
 	r.workload_ran = p.res.workload_ran;
 	r.exit_status = p.res.workload_ran ? exitcode_from_wait(p.res.wstatus) : 0;
+	diag_note_exit(&d, r.exit_status);
 	if (!wo->no_drill && p.res.workload_ran && !p.res.signal)
 		why_drill_pmu(&d, &(struct why_drill_in){ argv, divert(wo), p.res.counts.elapsed_ns / 1e9,
 							  r.exit_status, &o });

@@ -32,6 +32,16 @@ const struct metric_node *diag_largest_child(const struct metric_tree *t, const 
 /** Append v with thousands separators ("1,234,567"). */
 void diag_add_grouped(struct strbuf *sb, uint64_t v);
 
+/*
+ * Below this many instructions a run is mostly start-up (the dynamic loader and
+ * the C library's initialisation alone run a few hundred thousand): its figures
+ * are said to be too short to act on.
+ */
+#define DIAG_SHORT_RUN_INSTRUCTIONS 10000000.0
+
+/** Add the short-run note to d when its counts hold fewer instructions than that. */
+void diag_note_short_run(struct diag *d);
+
 /** part as a percentage of whole (0 when whole is 0). */
 double diag_pct(uint64_t part, uint64_t whole);
 

@@ -145,6 +145,41 @@ void diag_add_note(struct diag *d, const char *note)
 		d->notes[d->nr_notes++] = note;
 }
 
+void diag_note_exit(struct diag *d, int exit_status)
+{
+	int sig = exit_status - 128;
+
+	if (exit_status <= 128 || sig >= 65)
+		return;
+	snprintf(d->ended_note, sizeof(d->ended_note),
+		 "the program died of signal %d (SIG%s) before it finished: the figures cover only what ran until "
+		 "then, which may not be the work you meant to measure",
+		 sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	diag_add_note(d, d->ended_note);
+}
+
+void diag_note_short_run(struct diag *d)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < d->counts.nr; i++) {
+		const struct count *c = &d->counts.v[i];
+
+		if (c->status != COUNT_OK || strcmp(c->name, "instructions") || c->value >= DIAG_SHORT_RUN_INSTRUCTIONS)
+			continue;
+		strbuf_adds(&sb, "the run executed only ");
+		diag_add_grouped(&sb, (uint64_t)c->value);
+		strbuf_adds(&sb, " instructions: start-up and one-time costs weigh heavily in figures this small; "
+				 "measure a longer run (a larger input, or a loop around the work) before acting on them");
+		if (!strbuf_failed(&sb)) {
+			snprintf(d->short_note, sizeof(d->short_note), "%s", sb.buf);
+			diag_add_note(d, d->short_note);
+		}
+		break;
+	}
+	strbuf_release(&sb);
+}
+
 /* A bullet of Markdown text as one plain sentence. */
 static void plain_bullet(const char *s, size_t len, struct strbuf *sb)
 {
@@ -309,6 +344,7 @@ int diag_from_counts(struct diag *d, enum tdp_backend backend, const struct coun
 	d->counts.elapsed_ns = cs->elapsed_ns;
 	triage_metrics_compute(&d->counts, &d->triage);
 	triage_route(&d->triage, &d->route);
+	diag_note_short_run(d);
 	d->tree = *tree;
 	model_classify(&d->tree);
 	d->has_tree = true;

@@ -186,6 +186,8 @@ struct diag {
 	bool has_disasm;
 	char disasm_why[TDP_ERR_MSG_MAX];         /* why there is none, "" otherwise */
 	char line0_note[TDP_ERR_MSG_MAX];         /* which line got line-0 code (a note); "" otherwise */
+	char short_note[TDP_ERR_MSG_MAX];         /* the run is too short to mean much (a note); "" otherwise */
+	char ended_note[TDP_ERR_MSG_MAX];         /* the workload died of a signal (a note); "" otherwise */
 	struct diag_footprint footprint; /* Frontend */
 	bool has_footprint;
 	char *loop_command;           /* Retiring: "tdprof loop FILE.c --function NAME -- FLAGS"; NULL */
@@ -246,5 +248,12 @@ const char *diag_drill_name(enum diag_drill k);
  * (static) or NULL when no level-1 node is measurable.
  */
 const char *diag_category(const struct metric_tree *t);
+
+/**
+ * Say with the result that the workload did not finish: exit_status is the
+ * workload's as a shell reports it (128+N: killed by signal N). The figures then
+ * cover only what ran. Does nothing for other statuses.
+ */
+void diag_note_exit(struct diag *d, int exit_status);
 
 #endif

@@ -450,6 +450,7 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 	if ((ret = sim_estimate_countset(&view, &s.est, &d->counts, err)))
 		goto out;
 	d->counts.elapsed_ns = -1;
+	diag_note_short_run(d);
 	triage_metrics_compute(&d->counts, &d->triage);
 	{
 		/* the signals ranked by what each event costs on the simulated machine */

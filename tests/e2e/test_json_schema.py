@@ -330,12 +330,14 @@ def test_stat():
     if not os.access(spin, os.X_OK):
         raise tdp.Skip("wl-spin is not built (%s)" % spin)
     # wl-spin 100 burns 100 ms of its thread's CPU time: task-clock (a "msec" count,
-    # in milliseconds) is at least 100, the wall time (elapsed_ns, nanoseconds) at least 1e8
+    # in milliseconds) is about 100, the wall time (elapsed_ns, nanoseconds) at least 1e8.
+    # The kernel's task clock and the thread's CPU clock may differ by the last tick's
+    # accounting (99.4 was seen on a loaded machine): this checks the unit, not the clock.
     doc = run_json("stat", "stat", "--json", "--", spin, "100")
     validate("stat --json -- wl-spin 100", "stat", doc, problems)
     ev = {e["event"]: e for e in doc["events"]}
     tc = ev.get("task-clock", {})
-    if tc.get("unit") != "msec" or not 100 <= (tc.get("value") or 0) < 5000:
+    if tc.get("unit") != "msec" or not 90 <= (tc.get("value") or 0) < 5000:
         problems.append("stat: task-clock of 100 ms of CPU should be about 100 (msec): %s" % tc)
     if not 1e8 <= (doc["elapsed_ns"] or 0) < 5e10:
         problems.append("stat: elapsed_ns %r is not in nanoseconds of a 100 ms run" % doc["elapsed_ns"])

@@ -172,6 +172,28 @@ def test_workload_status_and_missing_command():
     tdp.expect_exit(r, 2)
 
 
+def test_short_or_crashed_runs_say_so():
+    """A diagnosis of 100k instructions, or of a program that crashed, is said to be one:
+    the figures are there, with a note that they may not mean what the user wants."""
+    need_valgrind()
+    wl = os.path.join(tdp.BUILD_ROOT, "tests", "e2e", "workloads", "wl-exit")
+    if not os.access(wl, os.X_OK):
+        raise tdp.Skip("workload not built: %s" % wl)
+    r = tdp.run("why", "--backend=sim", "--json", "--", wl, "0", timeout=240)
+    tdp.expect_exit(r, 0)
+    notes = r.json()["notes"]
+    tdp.check(any("the run executed only" in n and "instructions" in n for n in notes), "short run: %r" % notes, r)
+    r = tdp.run("why", "--backend=sim", "--json", "--", wl, "segv", timeout=240)
+    tdp.expect_exit(r, 128 + 11)
+    notes = r.json()["notes"]
+    tdp.check(any("died of signal 11 (SIGSEGV)" in n for n in notes), "crash: %r" % notes, r)
+    r = tdp.run("why", "--backend=sim", "--", wl, "segv", timeout=240)
+    tdp.expect_in("died of signal 11 (SIGSEGV) before it finished", r.out, "stdout", r)
+    # a real run of the demo is long enough: no such note
+    _, j = why(demo("branch"))
+    tdp.check(not any("executed only" in n or "died of signal" in n for n in j["notes"]), "demo: %r" % j["notes"])
+
+
 def test_backend_pmu_without_a_pmu():
     if not tdp.no_pmu():
         raise tdp.Skip("this machine has a PMU")
