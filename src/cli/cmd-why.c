@@ -14,6 +14,7 @@
 #include "base/alloc.h"
 #include "base/countset.h"
 #include "base/err.h"
+#include "base/path.h"
 #include "base/strbuf.h"
 #include "diagnose/diagnose.h"
 #include "model/stats.h"
@@ -198,17 +199,8 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 	if (rc)
 		goto out;
 	s.stdout_to_stderr = divert(wo);
-	if (sim_find_program(argv[0], getenv("PATH"), &exe) == 0) {
-		char *abs = realpath(exe, NULL); /* the symbol session finds binaries by absolute path */
-
-		if (abs) {
-			tdp_free(exe);
-			exe = tdp_strdup(abs);
-			free(abs);
-		}
-	} else {
-		exe = NULL;
-	}
+	/* the symbol session finds binaries by absolute path */
+	exe = tdp_find_program_abs(argv[0], getenv("PATH"));
 	fill_opts(&o, wo, exe, getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);
 	for (size_t i = 0; i < n; i++) {
 		if (i) {
@@ -261,7 +253,7 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 	struct model_runs runs = MODEL_RUNS_INIT;
 	size_t n = wo->repeat > 1 ? (size_t)wo->repeat : 1;
 	int rc = EXIT_OK, saved;
-	char *exe = wo->no_drill ? NULL : why_drill_exe(argv[0]), cwd[4096];
+	char *exe = wo->no_drill ? NULL : tdp_find_program_abs(argv[0], getenv("PATH")), cwd[4096];
 
 	backend_pmu_init(&p);
 	diag_init(&d);
