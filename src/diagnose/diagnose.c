@@ -9,6 +9,7 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/str.h"
 #include "base/strbuf.h"
 #include "diagnose/diagnose-internal.h"
 #include "model/advice.h"
@@ -130,14 +131,9 @@ void diag_add_where(struct strbuf *sb, const char *file, uint64_t line, const ch
 
 void diag_add_grouped(struct strbuf *sb, uint64_t v)
 {
-	char digits[32];
-	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	char buf[STR_GROUPED_U64_MAX];
 
-	for (int i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			strbuf_addch(sb, ',');
-		strbuf_addch(sb, digits[i]);
-	}
+	strbuf_adds(sb, str_grouped_u64(v, buf, sizeof(buf)));
 }
 
 void diag_add_note(struct diag *d, const char *note)
