@@ -12,7 +12,7 @@
 #include "base/err.h"
 #include "base/file.h"
 #include "diff/diff.h"
-#include "diff/doc.h"
+#include "doc/doc.h"
 #include "report/diff.h"
 #include "report/html.h"
 

@@ -28,7 +28,7 @@
 #include <stdio.h>
 
 #include "diff/diff.h"
-#include "diff/doc.h"
+#include "doc/doc.h"
 
 struct tdp_err;
 

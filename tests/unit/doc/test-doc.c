@@ -17,7 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
-#include "diff/doc.h"
+#include "doc/doc.h"
 
 #define near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
 
