@@ -6,13 +6,13 @@
  * cmd-loop-mca.c; this file parses options and reports.
  */
 #include "cli/cmd.h"
-#include "cli/cmd-loop.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
 #include "cli/output.h"
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "loop/loop.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -68,6 +68,12 @@ static const struct cmd_doc doc = {
 		       "N, 128+N: the kernel called exit(N), or died of signal N.",
 	.see_also = "tdprof-stat(1), llvm-mca(1)",
 };
+
+/* -v: each command the build runs, on stderr */
+static void loop_note(const char *line)
+{
+	msg_note("%s", line);
+}
 
 static double num(json_t *o, const char *key)
 {
@@ -403,6 +409,6 @@ int cmd_loop(int argc, char **argv, struct tdp_ctx *ctx)
 	j.tmp_root = getenv("TMPDIR");
 	j.exe_path = tdp_exe_path();
 	j.keep = keep;
-	j.verbose = ctx->verbose;
+	j.note = ctx->verbose ? loop_note : NULL;
 	return measure(&j, cpu, reps, target_ms, json, mca, output);
 }
