@@ -10,6 +10,7 @@
 #include "harness/harness-paths.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
@@ -32,15 +33,28 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+void loop_notef(const struct loop_job *j, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (!j->note)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (!strbuf_failed(&sb))
+		j->note(sb.buf);
+	strbuf_release(&sb);
+}
+
 static void show_argv(const struct loop_job *j, char *const argv[])
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_adds(&sb, "running:");
 	for (size_t i = 0; argv[i]; i++)
-		strbuf_addf(&sb, " %s", argv[i]);
-	if (!strbuf_failed(&sb))
-		j->note(sb.buf);
+		strbuf_addf(&sb, "%s%s", i ? " " : "", argv[i]);
+	loop_notef(j, "running: %s", sb.buf);
 	strbuf_release(&sb);
 }
 

@@ -75,6 +75,9 @@ int loop_build(struct loop_job *j, struct strbuf *diag, struct tdp_err *err) __a
 int loop_run(struct loop_job *j, int cpu, long reps, double target_ms, struct strbuf *out, int *wstatus,
 	     struct tdp_err *err) __attribute__((warn_unused_result));
 
+/** j->note(the formatted line), when j->note is set (for build.c and mca.c). */
+void loop_notef(const struct loop_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /** Remove the temporary directory (unless keep) and free the job. */
 void loop_job_close(struct loop_job *j);
 

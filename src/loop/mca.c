@@ -333,14 +333,7 @@ void loop_mca(struct loop_job *j, struct loop_mca *m)
 		cargv[n++] = "-o";
 		cargv[n++] = path_s.buf;
 		cargv[n++] = j->main_c;
-		if (j->note) {
-			struct strbuf line = STRBUF_INIT;
-
-			strbuf_addf(&line, "compiling '%s' to assembly for llvm-mca", j->main_c);
-			if (!strbuf_failed(&line))
-				j->note(line.buf);
-			strbuf_release(&line);
-		}
+		loop_notef(j, "compiling '%s' to assembly for llvm-mca", j->main_c);
 		if (loop_spawn(cargv, true, &out, &status, &err) || !WIFEXITED(status) || WEXITSTATUS(status)) {
 			snprintf(m->why_not, sizeof(m->why_not), "compiling to assembly failed");
 			tdp_free(cargv);
@@ -391,14 +384,7 @@ void loop_mca(struct loop_job *j, struct loop_mca *m)
 	}
 	argv[k++] = path_hot.buf;
 	argv[k] = NULL;
-	if (j->note) {
-		struct strbuf line = STRBUF_INIT;
-
-		strbuf_addf(&line, "running: llvm-mca %s%s", mcpu ? flag.buf : "", path_hot.buf);
-		if (!strbuf_failed(&line))
-			j->note(line.buf);
-		strbuf_release(&line);
-	}
+	loop_notef(j, "running: llvm-mca %s%s", mcpu ? flag.buf : "", path_hot.buf);
 	strbuf_reset(&out);
 	tdp_err_clear(&err);
 	if (loop_spawn(argv, true, &out, &status, &err)) {
