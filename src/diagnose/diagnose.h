@@ -53,9 +53,9 @@
 
 #include "base/countset.h"
 #include "base/err.h"
-#include "diagnose/exe.h"
 #include "model/model.h"
 #include "model/triage.h"
+#include "symbol/exe.h"
 
 struct tdp_err;
 struct sim_profile;
@@ -182,7 +182,7 @@ struct diag {
 	const char *ranked_by;        /* "mispredicts", "i-cache misses", "data misses", "instructions" */
 	struct diag_site *sites;      /* ranked, most guilty first */
 	size_t nr_sites;
-	struct diag_disasm disasm;    /* around the top branch site; has_disasm */
+	struct symbol_listing disasm;    /* around the top branch site; has_disasm */
 	bool has_disasm;
 	char disasm_why[TDP_ERR_MSG_MAX];         /* why there is none, "" otherwise */
 	char line0_note[TDP_ERR_MSG_MAX];         /* which line got line-0 code (a note); "" otherwise */

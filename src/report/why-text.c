@@ -270,7 +270,7 @@ static void print_disasm(FILE *out, const struct diag *d)
 	fprintf(out, "\n   disassembly around %s (%s); > marks the line's instructions, * its branch:\n", where,
 		d->disasm.function[0] ? d->disasm.function : "?");
 	for (size_t i = 0; i < d->disasm.nr; i++) {
-		const struct diag_insn *in = &d->disasm.v[i];
+		const struct symbol_exe_insn *in = &d->disasm.v[i];
 
 		fprintf(out, "   %c%c %8llx:  %s%s\n", in->target ? '*' : ' ', in->in_line ? '>' : ' ',
 			(unsigned long long)in->addr, in->text,
