@@ -17,6 +17,7 @@
 #include "base/strbuf.h"
 #include "cpu/cpu.h"
 #include "import/import.h"
+#include "measure/series.h"
 #include "model/groups.h"
 #include "model/live.h"
 #include "model/model.h"
@@ -195,15 +196,16 @@ static int json_doc(FILE *out, const void *r, struct tdp_err *err)
 static int use_means(struct model_runs *runs, struct metric_tree *mean, struct topdown_report *r)
 {
 	struct tdp_err err = TDP_ERR_INIT;
+	bool have;
 
-	if (runs->nr < 2)
-		return EXIT_OK;
-	if (model_runs_mean(runs, r->trees[0], mean, &err)) {
+	if (measure_runs_mean(runs, r->trees[0], mean, &have, &err)) {
 		msg_err(&err);
 		return EXIT_ANALYSIS;
 	}
-	r->trees[0] = mean;
-	r->repeat = runs;
+	if (have) {
+		r->trees[0] = mean;
+		r->repeat = runs;
+	}
 	return EXIT_OK;
 }
 
@@ -357,26 +359,27 @@ static int run_sessions(const struct topdown_opts *to, const struct pmu_event_li
 			const struct pmu_session_opts *so, const struct model *m, const struct model_eval_opts *o,
 			struct pmu_session_result *res, struct model_runs *runs, struct tdp_err *err)
 {
-	size_t n = to->repeat > 1 ? (size_t)to->repeat : 1;
+	struct measure_series ser;
 	int ret = 0;
 
-	runs->requested = n;
-	for (size_t i = 0; i < n && !ret; i++) {
+	measure_series_init(&ser, to->repeat, false, runs);
+	for (size_t i = 0; i < ser.n && !ret; i++) {
 		struct metric_tree t;
+		bool stop = false;
 
 		if (i) {
 			pmu_session_result_release(res);
-			msg_progress("run %zu of %zu", i + 1, n);
+			msg_progress("run %zu of %zu", i + 1, ser.n);
 		}
 		ret = to->no_multiplex ? pmu_session_run_sets(sets, nr_sets, so, res, err)
 				       : pmu_session_run(sets[0], so, res, err);
-		if (ret || n == 1)
+		if (ret || ser.n == 1)
 			break;
 		res->counts.backend = BACKEND_PMU;
 		ret = model_evaluate(m, &res->counts, o, &t, err);
 		if (!ret)
-			ret = model_runs_add(runs, &t, err);
-		if (res->signal)
+			ret = measure_series_add(&ser, &t, &stop, err);
+		if (stop || res->signal)
 			break;
 	}
 	return ret;
@@ -497,26 +500,21 @@ out:
 	return rc;
 }
 
-/*
- * The simulated runs of -r N. valgrind's simulation of a program that does the
- * same work every run gives the same figures every run, so after two runs that
- * agree to the last bit the others are not made (their intervals would have zero
- * width anyway) and a note says so; a program whose runs differ (threads, the
- * time, addresses in its work) runs N times. *tree is the last run's.
- */
+/* The simulated runs of -r N (measure/series.h: the deterministic rule). *tree is the last run's. */
 static int sim_runs(const struct topdown_opts *to, char *const *argv, struct backend_sim *s,
 		    struct metric_tree *tree, struct model_runs *runs)
 {
-	size_t n = to->repeat > 1 ? (size_t)to->repeat : 1;
+	struct measure_series ser;
 	int rc = EXIT_OK;
 
-	runs->requested = n;
-	for (size_t i = 0; i < n && !rc; i++) {
+	measure_series_init(&ser, to->repeat, true, runs);
+	for (size_t i = 0; i < ser.n && !rc; i++) {
 		struct tdp_err err = TDP_ERR_INIT;
+		bool stop;
 
 		if (i) {
 			backend_sim_release(s);
-			msg_progress("run %zu of %zu", i + 1, n);
+			msg_progress("run %zu of %zu", i + 1, ser.n);
 		}
 		rc = backend_sim_run(argv, s);
 		if (!rc && !s->have_est)
@@ -525,16 +523,10 @@ static int sim_runs(const struct topdown_opts *to, char *const *argv, struct bac
 			break;
 		model_tree_from_sim(&s->est.topdown, s->machine.width, to->level ? (int)to->level : 1, tree);
 		model_classify(tree);
-		if (n == 1)
-			break;
-		if (model_runs_add(runs, tree, &err)) {
+		if (measure_series_add(&ser, tree, &stop, &err)) {
 			msg_err(&err);
 			rc = EXIT_ANALYSIS;
-		} else if (runs->nr == 2 && model_runs_identical(runs)) {
-			runs->deterministic = true;
-			runs->note = "the simulation is deterministic for this program: runs 1 and 2 gave the same "
-				     "figures to the last bit, so the other runs were not made and the intervals have "
-				     "zero width";
+		} else if (stop) {
 			break;
 		}
 	}

@@ -17,6 +17,7 @@
 #include "base/path.h"
 #include "base/strbuf.h"
 #include "diagnose/diagnose.h"
+#include "measure/series.h"
 #include "model/stats.h"
 #include "report/repeat.h"
 #include "report/why.h"
@@ -97,27 +98,21 @@ static int json_doc(FILE *out, const void *r, struct tdp_err *err)
 
 /*
  * -r N: keep the tree of the run just diagnosed. Returns true when the series
- * should stop: a simulated program that gave the same tree twice is deterministic
- * (the other runs would add nothing; a note says so), or the run has no tree.
+ * should stop (measure/series.h), or the run has no tree.
  */
-static bool add_run(struct model_runs *runs, const struct diag *d, bool sim, int *rc)
+static bool add_run(struct measure_series *ser, const struct diag *d, int *rc)
 {
 	struct tdp_err err = TDP_ERR_INIT;
+	bool stop;
 
 	if (!d->has_tree)
 		return true;
-	if (model_runs_add(runs, &d->tree, &err)) {
+	if (measure_series_add(ser, &d->tree, &stop, &err)) {
 		msg_err(&err);
 		*rc = EXIT_ANALYSIS;
 		return true;
 	}
-	if (sim && runs->nr == 2 && model_runs_identical(runs)) {
-		runs->deterministic = true;
-		runs->note = "the simulation is deterministic for this program: runs 1 and 2 gave the same figures "
-			     "to the last bit, so the other runs were not made and the intervals have zero width";
-		return true;
-	}
-	return false;
+	return stop;
 }
 
 /* -r N: the diagnosis's tree becomes the tree of means (its verdict, sites and findings stay the last run's). */
@@ -125,15 +120,16 @@ static int use_means(struct model_runs *runs, struct diag *d, struct why_report 
 {
 	struct tdp_err err = TDP_ERR_INIT;
 	struct metric_tree mean;
+	bool have;
 
-	if (runs->nr < 2)
-		return EXIT_OK;
-	if (model_runs_mean(runs, &d->tree, &mean, &err)) {
+	if (measure_runs_mean(runs, &d->tree, &mean, &have, &err)) {
 		msg_err(&err);
 		return EXIT_ANALYSIS;
 	}
-	d->tree = mean;
-	r->repeat = runs;
+	if (have) {
+		d->tree = mean;
+		r->repeat = runs;
+	}
 	return EXIT_OK;
 }
 
@@ -188,13 +184,13 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 	struct tdp_err err = TDP_ERR_INIT;
 	struct why_report r = { 0 };
 	struct model_runs runs = MODEL_RUNS_INIT;
-	size_t n = wo->repeat > 1 ? (size_t)wo->repeat : 1;
+	struct measure_series ser;
 	char *exe = NULL, cwd[4096];
 	int rc, ret;
 
 	backend_sim_init(&s);
 	diag_init(&d);
-	runs.requested = n;
+	measure_series_init(&ser, wo->repeat, true, &runs);
 	rc = backend_sim_machine("why", wo->machine, &s.machine);
 	if (rc)
 		goto out;
@@ -202,12 +198,12 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 	/* the symbol session finds binaries by absolute path */
 	exe = tdp_find_program_abs(argv[0], getenv("PATH"));
 	fill_opts(&o, wo, exe, getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ser.n; i++) {
 		if (i) {
 			diag_release(&d);
 			diag_init(&d);
 			backend_sim_release(&s);
-			msg_progress("run %zu of %zu", i + 1, n);
+			msg_progress("run %zu of %zu", i + 1, ser.n);
 		}
 		rc = backend_sim_run(argv, &s);
 		if (rc)
@@ -223,7 +219,7 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 			rc = exitcode_from_err(ret);
 			goto out;
 		}
-		if (n == 1 || add_run(&runs, &d, true, &rc))
+		if (add_run(&ser, &d, &rc))
 			break;
 	}
 	if (rc || (rc = use_means(&runs, &d, &r)))
@@ -251,21 +247,21 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 	struct why_report r = { 0 };
 	struct tdp_err err = TDP_ERR_INIT;
 	struct model_runs runs = MODEL_RUNS_INIT;
-	size_t n = wo->repeat > 1 ? (size_t)wo->repeat : 1;
+	struct measure_series ser;
 	int rc = EXIT_OK, saved;
 	char *exe = wo->no_drill ? NULL : tdp_find_program_abs(argv[0], getenv("PATH")), cwd[4096];
 
 	backend_pmu_init(&p);
 	diag_init(&d);
-	runs.requested = n;
+	measure_series_init(&ser, wo->repeat, false, &runs);
 	fill_opts(&o, wo, exe, exe && getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ser.n; i++) {
 		if (i) {
 			diag_release(&d);
 			diag_init(&d);
 			backend_pmu_release(&p);
 			backend_pmu_init(&p);
-			msg_progress("run %zu of %zu", i + 1, n);
+			msg_progress("run %zu of %zu", i + 1, ser.n);
 		}
 		saved = backend_divert_stdout(divert(wo));
 		p.allow_no_model = true;
@@ -280,7 +276,7 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 		}
 		if (!p.model)
 			why_drill_no_model(&d, p.no_model);
-		if (n == 1 || add_run(&runs, &d, false, &rc) || p.res.signal)
+		if (add_run(&ser, &d, &rc) || p.res.signal)
 			break;
 	}
 	if (rc || (rc = use_means(&runs, &d, &r)))
