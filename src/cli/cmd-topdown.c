@@ -24,7 +24,6 @@
 #include "model/stats.h"
 #include "pmu/event.h"
 #include "pmu/session.h"
-#include "report/repeat.h"
 #include "report/topdown.h"
 
 #include <errno.h>
@@ -79,7 +78,7 @@ static const struct cmd_doc doc = {
 };
 
 struct topdown_opts {
-	const char *cpu, *import, *out_path, *backend, *sim_machine, *html;
+	const char *cpu, *import, *out_path, *backend, *sim_machine, *html, *format;
 	long level;
 	long slots;
 	long repeat;       /* -r N (0: once) */
@@ -211,26 +210,11 @@ static int use_means(struct model_runs *runs, struct metric_tree *mean, struct t
 
 static int render(const struct topdown_opts *to, struct topdown_report *r, struct tdp_ctx *ctx)
 {
-	struct tdp_err err = TDP_ERR_INIT;
-	FILE *out = output_open(to->out_path);
-	int rc = EXIT_OK;
+	int rc;
 
-	if (!out)
-		return EXIT_USAGE;
 	r->bars = !to->json && !to->out_path && ctx->stdout_tty;
 	r->verbose = ctx->verbose > 0;
-	if (to->json) {
-		if (topdown_json_print(out, r, &err)) {
-			msg_err(&err);
-			rc = EXIT_ANALYSIS;
-		}
-	} else {
-		topdown_text_print(out, r);
-		if (r->repeat)
-			repeat_text_print(out, r->repeat, r->trees[0]);
-	}
-	if (output_close(out, to->out_path))
-		rc = EXIT_ANALYSIS;
+	rc = output_render(to->out_path, render_find(RENDER_TOPDOWN, to->format), r);
 	if (rc == EXIT_OK && to->html)
 		rc = output_html(to->html, json_doc, r);
 	return rc;
@@ -596,7 +580,8 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_LONG('r', "repeat", &to.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
 							 "interval (Student's t)", 1, MODEL_RUNS_MAX),
 		OPT_GROUP("output"),
-		OPT_BOOL(0, "json", &to.json, "one JSON document"),
+		OPT_CHOICE(0, "format", &to.format, "text|json", "the output's format (default text)"),
+		OPT_BOOL(0, "json", &to.json, "one JSON document (--format=json)"),
 		OPT_STRING('o', "output", &to.out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_STRING(0, "html", &to.html, "FILE", "also write a self-contained HTML report to FILE"),
 		OPT_END(),
@@ -606,6 +591,9 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 
 	if (i < 0)
 		return opts_exit(i);
+	if (!(to.format = output_format("topdown", to.format, to.json, "text")))
+		return EXIT_USAGE;
+	to.json = !strcmp(to.format, "json");
 	if (to.import && to.repeat > 1)
 		return msg_usage("topdown", "'-r' repeats a run: an import is one recording (record it with "
 					    "'perf stat -r N' instead)");

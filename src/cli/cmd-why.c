@@ -19,7 +19,6 @@
 #include "diagnose/diagnose.h"
 #include "measure/series.h"
 #include "model/stats.h"
-#include "report/repeat.h"
 #include "report/why.h"
 
 #include <errno.h>
@@ -84,7 +83,7 @@ static const struct cmd_doc doc = {
 };
 
 struct why_opts {
-	const char *backend, *machine, *out_path, *html;
+	const char *backend, *machine, *out_path, *html, *format;
 	long level, top;
 	long repeat;       /* -r N (0: once) */
 	bool json;
@@ -135,26 +134,11 @@ static int use_means(struct model_runs *runs, struct diag *d, struct why_report 
 
 static int render(const struct why_opts *wo, const struct why_report *r, struct tdp_ctx *ctx)
 {
-	struct tdp_err err = TDP_ERR_INIT;
-	FILE *out = output_open(wo->out_path);
 	struct why_report rr = *r;
-	int rc = EXIT_OK;
+	int rc;
 
-	if (!out)
-		return EXIT_USAGE;
 	rr.verbose = ctx->verbose > 0;
-	if (wo->json) {
-		if (why_json_print(out, &rr, &err)) {
-			msg_err(&err);
-			rc = EXIT_ANALYSIS;
-		}
-	} else {
-		why_text_print(out, &rr);
-		if (rr.repeat && rr.d->has_tree)
-			repeat_text_print(out, rr.repeat, &rr.d->tree);
-	}
-	if (output_close(out, wo->out_path))
-		rc = EXIT_ANALYSIS;
+	rc = output_render(wo->out_path, render_find(RENDER_WHY, wo->format), &rr);
 	if (rc == EXIT_OK && wo->html)
 		rc = output_html(wo->html, json_doc, &rr);
 	return rc;
@@ -317,7 +301,8 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_GROUP("output"),
 		OPT_LONG('n', "top", &wo.top, "N", "sites listed (default 10; JSON and -v list them all up to N)", 1,
 			 DIAG_MAX_SITES),
-		OPT_BOOL(0, "json", &wo.json, "one JSON document"),
+		OPT_CHOICE(0, "format", &wo.format, "text|json", "the output's format (default text)"),
+		OPT_BOOL(0, "json", &wo.json, "one JSON document (--format=json)"),
 		OPT_STRING('o', "output", &wo.out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_STRING(0, "html", &wo.html, "FILE", "also write a self-contained HTML report to FILE"),
 		OPT_END(),
@@ -328,6 +313,9 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 
 	if (i < 0)
 		return opts_exit(i);
+	if (!(wo.format = output_format("why", wo.format, wo.json, "text")))
+		return EXIT_USAGE;
+	wo.json = !strcmp(wo.format, "json");
 	if (i >= argc)
 		return msg_usage("why", "no command to run: give it after '--'");
 	rc = backend_select("why", wo.backend, &(struct backend_select_opts){ .can_sim = true }, &b);

@@ -1,6 +1,7 @@
 /* output.c: the result stream of a command (see output.h). */
 #include "cli/output.h"
 #include "base/err.h"
+#include "base/strbuf.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 
@@ -45,6 +46,31 @@ int output_write(const char *path, const void *buf, size_t len)
 	if (len)
 		fwrite(buf, 1, len, f);
 	return output_close(f, path);
+}
+
+int output_render(const char *path, const struct renderer *r, const void *doc)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	int rc;
+
+	if (r->render(&sb, doc, &err)) {
+		msg_err(&err);
+		rc = EXIT_ANALYSIS;
+	} else {
+		rc = output_write(path, sb.buf, sb.len);
+	}
+	strbuf_release(&sb);
+	return rc;
+}
+
+const char *output_format(const char *cmd, const char *format, bool json_alias, const char *dflt)
+{
+	if (json_alias && format && strcmp(format, "json")) {
+		msg_usage(cmd, "'--json' is '--format=json': it cannot go with '--format=%s'", format);
+		return NULL;
+	}
+	return json_alias ? "json" : format ? format : dflt;
 }
 
 int output_html(const char *path, html_json_fn *fn, const void *doc)

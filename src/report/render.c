@@ -1,0 +1,127 @@
+/* render.c: the renderer tables (see render.h). */
+#include "report/render.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "report/repeat.h"
+#include "report/topdown.h"
+#include "report/why.h"
+
+/*
+ * The renderers that print to a FILE write into a memory stream here, whose
+ * bytes then go to the strbuf: the same bytes as printing to the file directly.
+ */
+typedef int file_fn(FILE *out, const void *doc, struct tdp_err *err);
+
+static int capture(struct strbuf *out, file_fn *fn, const void *doc, struct tdp_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int ret;
+
+	if (!mem)
+		return tdp_err_oom(err);
+	ret = fn(mem, doc, err);
+	if (fclose(mem) && !ret)
+		ret = tdp_err_oom(err);
+	if (!ret) {
+		strbuf_add(out, buf, len);
+		if (strbuf_failed(out))
+			ret = tdp_err_oom(err);
+	}
+	free(buf); /* open_memstream's buffer comes from the C library's malloc */
+	return ret;
+}
+
+static int topdown_text_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	const struct topdown_report *r = doc;
+
+	(void)err;
+	topdown_text_print(out, r);
+	if (r->repeat)
+		repeat_text_print(out, r->repeat, r->trees[0]);
+	return 0;
+}
+
+static int topdown_json_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	return topdown_json_print(out, doc, err);
+}
+
+static int why_text_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	const struct why_report *r = doc;
+
+	(void)err;
+	why_text_print(out, r);
+	if (r->repeat && r->d->has_tree)
+		repeat_text_print(out, r->repeat, &r->d->tree);
+	return 0;
+}
+
+static int why_json_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	return why_json_print(out, doc, err);
+}
+
+static int topdown_text(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return capture(out, topdown_text_file, doc, err);
+}
+
+static int topdown_json(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return capture(out, topdown_json_file, doc, err);
+}
+
+static int why_text(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return capture(out, why_text_file, doc, err);
+}
+
+static int why_json(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return capture(out, why_json_file, doc, err);
+}
+
+static const struct renderer topdown_renderers[] = {
+	{ "text", topdown_text },
+	{ "json", topdown_json },
+	{ NULL, NULL },
+};
+
+static const struct renderer why_renderers[] = {
+	{ "text", why_text },
+	{ "json", why_json },
+	{ NULL, NULL },
+};
+
+static const struct renderer *const tables[RENDER_KINDS] = {
+	[RENDER_TOPDOWN] = topdown_renderers,
+	[RENDER_WHY] = why_renderers,
+};
+
+const struct renderer *render_table(enum render_kind k)
+{
+	return (unsigned)k < RENDER_KINDS ? tables[k] : NULL;
+}
+
+const struct renderer *render_find(enum render_kind k, const char *format)
+{
+	const struct renderer *t = render_table(k);
+
+	if (!t)
+		return NULL;
+	if (!format)
+		return t;
+	for (; t->format; t++)
+		if (!strcmp(t->format, format))
+			return t;
+	return NULL;
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""--format on the commands that render through report/render.h (topdown, why):
+--format=json is the document --json prints, --format=text the default text,
+-o FILE gets the same bytes, and a format the command has not, or --json with
+another --format, is a usage error (exit 2)."""
+import json
+import os
+import tempfile
+
+import tdp
+
+# Ice Lake-SP level-1 counts as perf stat -x, writes them.
+CSV = ("1000,,TOPDOWN.SLOTS,1000,100.00,,\n400,,topdown-retiring,1000,100.00,,\n"
+       "100,,topdown-bad-spec,1000,100.00,,\n200,,topdown-fe-bound,1000,100.00,,\n"
+       "300,,topdown-be-bound,1000,100.00,,\n")
+
+
+def counts():
+    f = tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False)
+    f.write(CSV)
+    f.close()
+    return f.name
+
+
+def topdown(path, *extra):
+    return tdp.run("topdown", "--import", path, "--cpu", "icelakex", *extra)
+
+
+def test_json_alias():
+    path = counts()
+    try:
+        a = topdown(path, "--json")
+        b = topdown(path, "--format=json")
+        tdp.expect_exit(a, 0)
+        tdp.expect_exit(b, 0)
+        tdp.check(a.out == b.out, "--format=json and --json differ", b)
+        doc = json.loads(b.out)
+        tdp.check(doc.get("backend") == "import", "not the topdown document", b)
+        tdp.check(abs(doc["level1"]["retiring"] - 40.0) < 1e-6, "retiring is not 400 of 1000 slots", b)
+    finally:
+        os.unlink(path)
+
+
+def test_text_default():
+    path = counts()
+    try:
+        a = topdown(path)
+        b = topdown(path, "--format", "text")
+        tdp.expect_exit(a, 0)
+        tdp.check(a.out == b.out, "--format=text differs from the default output", b)
+        tdp.expect_in("Retiring", a.out, "the text output", a)
+    finally:
+        os.unlink(path)
+
+
+def test_output_file_same_bytes():
+    path = counts()
+    out = path + ".json"
+    try:
+        a = topdown(path, "--format=json")
+        b = topdown(path, "--format=json", "-o", out)
+        tdp.expect_exit(b, 0)
+        tdp.check(b.out == "", "-o FILE also wrote to stdout", b)
+        with open(out) as f:
+            tdp.check(f.read() == a.out, "-o FILE holds other bytes than stdout", b)
+    finally:
+        os.unlink(path)
+        if os.path.exists(out):
+            os.unlink(out)
+
+
+def test_bad_format():
+    path = counts()
+    try:
+        r = topdown(path, "--format=yaml")
+        tdp.expect_exit(r, 2)
+        tdp.expect_in("text|json", r.err, "stderr", r)
+        r = topdown(path, "--json", "--format=text")
+        tdp.expect_exit(r, 2)
+        tdp.expect_in("--format=json", r.err, "stderr", r)
+        r = tdp.run("why", "--format=csv", "--", "/bin/true")
+        tdp.expect_exit(r, 2)
+        r = tdp.run("why", "--json", "--format=text", "--", "/bin/true")
+        tdp.expect_exit(r, 2)
+    finally:
+        os.unlink(path)
+
+
+tdp.main(globals())
