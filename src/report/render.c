@@ -11,13 +11,7 @@
 #include "report/topdown.h"
 #include "report/why.h"
 
-/*
- * The renderers that print to a FILE write into a memory stream here, whose
- * bytes then go to the strbuf: the same bytes as printing to the file directly.
- */
-typedef int file_fn(FILE *out, const void *doc, struct tdp_err *err);
-
-static int capture(struct strbuf *out, file_fn *fn, const void *doc, struct tdp_err *err)
+int render_capture(struct strbuf *out, render_file_fn *fn, const void *doc, struct tdp_err *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -72,22 +66,22 @@ static int why_json_file(FILE *out, const void *doc, struct tdp_err *err)
 
 static int topdown_text(struct strbuf *out, const void *doc, struct tdp_err *err)
 {
-	return capture(out, topdown_text_file, doc, err);
+	return render_capture(out, topdown_text_file, doc, err);
 }
 
 static int topdown_json(struct strbuf *out, const void *doc, struct tdp_err *err)
 {
-	return capture(out, topdown_json_file, doc, err);
+	return render_capture(out, topdown_json_file, doc, err);
 }
 
 static int why_text(struct strbuf *out, const void *doc, struct tdp_err *err)
 {
-	return capture(out, why_text_file, doc, err);
+	return render_capture(out, why_text_file, doc, err);
 }
 
 static int why_json(struct strbuf *out, const void *doc, struct tdp_err *err)
 {
-	return capture(out, why_json_file, doc, err);
+	return render_capture(out, why_json_file, doc, err);
 }
 
 static const struct renderer topdown_renderers[] = {

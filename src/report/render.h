@@ -22,6 +22,7 @@
 #define TDPROF_REPORT_RENDER_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct strbuf;
 struct tdp_err;
@@ -39,6 +40,16 @@ struct renderer {
 	const char *format; /* "text", "json", ... (the value of --format) */
 	render_fn *render;
 };
+
+/** A renderer that prints to a FILE (the older form; render_capture() adapts it). */
+typedef int render_file_fn(FILE *out, const void *doc, struct tdp_err *err);
+
+/**
+ * Run fn(doc) into a memory stream and append what it wrote to out: the same
+ * bytes as fn printing to a file. Returns fn's error, or TDP_ENOMEM.
+ */
+int render_capture(struct strbuf *out, render_file_fn *fn, const void *doc, struct tdp_err *err)
+	__attribute__((warn_unused_result));
 
 /** The renderers of kind k, ending with { NULL, NULL }; the first is the default. */
 const struct renderer *render_table(enum render_kind k);
