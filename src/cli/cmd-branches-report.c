@@ -83,7 +83,7 @@ static const struct cmd_doc doc = {
 };
 
 struct report_opts {
-	const char *input, *output, *symfs, *kallsyms, *sort, *by, *html;
+	const char *input, *output, *symfs, *kallsyms, *sort, *by, *html, *format;
 	bool json, csv, folded, source, disasm;
 	long top;
 };
@@ -246,16 +246,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	r.top = top;
 	r.view = parse_view(o->by);
 	r.timing_reason = timing_reason(&res, &li, feat);
-	if (o->json)
-		rc = report_branches_json(out, &r, &err);
-	else if (o->csv)
-		report_branches_csv(out, &r);
-	else if (o->folded)
-		report_branches_folded(out, &r);
-	else
-		report_branches_text(out, &r);
-	if (!rc && strbuf_failed(out))
-		rc = tdp_err_oom(&err);
+	rc = render_find(RENDER_BRANCHES, o->format)->render(out, &r, &err);
 	if (!rc && o->html) {
 		struct html_opts ho = HTML_OPTS_INIT;
 
@@ -288,7 +279,8 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_STRING('i', "input", &o.input, "FILE", "the perf.data to read (default perf.data; - for stdin)"),
 		OPT_STRING('o', "output", &o.output, "FILE", "write the report to FILE instead of stdout"),
 		OPT_GROUP("format"),
-		OPT_BOOL(0, "json", &o.json, "write one JSON document"),
+		OPT_CHOICE(0, "format", &o.format, "text|json|csv|folded", "the report's format (default text)"),
+		OPT_BOOL(0, "json", &o.json, "write one JSON document (--format=json)"),
 		OPT_BOOL(0, "csv", &o.csv, "write one CSV table (the --by view; sites by default)"),
 		OPT_BOOL(0, "folded", &o.folded, "write folded stacks for flamegraph.pl ('FROM;TO N')"),
 		OPT_STRING(0, "html", &o.html, "FILE", "also write a self-contained HTML report to FILE"),
@@ -313,6 +305,13 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 		return msg_usage("branches report", "unexpected argument '%s' (the file is given with -i)", argv[i]);
 	if (o.json + o.csv + o.folded > 1)
 		return msg_usage("branches report", "--json, --csv and --folded exclude each other");
+	o.format = output_format("branches report", o.format, o.json ? "json" : o.csv ? "csv" : o.folded ? "folded" : NULL,
+				 "text");
+	if (!o.format)
+		return EXIT_USAGE;
+	o.json = !strcmp(o.format, "json");
+	o.csv = !strcmp(o.format, "csv");
+	o.folded = !strcmp(o.format, "folded");
 	strbuf_init(&out, 1u << 30);
 	status = run(&o, &out);
 	if (status == EXIT_OK)

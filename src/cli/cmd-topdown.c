@@ -591,7 +591,7 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 
 	if (i < 0)
 		return opts_exit(i);
-	if (!(to.format = output_format("topdown", to.format, to.json, "text")))
+	if (!(to.format = output_format("topdown", to.format, to.json ? "json" : NULL, "text")))
 		return EXIT_USAGE;
 	to.json = !strcmp(to.format, "json");
 	if (to.import && to.repeat > 1)

@@ -313,7 +313,7 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 
 	if (i < 0)
 		return opts_exit(i);
-	if (!(wo.format = output_format("why", wo.format, wo.json, "text")))
+	if (!(wo.format = output_format("why", wo.format, wo.json ? "json" : NULL, "text")))
 		return EXIT_USAGE;
 	wo.json = !strcmp(wo.format, "json");
 	if (i >= argc)

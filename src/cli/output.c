@@ -64,13 +64,13 @@ int output_render(const char *path, const struct renderer *r, const void *doc)
 	return rc;
 }
 
-const char *output_format(const char *cmd, const char *format, bool json_alias, const char *dflt)
+const char *output_format(const char *cmd, const char *format, const char *alias, const char *dflt)
 {
-	if (json_alias && format && strcmp(format, "json")) {
-		msg_usage(cmd, "'--json' is '--format=json': it cannot go with '--format=%s'", format);
+	if (alias && format && strcmp(format, alias)) {
+		msg_usage(cmd, "'--%s' is '--format=%s': it cannot go with '--format=%s'", alias, alias, format);
 		return NULL;
 	}
-	return json_alias ? "json" : format ? format : dflt;
+	return alias ? alias : format ? format : dflt;
 }
 
 int output_html(const char *path, html_json_fn *fn, const void *doc)

@@ -50,10 +50,11 @@ int output_render(const char *path, const struct renderer *r, const void *doc);
 
 /**
  * --format: the value of `--format F` given as `format` (NULL when absent), or
- * "json" when the alias --json was given; the command's default when neither.
- * Returns the format, or NULL after printing the usage error of two that disagree.
+ * `alias` when one of its aliases (--json, --csv, --folded: alias "json", ...) was
+ * given; the command's default when neither. Returns the format, or NULL after
+ * printing the usage error of an alias and a --format that disagree.
  */
-const char *output_format(const char *cmd, const char *format, bool json_alias, const char *dflt);
+const char *output_format(const char *cmd, const char *format, const char *alias, const char *dflt);
 
 /**
  * --html FILE: the page report/html.h draws from the JSON document that fn prints

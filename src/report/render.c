@@ -7,6 +7,7 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "report/branches.h"
 #include "report/repeat.h"
 #include "report/topdown.h"
 #include "report/why.h"
@@ -84,6 +85,31 @@ static int why_json(struct strbuf *out, const void *doc, struct tdp_err *err)
 	return render_capture(out, why_json_file, doc, err);
 }
 
+static int branches_text(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	report_branches_text(out, doc);
+	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
+}
+
+static int branches_json(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	int ret = report_branches_json(out, doc, err);
+
+	return !ret && strbuf_failed(out) ? tdp_err_oom(err) : ret;
+}
+
+static int branches_csv(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	report_branches_csv(out, doc);
+	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
+}
+
+static int branches_folded(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	report_branches_folded(out, doc);
+	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
+}
+
 static const struct renderer topdown_renderers[] = {
 	{ "text", topdown_text },
 	{ "json", topdown_json },
@@ -96,9 +122,18 @@ static const struct renderer why_renderers[] = {
 	{ NULL, NULL },
 };
 
+static const struct renderer branches_renderers[] = {
+	{ "text", branches_text },
+	{ "json", branches_json },
+	{ "csv", branches_csv },
+	{ "folded", branches_folded },
+	{ NULL, NULL },
+};
+
 static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_TOPDOWN] = topdown_renderers,
 	[RENDER_WHY] = why_renderers,
+	[RENDER_BRANCHES] = branches_renderers,
 };
 
 const struct renderer *render_table(enum render_kind k)

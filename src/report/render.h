@@ -30,6 +30,7 @@ struct tdp_err;
 enum render_kind {
 	RENDER_TOPDOWN = 0, /* struct topdown_report (report/topdown.h) */
 	RENDER_WHY,         /* struct why_report (report/why.h) */
+	RENDER_BRANCHES,    /* struct branches_report (report/branches.h) */
 	RENDER_KINDS,
 };
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""--format on the commands that render through report/render.h (topdown, why):
---format=json is the document --json prints, --format=text the default text,
--o FILE gets the same bytes, and a format the command has not, or --json with
-another --format, is a usage error (exit 2)."""
+"""--format on the commands that render through report/render.h (topdown, why,
+branches report): --format=json is the document --json prints (and csv, folded
+their aliases' output), --format=text the default text, -o FILE gets the same
+bytes, and a format the command has not, or an alias with another --format, is
+a usage error (exit 2)."""
 import json
 import os
 import tempfile
@@ -84,6 +85,21 @@ def test_bad_format():
         tdp.expect_exit(r, 2)
     finally:
         os.unlink(path)
+
+
+def test_branches_report_aliases():
+    data = tdp.shared("perfdata", "perf.data.branch_stack_spec")
+    for fmt in ("json", "csv", "folded"):
+        a = tdp.run("branches", "report", "-i", data, "--" + fmt, "-n", "5")
+        b = tdp.run("branches", "report", "-i", data, "--format=" + fmt, "-n", "5")
+        tdp.expect_exit(a, 0)
+        tdp.check(a.out == b.out and a.out, "--format=%s and --%s differ" % (fmt, fmt), b)
+    a = tdp.run("branches", "report", "-i", data, "-n", "5")
+    b = tdp.run("branches", "report", "-i", data, "--format=text", "-n", "5")
+    tdp.check(a.out == b.out, "--format=text differs from the default", b)
+    r = tdp.run("branches", "report", "-i", data, "--csv", "--format=json")
+    tdp.expect_exit(r, 2)
+    tdp.expect_in("--format=csv", r.err, "stderr", r)
 
 
 tdp.main(globals())
