@@ -247,13 +247,10 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	r.view = parse_view(o->by);
 	r.timing_reason = timing_reason(&res, &li, feat);
 	rc = render_find(RENDER_BRANCHES, o->format)->render(out, &r, &err);
-	if (!rc && o->html) {
-		struct html_opts ho = HTML_OPTS_INIT;
-
-		rc = html_write(o->html, json_doc, &r, &ho, &err);
-	}
 	if (rc)
 		goto fail;
+	if (o->html)
+		status = output_html(o->html, json_doc, &r);
 	goto out;
 fail:
 	if (rc == TDP_ENOENT && !err.hint[0] && !p)

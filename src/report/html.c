@@ -459,16 +459,3 @@ int html_print_json(FILE *out, html_json_fn *fn, const void *arg, const char *na
 	strbuf_release(&json);
 	return ret;
 }
-
-int html_write(const char *path, html_json_fn *fn, const void *arg, const struct html_opts *o, struct tdp_err *err)
-{
-	FILE *f = fopen(path, "we");
-	int ret;
-
-	if (!f)
-		return tdp_err_set(err, TDP_EUSAGE, "cannot open '%s' for writing: %s", path, strerror(errno));
-	ret = html_print_json(f, fn, arg, path, o, err);
-	if (fclose(f) && !ret)
-		ret = tdp_err_set(err, TDP_EIO, "cannot write '%s': %s", path, strerror(errno));
-	return ret;
-}
