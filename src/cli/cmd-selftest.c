@@ -170,9 +170,9 @@ static void run_one(const struct example *e, enum tdp_backend b, const char *mac
 	diag_init(&d);
 	msg_progress("selftest: %s (%s%s%s)", e->name, e->binary, e->arg ? " " : "", e->arg ? e->arg : "");
 	if (b == BACKEND_SIM) {
-		struct backend_sim s;
+		struct measure_sim s;
 
-		backend_sim_init(&s);
+		measure_sim_init(&s);
 		rc = backend_sim_machine("selftest", machine, &s.machine);
 		saved = quiet_stdout();
 		if (!rc)
@@ -185,11 +185,11 @@ static void run_one(const struct example *e, enum tdp_backend b, const char *mac
 			snprintf(o->error, sizeof(o->error), "%s", err.msg);
 		else if (rc)
 			snprintf(o->error, sizeof(o->error), "the run failed (exit %d)", rc);
-		backend_sim_release(&s);
+		measure_sim_release(&s);
 	} else {
-		struct backend_pmu p;
+		struct measure_pmu p;
 
-		backend_pmu_init(&p);
+		measure_pmu_init(&p);
 		saved = quiet_stdout();
 		rc = backend_pmu_run(argv, 2, &p);
 		restore_stdout(saved);
@@ -198,7 +198,7 @@ static void run_one(const struct example *e, enum tdp_backend b, const char *mac
 			snprintf(o->error, sizeof(o->error), "the run failed (exit %d)", rc);
 		else if (diag_from_counts(&d, BACKEND_PMU, &p.res.counts, &p.tree, &dop, &err))
 			snprintf(o->error, sizeof(o->error), "%s", err.msg);
-		backend_pmu_release(&p);
+		measure_pmu_release(&p);
 	}
 	if (!o->error[0])
 		judge(o, e, &d);

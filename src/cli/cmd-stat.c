@@ -224,7 +224,7 @@ out:
  */
 static int run_sim(char *const *argv, const char *machine, const char *out_path, bool json, const char *sep)
 {
-	struct backend_sim s;
+	struct measure_sim s;
 	struct countset cs = COUNTSET_INIT;
 	struct pmu_session_result none = PMU_SESSION_RESULT_INIT;
 	struct stat_report rep = { 0 };
@@ -233,7 +233,7 @@ static int run_sim(char *const *argv, const char *machine, const char *out_path,
 	FILE *out = stdout;
 	int rc;
 
-	backend_sim_init(&s);
+	measure_sim_init(&s);
 	rc = backend_sim_machine("stat", machine, &s.machine);
 	s.stdout_to_stderr = json && !out_path;
 	if (!rc)
@@ -277,7 +277,7 @@ out:
 	strbuf_release(&target);
 	strbuf_release(&note);
 	countset_release(&cs);
-	backend_sim_release(&s);
+	measure_sim_release(&s);
 	return rc;
 }
 

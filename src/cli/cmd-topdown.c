@@ -485,7 +485,7 @@ out:
 }
 
 /* The simulated runs of -r N (measure/series.h: the deterministic rule). *tree is the last run's. */
-static int sim_runs(const struct topdown_opts *to, char *const *argv, struct backend_sim *s,
+static int sim_runs(const struct topdown_opts *to, char *const *argv, struct measure_sim *s,
 		    struct metric_tree *tree, struct model_runs *runs)
 {
 	struct measure_series ser;
@@ -497,7 +497,7 @@ static int sim_runs(const struct topdown_opts *to, char *const *argv, struct bac
 		bool stop;
 
 		if (i) {
-			backend_sim_release(s);
+			measure_sim_release(s);
 			msg_progress("run %zu of %zu", i + 1, ser.n);
 		}
 		rc = backend_sim_run(argv, s);
@@ -520,14 +520,14 @@ static int sim_runs(const struct topdown_opts *to, char *const *argv, struct bac
 /* --backend=sim: the simulation's level-1 estimate (and the level-2 nodes it determines) as the tree. */
 static int run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx)
 {
-	struct backend_sim s;
+	struct measure_sim s;
 	struct metric_tree tree, mean;
 	struct model_runs runs = MODEL_RUNS_INIT;
 	struct topdown_report r = { 0 };
 	struct strbuf src = STRBUF_INIT;
 	int rc;
 
-	backend_sim_init(&s);
+	measure_sim_init(&s);
 	rc = backend_sim_machine("topdown", to->sim_machine, &s.machine);
 	s.stdout_to_stderr = to->json && !to->out_path;
 	if (!rc)
@@ -553,7 +553,7 @@ static int run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_
 out:
 	strbuf_release(&src);
 	model_runs_release(&runs);
-	backend_sim_release(&s);
+	measure_sim_release(&s);
 	return rc;
 }
 

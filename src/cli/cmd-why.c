@@ -162,7 +162,7 @@ static bool divert(const struct why_opts *wo)
 
 static int run_sim(const struct why_opts *wo, char *const *argv, const char *command, struct tdp_ctx *ctx)
 {
-	struct backend_sim s;
+	struct measure_sim s;
 	struct diag d;
 	struct diag_opts o = { 0 };
 	struct tdp_err err = TDP_ERR_INIT;
@@ -172,7 +172,7 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 	char *exe = NULL, cwd[4096];
 	int rc, ret;
 
-	backend_sim_init(&s);
+	measure_sim_init(&s);
 	diag_init(&d);
 	measure_series_init(&ser, wo->repeat, true, &runs);
 	rc = backend_sim_machine("why", wo->machine, &s.machine);
@@ -186,7 +186,7 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 		if (i) {
 			diag_release(&d);
 			diag_init(&d);
-			backend_sim_release(&s);
+			measure_sim_release(&s);
 			msg_progress("run %zu of %zu", i + 1, ser.n);
 		}
 		rc = backend_sim_run(argv, &s);
@@ -219,13 +219,13 @@ out:
 	tdp_free(exe);
 	diag_release(&d);
 	model_runs_release(&runs);
-	backend_sim_release(&s);
+	measure_sim_release(&s);
 	return rc;
 }
 
 static int run_pmu(const struct why_opts *wo, char *const *argv, const char *command, struct tdp_ctx *ctx)
 {
-	struct backend_pmu p;
+	struct measure_pmu p;
 	struct diag d;
 	struct diag_opts o = { 0 };
 	struct why_report r = { 0 };
@@ -235,7 +235,7 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 	int rc = EXIT_OK, saved;
 	char *exe = wo->no_drill ? NULL : tdp_find_program_abs(argv[0], getenv("PATH")), cwd[4096];
 
-	backend_pmu_init(&p);
+	measure_pmu_init(&p);
 	diag_init(&d);
 	measure_series_init(&ser, wo->repeat, false, &runs);
 	fill_opts(&o, wo, exe, exe && getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);
@@ -243,8 +243,8 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 		if (i) {
 			diag_release(&d);
 			diag_init(&d);
-			backend_pmu_release(&p);
-			backend_pmu_init(&p);
+			measure_pmu_release(&p);
+			measure_pmu_init(&p);
 			msg_progress("run %zu of %zu", i + 1, ser.n);
 		}
 		saved = backend_divert_stdout(divert(wo));
@@ -279,7 +279,7 @@ out:
 	tdp_free(exe);
 	diag_release(&d);
 	model_runs_release(&runs);
-	backend_pmu_release(&p);
+	measure_pmu_release(&p);
 	return rc;
 }
 
