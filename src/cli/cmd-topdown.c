@@ -18,12 +18,11 @@
 #include "cpu/cpu.h"
 #include "import/import.h"
 #include "measure/series.h"
+#include "measure/topdown.h"
 #include "model/groups.h"
 #include "model/live.h"
 #include "model/model.h"
 #include "model/stats.h"
-#include "pmu/event.h"
-#include "pmu/session.h"
 #include "report/topdown.h"
 
 #include <errno.h>
@@ -306,91 +305,30 @@ static int live_model(const struct topdown_opts *to, const struct cpu_system *sy
 	return EXIT_OK;
 }
 
-/* The groups of a live run of model m. */
-static int plan_events(const struct model *m, const struct model_eval_opts *o, const struct groups_budget *b,
-		       struct groups_plan *plan, struct tdp_err *err)
+static void note_progress(const char *line)
 {
-	struct model_compiled *mc;
-	int ret = model_compile(m, &mc, err);
-
-	if (!ret)
-		ret = model_plan(mc, o, b, plan, err);
-	model_compiled_free(mc);
-	return ret;
+	msg_progress("%s", line);
 }
 
-#define TOPDOWN_MAX_SETS 64 /* groups of one live run */
-
-/* Parse the event list of groups [first, first + nr) of a plan (all of them with nr = SIZE_MAX). */
-static int parse_groups(const struct model *m, const struct groups_plan *p, size_t first, size_t nr,
-			struct strbuf *spec, struct pmu_event_list *out, struct tdp_err *err)
-{
-	struct pmu_env penv = PMU_ENV_INIT;
-
-	strbuf_reset(spec);
-	model_plan_spec(m, p, first, nr, spec);
-	if (strbuf_failed(spec))
-		return tdp_err_oom(err);
-	return pmu_event_list_parse(out, spec->buf, &penv, err);
-}
-
-/*
- * Count the sets over the workload once, or -r N times keeping each run's tree of
- * model m in runs (res then holds the last run's counts, for the groups section).
- * A run interrupted by a signal ends the series.
- */
-static int run_sessions(const struct topdown_opts *to, const struct pmu_event_list *const *sets, size_t nr_sets,
-			const struct pmu_session_opts *so, const struct model *m, const struct model_eval_opts *o,
-			struct pmu_session_result *res, struct model_runs *runs, struct tdp_err *err)
-{
-	struct measure_series ser;
-	int ret = 0;
-
-	measure_series_init(&ser, to->repeat, false, runs);
-	for (size_t i = 0; i < ser.n && !ret; i++) {
-		struct metric_tree t;
-		bool stop = false;
-
-		if (i) {
-			pmu_session_result_release(res);
-			msg_progress("run %zu of %zu", i + 1, ser.n);
-		}
-		ret = to->no_multiplex ? pmu_session_run_sets(sets, nr_sets, so, res, err)
-				       : pmu_session_run(sets[0], so, res, err);
-		if (ret || ser.n == 1)
-			break;
-		res->counts.backend = BACKEND_PMU;
-		ret = model_evaluate(m, &res->counts, o, &t, err);
-		if (!ret)
-			ret = measure_series_add(&ser, &t, &stop, err);
-		if (stop || res->signal)
-			break;
-	}
-	return ret;
-}
-
+/* The tree of a counted run (model/live.h chooses the model, measure/topdown.h counts). */
 static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx)
 {
+	static const struct measure_notify notify = { note_progress, NULL };
 	struct cpu_env env = CPU_ENV_INIT;
 	struct cpu_system sys;
 	struct tdp_err err = TDP_ERR_INIT;
-	const struct model *m = NULL, *models[TOPDOWN_MAX_TREES];
+	const struct model *m = NULL;
 	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
 	struct groups_budget b;
-	struct groups_plan plans[TOPDOWN_MAX_TREES] = { GROUPS_PLAN_INIT, GROUPS_PLAN_INIT };
-	struct pmu_event_list lists[TOPDOWN_MAX_SETS];
-	const struct pmu_event_list *sets[TOPDOWN_MAX_SETS];
-	size_t nr_models = 1, nr_sets = 0;
-	struct pmu_session_opts so = PMU_SESSION_OPTS_INIT;
-	struct pmu_session_result res = PMU_SESSION_RESULT_INIT;
+	struct measure_topdown t;
+	struct measure_topdown_opts mo = { .nr_models = 1, .eo = &o, .budget = &b, .argv = argv,
+					   .no_multiplex = to->no_multiplex, .repeat = to->repeat };
 	struct metric_tree trees[TOPDOWN_MAX_TREES], mean;
-	struct model_runs runs = MODEL_RUNS_INIT;
 	struct topdown_report r = { 0 };
-	struct strbuf spec = STRBUF_INIT, cmd = STRBUF_INIT;
-	int ret = 0, rc = EXIT_ANALYSIS;
+	struct strbuf cmd = STRBUF_INIT;
+	int ret, rc = EXIT_ANALYSIS;
 
-	for (size_t i = 0; i < TOPDOWN_MAX_SETS; i++)
-		lists[i] = (struct pmu_event_list)PMU_EVENT_LIST_INIT;
+	measure_topdown_init(&t);
 	ret = cpu_system_detect(&sys, &env, &err);
 	if (ret) {
 		msg_err(&err);
@@ -406,47 +344,18 @@ static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp
 	rc = live_model(to, &sys, &m, &o, &b);
 	if (rc)
 		goto out;
-	rc = EXIT_ANALYSIS;
 	o.max_level = to->level ? (int)to->level : 1;
-	models[0] = m;
+	mo.models[0] = m;
 	if (m->companion && sys.cpu.hybrid)
-		models[nr_models++] = m->companion;
-	for (size_t k = 0; k < nr_models && !ret; k++)
-		ret = plan_events(models[k], &o, &b, &plans[k], &err);
-	if (!ret && to->no_multiplex) {
-		/* one run per group: nothing shares the counters */
-		for (size_t k = 0; k < nr_models && !ret; k++)
-			for (size_t g = 0; g < plans[k].nr && !ret; g++) {
-				if (nr_sets >= TOPDOWN_MAX_SETS) {
-					ret = tdp_err_set(&err, TDP_ELIMIT, "the '%s' model needs more than %d groups",
-							  m->name, TOPDOWN_MAX_SETS);
-					break;
-				}
-				ret = parse_groups(models[k], &plans[k], g, 1, &spec, &lists[nr_sets], &err);
-				sets[nr_sets] = &lists[nr_sets];
-				nr_sets++;
-			}
-		so.argv = argv;
-		fflush(stdout);
-		if (!ret)
-			ret = run_sessions(to, sets, nr_sets, &so, m, &o, &res, &runs, &err);
-	} else if (!ret) {
-		/* every group in one list: the kernel rotates them when they do not all fit */
-		for (size_t k = 0; k < nr_models && !ret; k++)
-			ret = parse_groups(models[k], &plans[k], 0, plans[k].nr, &spec, &lists[0], &err);
-		so.argv = argv;
-		fflush(stdout);
-		sets[0] = &lists[0];
-		if (!ret)
-			ret = run_sessions(to, sets, 1, &so, m, &o, &res, &runs, &err);
-	}
+		mo.models[mo.nr_models++] = m->companion;
+	fflush(stdout); /* the workload shares it */
+	ret = measure_topdown_run(&mo, &t, &notify, &err);
 	if (ret) {
 		msg_err(&err);
 		rc = exitcode_from_err(ret);
 		goto out;
 	}
-	res.counts.backend = BACKEND_PMU;
-	rc = evaluate(m, &res.counts, &o, trees, &r.nr_trees);
+	rc = evaluate(m, &t.res.counts, &o, trees, &r.nr_trees);
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < r.nr_trees; i++)
@@ -457,28 +366,22 @@ static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp
 	r.source = cmd.buf;
 	r.backend = BACKEND_PMU;
 	r.level = o.max_level;
-	r.counts = &res.counts;
+	r.counts = &t.res.counts;
 	r.no_multiplex = to->no_multiplex;
-	r.runs = res.runs;
-	if ((plans[0].nr_split || plans[1].nr_split) && r.nr_notes < TOPDOWN_MAX_NOTES)
+	r.runs = t.res.runs;
+	if (t.split && r.nr_notes < TOPDOWN_MAX_NOTES)
 		r.notes[r.nr_notes++] = "some formulas need more events than the counters hold at once: their "
 					"events were counted in different groups (marked in the tree)";
-	if (runs.nr > 1 && r.nr_trees > 1 && r.nr_notes < TOPDOWN_MAX_NOTES)
+	if (t.runs.nr > 1 && r.nr_trees > 1 && r.nr_notes < TOPDOWN_MAX_NOTES)
 		r.notes[r.nr_notes++] = "-r: the means and intervals are of the first core type; the other core "
 					"type's tree is the last run's";
-	rc = use_means(&runs, &mean, &r);
+	rc = use_means(&t.runs, &mean, &r);
 	if (!rc)
 		rc = render(to, &r, ctx);
-	if (rc == EXIT_OK && res.workload_ran)
-		rc = exitcode_from_wait(res.wstatus);
+	if (rc == EXIT_OK && t.res.workload_ran)
+		rc = exitcode_from_wait(t.res.wstatus);
 out:
-	for (size_t i = 0; i < TOPDOWN_MAX_SETS; i++)
-		pmu_event_list_release(&lists[i]);
-	for (size_t k = 0; k < TOPDOWN_MAX_TREES; k++)
-		groups_plan_release(&plans[k]);
-	pmu_session_result_release(&res);
-	model_runs_release(&runs);
-	strbuf_release(&spec);
+	measure_topdown_release(&t);
 	strbuf_release(&cmd);
 	cpu_system_release(&sys);
 	return rc;
