@@ -148,6 +148,51 @@ static int json_doc(FILE *out, const void *r, struct tdp_err *err)
 	return ret;
 }
 
+/* The annotator's options; returns $HOME/.debug (free) when it is one of bid_dirs[2], else NULL. */
+static char *annot_opts(const struct report_opts *o, size_t top, const char **bid_dirs, struct branch_annot_opts *ao)
+{
+	const char *home = getenv("HOME");
+	char *debug_dir = NULL;
+
+	branch_annot_opts_init(ao);
+	ao->symfs = o->symfs;
+	ao->kallsyms = o->kallsyms;
+	ao->lines = o->source;
+	ao->disasm = o->disasm;
+	if (home && *home && (debug_dir = malloc(strlen(home) + sizeof("/.debug")))) {
+		memcpy(debug_dir, home, strlen(home));
+		memcpy(debug_dir + strlen(home), "/.debug", sizeof("/.debug"));
+		bid_dirs[0] = debug_dir;
+		ao->buildid_dirs = bid_dirs;
+	}
+	ao->block_insns = top ? top : SIZE_MAX; /* the blocks shown get their instructions counted */
+	return debug_dir;
+}
+
+/* The document of a loaded recording: where it came from and what it holds (recorder: its buffer). */
+static void fill_report(const struct report_opts *o, const struct perfdata_features *feat,
+			const struct branch_load_info *li, const struct branch_result *res, char *recorder,
+			size_t size, struct branches_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->file = o->input;
+	r->backend = recorded_by_tdprof(feat) ? "pmu" : "import";
+	if (recorded_by_tdprof(feat))
+		snprintf(recorder, size, "%s", feat->version ? feat->version : "tdprof");
+	else if (feat->version && feat->version[0])
+		snprintf(recorder, size, "perf %s", feat->version);
+	else
+		recorder[0] = 0;
+	r->recorded_by = recorder[0] ? recorder : NULL;
+	r->cpu = feat->cpudesc ? feat->cpudesc : feat->cpuid;
+	r->event = li->event_name;
+	r->res = res;
+	r->load = li;
+	r->sort = o->sort ? o->sort : "mispredicts";
+	r->view = parse_view(o->by);
+	r->timing_reason = timing_reason(res, li, feat);
+}
+
 /* Load, aggregate and annotate; then render into out. Returns an exit status. */
 static int run(const struct report_opts *o, struct strbuf *out)
 {
@@ -164,7 +209,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	const struct perfdata_features *feat;
 	enum branch_sort sort = BRANCH_SORT_MISPREDICTS;
 	char recorder[128], *debug_dir = NULL;
-	const char *bid_dirs[2] = { NULL, NULL }, *home = getenv("HOME");
+	const char *bid_dirs[2] = { NULL, NULL };
 	bool text = !o->json && !o->csv && !o->folded;
 	size_t top = o->top >= 0 ? (size_t)o->top : text ? TEXT_TOP_DEFAULT : 0; /* 0: all */
 	int rc, status = EXIT_OK;
@@ -181,18 +226,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	if (perfdata_is_unfinished(p))
 		msg_warning("'%s' is an unfinished recording (its header was never completed): reading the "
 			    "records it holds", o->input);
-	branch_annot_opts_init(&ao);
-	ao.symfs = o->symfs;
-	ao.kallsyms = o->kallsyms;
-	ao.lines = o->source;
-	ao.disasm = o->disasm;
-	if (home && *home && (debug_dir = malloc(strlen(home) + sizeof("/.debug")))) {
-		memcpy(debug_dir, home, strlen(home));
-		memcpy(debug_dir + strlen(home), "/.debug", sizeof("/.debug"));
-		bid_dirs[0] = debug_dir;
-		ao.buildid_dirs = bid_dirs;
-	}
-	ao.block_insns = top ? top : SIZE_MAX; /* the blocks shown get their instructions counted */
+	debug_dir = annot_opts(o, top, bid_dirs, &ao);
 	feat = perfdata_features(p);
 	rc = branch_agg_new(&agg, &err);
 	if (!rc)
@@ -226,26 +260,10 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	if (rc)
 		goto fail;
 
-	memset(&r, 0, sizeof(r));
-	r.file = o->input;
-	r.backend = recorded_by_tdprof(feat) ? "pmu" : "import";
-	if (recorded_by_tdprof(feat))
-		snprintf(recorder, sizeof(recorder), "%s", feat->version ? feat->version : "tdprof");
-	else if (feat->version && feat->version[0])
-		snprintf(recorder, sizeof(recorder), "perf %s", feat->version);
-	else
-		recorder[0] = 0;
-	r.recorded_by = recorder[0] ? recorder : NULL;
-	r.cpu = feat->cpudesc ? feat->cpudesc : feat->cpuid;
-	r.event = li.event_name;
-	r.res = &res;
-	r.load = &li;
+	fill_report(o, feat, &li, &res, recorder, sizeof(recorder), &r);
 	r.syms = branch_annot_symbols(an);
-	r.sort = o->sort ? o->sort : "mispredicts";
 	r.sort_executions = sort == BRANCH_SORT_EXECUTIONS;
 	r.top = top;
-	r.view = parse_view(o->by);
-	r.timing_reason = timing_reason(&res, &li, feat);
 	rc = render_find(RENDER_BRANCHES, o->format)->render(out, &r, &err);
 	if (rc)
 		goto fail;
