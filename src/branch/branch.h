@@ -141,6 +141,8 @@ struct branch_type_row {
 	uint64_t sites;
 	uint64_t executions;
 	uint64_t mispredicts;
+	double rate;           /* mispredicts per execution (0 without executions) */
+	double share;          /* its part of all mispredicted entries (0 without any) */
 };
 
 /** How sites are ranked. */

@@ -32,6 +32,9 @@ const struct metric_node *diag_largest_child(const struct metric_tree *t, const 
 /** Append v with thousands separators ("1,234,567"). */
 void diag_add_grouped(struct strbuf *sb, uint64_t v);
 
+/** Fill s's derived figures (branches, mispredicts, their rate, its share of d->totals' instructions). */
+void diag_site_derive(const struct diag *d, struct diag_site *s);
+
 /** part as a percentage of whole (0 when whole is 0). */
 double diag_pct(uint64_t part, uint64_t whole);
 

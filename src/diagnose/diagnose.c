@@ -136,6 +136,15 @@ void diag_add_grouped(struct strbuf *sb, uint64_t v)
 	strbuf_adds(sb, str_grouped_u64(v, buf, sizeof(buf)));
 }
 
+void diag_site_derive(const struct diag *d, struct diag_site *s)
+{
+	s->branches = s->c.cond_branches + s->c.ind_branches;
+	s->mispredicts = s->c.cond_mispredicts + s->c.ind_mispredicts;
+	s->mispredict_rate = s->branches ? 100.0 * (double)s->mispredicts / (double)s->branches : 0.0;
+	s->insn_share = d->totals.instructions ? 100.0 * (double)s->c.instructions / (double)d->totals.instructions
+					       : 0.0;
+}
+
 void diag_add_note(struct diag *d, const char *note)
 {
 	if (d->nr_notes < DIAG_MAX_NOTES)

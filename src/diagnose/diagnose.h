@@ -100,6 +100,11 @@ struct diag_site {
 			     * ranked by (drill-pmu.h) */
 	bool stream;        /* its data misses were costed as a sequential stream */
 	uint64_t samples;   /* PMU: IP samples at this line, or branch records from it; 0 (sim) */
+	/* derived (diag_site_derive()), for the renderers */
+	uint64_t branches;      /* conditional and indirect branches executed (or sampled) */
+	uint64_t mispredicts;   /* of those, mispredicted */
+	double mispredict_rate; /* percent of branches mispredicted; 0 without branches */
+	double insn_share;      /* percent of the scope's instructions (d->totals); 0 when unknown */
 };
 
 /* One function of the hot code footprint (Frontend). */

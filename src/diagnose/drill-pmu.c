@@ -438,6 +438,7 @@ static int make_sites(struct dpmu *s, struct tdp_err *err)
 		ds->c.cond_mispredicts = l->cond_mis;
 		ds->c.ind_branches = l->ind;
 		ds->c.ind_mispredicts = l->ind_mis;
+		diag_site_derive(d, ds);
 	}
 	return 0;
 }

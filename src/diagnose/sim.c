@@ -250,6 +250,7 @@ static int rank_sites(struct dsim *s, struct diag *d, enum sim_bucket b, struct 
 		ds->executions = ss->execs;
 		ds->share = s->est.cycles > 0 ? 100.0 * ss->cycles.v[b] / s->est.cycles : NAN;
 		ds->stream = ss->stream;
+		diag_site_derive(d, ds);
 	}
 	return 0;
 }

@@ -175,13 +175,12 @@ static void print_sampled_sites(FILE *out, const struct diag *d, size_t n)
 			"share");
 	for (size_t i = 0; i < n; i++) {
 		const struct diag_site *s = &d->sites[i];
-		uint64_t br = s->c.cond_branches + s->c.ind_branches, mis = s->c.cond_mispredicts + s->c.ind_mispredicts;
 
 		site_name(s, where, sizeof(where));
 		fprintf(out, "   %2zu  %-40s %-18.18s ", i + 1, where, s->function ? s->function : "???");
 		if (flags)
-			fprintf(out, "%13s %13s %5.1f%% %6.1f%%\n", str_grouped_u64(mis, a, sizeof(a)), str_grouped_u64(br, b, sizeof(b)),
-				br ? 100.0 * (double)mis / (double)br : 0.0, s->share);
+			fprintf(out, "%13s %13s %5.1f%% %6.1f%%\n", str_grouped_u64(s->mispredicts, a, sizeof(a)),
+				str_grouped_u64(s->branches, b, sizeof(b)), s->mispredict_rate, s->share);
 		else
 			fprintf(out, "%13s %6.1f%%\n", str_grouped_u64(s->samples, a, sizeof(a)), s->share);
 	}
@@ -225,28 +224,26 @@ static void print_sites(FILE *out, const struct diag *d, size_t max)
 		const struct diag_site *s = &d->sites[i];
 		const struct diag_counts *k = &s->c;
 		const char *fn = s->function ? s->function : "???";
-		uint64_t br = k->cond_branches + k->ind_branches, mis = k->cond_mispredicts + k->ind_mispredicts;
 
 		site_name(s, where, sizeof(where));
 		fprintf(out, "   %2zu  %-40s %-18.18s ", i + 1, where, fn);
 		switch (d->drill) {
 		case DIAG_DRILL_BRANCHES:
-			fprintf(out, "%13s %13s %5.1f%% %6.1f%%", str_grouped_u64(mis, a, sizeof(a)), str_grouped_u64(br, b, sizeof(b)),
-				br ? 100.0 * (double)mis / (double)br : 0.0, s->share);
+			fprintf(out, "%13s %13s %5.1f%% %6.1f%%", str_grouped_u64(s->mispredicts, a, sizeof(a)),
+				str_grouped_u64(s->branches, b, sizeof(b)), s->mispredict_rate, s->share);
 			break;
 		case DIAG_DRILL_ICACHE:
 			fprintf(out, "%13s %13s %13s %6.1f%%", str_grouped_u64(k->l1i_misses, a, sizeof(a)),
-				str_grouped_u64(k->ll_i_misses, b, sizeof(b)), str_grouped_u64(k->instructions, c, sizeof(c)), s->share);
+				str_grouped_u64(k->ll_i_misses, b, sizeof(b)), str_grouped_u64(k->instructions, c, sizeof(c)),
+				s->share);
 			break;
 		case DIAG_DRILL_MEMORY:
 			fprintf(out, "%13s %13s %13s %6.1f%%%s", str_grouped_u64(k->loads, a, sizeof(a)),
-				str_grouped_u64(k->l1d_misses, b, sizeof(b)), str_grouped_u64(k->ll_misses, c, sizeof(c)), s->share,
-				s->stream ? "  (stream)" : "");
+				str_grouped_u64(k->l1d_misses, b, sizeof(b)), str_grouped_u64(k->ll_misses, c, sizeof(c)),
+				s->share, s->stream ? "  (stream)" : "");
 			break;
 		default:
-			fprintf(out, "%13s %6.1f%% %6.1f%%", str_grouped_u64(k->instructions, a, sizeof(a)),
-				d->totals.instructions ? 100.0 * (double)k->instructions / (double)d->totals.instructions
-						       : 0.0,
+			fprintf(out, "%13s %6.1f%% %6.1f%%", str_grouped_u64(k->instructions, a, sizeof(a)), s->insn_share,
 				s->share);
 			break;
 		}
