@@ -8,6 +8,7 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "report/branches.h"
+#include "report/loop.h"
 #include "report/repeat.h"
 #include "report/topdown.h"
 #include "report/why.h"
@@ -130,10 +131,27 @@ static const struct renderer branches_renderers[] = {
 	{ NULL, NULL },
 };
 
+static int loop_text(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return loop_text_render(out, doc, err);
+}
+
+static int loop_json(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return loop_json_render(out, doc, err);
+}
+
+static const struct renderer loop_renderers[] = {
+	{ "text", loop_text },
+	{ "json", loop_json },
+	{ NULL, NULL },
+};
+
 static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_TOPDOWN] = topdown_renderers,
 	[RENDER_WHY] = why_renderers,
 	[RENDER_BRANCHES] = branches_renderers,
+	[RENDER_LOOP] = loop_renderers,
 };
 
 const struct renderer *render_table(enum render_kind k)

@@ -31,6 +31,7 @@ enum render_kind {
 	RENDER_TOPDOWN = 0, /* struct topdown_report (report/topdown.h) */
 	RENDER_WHY,         /* struct why_report (report/why.h) */
 	RENDER_BRANCHES,    /* struct branches_report (report/branches.h) */
+	RENDER_LOOP,        /* struct loop_report (report/loop.h) */
 	RENDER_KINDS,
 };
 
