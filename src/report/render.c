@@ -8,6 +8,8 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "report/branches.h"
+#include "report/diff.h"
+#include "report/info.h"
 #include "report/loop.h"
 #include "report/repeat.h"
 #include "report/topdown.h"
@@ -147,11 +149,60 @@ static const struct renderer loop_renderers[] = {
 	{ NULL, NULL },
 };
 
+static int info_text(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	report_info_text(out, doc);
+	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
+}
+
+static int info_json(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	int ret = report_info_json(out, doc, err);
+
+	return !ret && strbuf_failed(out) ? tdp_err_oom(err) : ret;
+}
+
+static const struct renderer info_renderers[] = {
+	{ "text", info_text },
+	{ "json", info_json },
+	{ NULL, NULL },
+};
+
+static int diff_text_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	(void)err;
+	diff_text_print(out, doc);
+	return 0;
+}
+
+static int diff_json_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	return diff_json_print(out, doc, err);
+}
+
+static int diff_text(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_capture(out, diff_text_file, doc, err);
+}
+
+static int diff_json(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_capture(out, diff_json_file, doc, err);
+}
+
+static const struct renderer diff_renderers[] = {
+	{ "text", diff_text },
+	{ "json", diff_json },
+	{ NULL, NULL },
+};
+
 static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_TOPDOWN] = topdown_renderers,
 	[RENDER_WHY] = why_renderers,
 	[RENDER_BRANCHES] = branches_renderers,
 	[RENDER_LOOP] = loop_renderers,
+	[RENDER_INFO] = info_renderers,
+	[RENDER_DIFF] = diff_renderers,
 };
 
 const struct renderer *render_table(enum render_kind k)

@@ -32,6 +32,8 @@ enum render_kind {
 	RENDER_WHY,         /* struct why_report (report/why.h) */
 	RENDER_BRANCHES,    /* struct branches_report (report/branches.h) */
 	RENDER_LOOP,        /* struct loop_report (report/loop.h) */
+	RENDER_INFO,        /* struct info_report (report/info.h) */
+	RENDER_DIFF,        /* struct diff_result (diff/diff.h; report/diff.h) */
 	RENDER_KINDS,
 };
 

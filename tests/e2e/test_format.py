@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """--format on the commands that render through report/render.h (topdown, why,
-branches report, loop): --format=json is the document --json prints (and csv, folded
+branches report, loop, info, diff): --format=json is the document --json prints (and csv, folded
 their aliases' output), --format=text the default text, -o FILE gets the same
 bytes, and a format the command has not, or an alias with another --format, is
 a usage error (exit 2)."""
@@ -83,11 +83,25 @@ def test_bad_format():
         tdp.expect_exit(r, 2)
         r = tdp.run("why", "--json", "--format=text", "--", "/bin/true")
         tdp.expect_exit(r, 2)
+        for argv in (("info", "--json", "--format=text"), ("diff", "a.json", "b.json", "--json", "--format=text")):
+            r = tdp.run(*argv)
+            tdp.expect_exit(r, 2)
+            tdp.expect_in("--format=json", r.err, "stderr", r)
         r = tdp.run("loop", "x.c", "--function", "f", "--json", "--format=text")
         tdp.expect_exit(r, 2)
         tdp.expect_in("--format=json", r.err, "stderr", r)
     finally:
         os.unlink(path)
+
+
+def test_info_formats():
+    a = tdp.run("info", "--json")
+    b = tdp.run("info", "--format=json")
+    tdp.expect_exit(b, 0)
+    tdp.check(a.out == b.out and json.loads(b.out), "info --format=json is not --json's document", b)
+    t = tdp.run("info", "--format", "text")
+    tdp.expect_exit(t, 0)
+    tdp.check(t.out == tdp.run("info").out, "info --format=text differs from the default", t)
 
 
 def test_branches_report_aliases():
