@@ -8,6 +8,7 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "report/json-util.h"
 
 static double num(json_t *o, const char *key)
 {
@@ -143,18 +144,8 @@ int loop_text_render(struct strbuf *out, const struct loop_report *r, struct tdp
 int loop_json_render(struct strbuf *out, const struct loop_report *r, struct tdp_err *err)
 {
 	json_t *doc = build_json(r->job, r->result, r->mca);
-	char *s = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
-	int ret = 0;
+	int ret = jdumps(out, doc, JSON_INDENT(2), err);
 
-	if (!s) {
-		ret = tdp_err_oom(err);
-	} else {
-		strbuf_adds(out, s);
-		strbuf_addch(out, '\n');
-		if (strbuf_failed(out))
-			ret = tdp_err_oom(err);
-	}
-	free(s); /* jansson's allocator is the C library's */
 	json_decref(doc);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include "report/info.h"
 #include "report/loop.h"
 #include "report/repeat.h"
+#include "report/selftest.h"
 #include "report/topdown.h"
 #include "report/why.h"
 
@@ -196,6 +197,22 @@ static const struct renderer diff_renderers[] = {
 	{ NULL, NULL },
 };
 
+static int selftest_text(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return selftest_text_render(out, doc, err);
+}
+
+static int selftest_json(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return selftest_json_render(out, doc, err);
+}
+
+static const struct renderer selftest_renderers[] = {
+	{ "text", selftest_text },
+	{ "json", selftest_json },
+	{ NULL, NULL },
+};
+
 static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_TOPDOWN] = topdown_renderers,
 	[RENDER_WHY] = why_renderers,
@@ -203,6 +220,7 @@ static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_LOOP] = loop_renderers,
 	[RENDER_INFO] = info_renderers,
 	[RENDER_DIFF] = diff_renderers,
+	[RENDER_SELFTEST] = selftest_renderers,
 };
 
 const struct renderer *render_table(enum render_kind k)

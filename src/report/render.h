@@ -34,6 +34,7 @@ enum render_kind {
 	RENDER_LOOP,        /* struct loop_report (report/loop.h) */
 	RENDER_INFO,        /* struct info_report (report/info.h) */
 	RENDER_DIFF,        /* struct diff_result (diff/diff.h; report/diff.h) */
+	RENDER_SELFTEST,    /* struct selftest_report (report/selftest.h) */
 	RENDER_KINDS,
 };
 

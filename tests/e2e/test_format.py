@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """--format on the commands that render through report/render.h (topdown, why,
-branches report, loop, info, diff): --format=json is the document --json prints (and csv, folded
+branches report, loop, info, diff, selftest): --format=json is the document --json prints (and csv, folded
 their aliases' output), --format=text the default text, -o FILE gets the same
 bytes, and a format the command has not, or an alias with another --format, is
 a usage error (exit 2)."""
@@ -83,7 +83,8 @@ def test_bad_format():
         tdp.expect_exit(r, 2)
         r = tdp.run("why", "--json", "--format=text", "--", "/bin/true")
         tdp.expect_exit(r, 2)
-        for argv in (("info", "--json", "--format=text"), ("diff", "a.json", "b.json", "--json", "--format=text")):
+        for argv in (("info", "--json", "--format=text"), ("diff", "a.json", "b.json", "--json", "--format=text"),
+                     ("selftest", "--json", "--format=text")):
             r = tdp.run(*argv)
             tdp.expect_exit(r, 2)
             tdp.expect_in("--format=json", r.err, "stderr", r)
