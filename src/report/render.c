@@ -10,6 +10,7 @@
 #include "report/branches.h"
 #include "report/diff.h"
 #include "report/info.h"
+#include "report/list.h"
 #include "report/loop.h"
 #include "report/repeat.h"
 #include "report/selftest.h"
@@ -213,6 +214,22 @@ static const struct renderer selftest_renderers[] = {
 	{ NULL, NULL },
 };
 
+static int list_text(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return list_text_render(out, doc, err);
+}
+
+static int list_json(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return list_json_render(out, doc, err);
+}
+
+static const struct renderer list_renderers[] = {
+	{ "text", list_text },
+	{ "json", list_json },
+	{ NULL, NULL },
+};
+
 static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_TOPDOWN] = topdown_renderers,
 	[RENDER_WHY] = why_renderers,
@@ -221,6 +238,7 @@ static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_INFO] = info_renderers,
 	[RENDER_DIFF] = diff_renderers,
 	[RENDER_SELFTEST] = selftest_renderers,
+	[RENDER_LIST] = list_renderers,
 };
 
 const struct renderer *render_table(enum render_kind k)

@@ -35,6 +35,7 @@ enum render_kind {
 	RENDER_INFO,        /* struct info_report (report/info.h) */
 	RENDER_DIFF,        /* struct diff_result (diff/diff.h; report/diff.h) */
 	RENDER_SELFTEST,    /* struct selftest_report (report/selftest.h) */
+	RENDER_LIST,        /* struct list_report (report/list.h) */
 	RENDER_KINDS,
 };
 
