@@ -106,11 +106,12 @@ static int list_known_events(bool json)
 
 int cmd_list(int argc, char **argv, struct tdp_ctx *ctx)
 {
-	const char *cpu = NULL, *what = "models";
+	const char *cpu = NULL, *what = "models", *format = NULL;
 	bool json = false;
 	struct opt opts[] = {
 		OPT_STRING(0, "cpu", &cpu, "MODEL", "metrics or events of this model only"),
-		OPT_BOOL(0, "json", &json, "one JSON document"),
+		OPT_CHOICE(0, "format", &format, "text|json", "the list's format (default text)"),
+		OPT_BOOL(0, "json", &json, "one JSON document (--format=json)"),
 		OPT_END(),
 	};
 	int i;
@@ -129,6 +130,9 @@ int cmd_list(int argc, char **argv, struct tdp_ctx *ctx)
 		what = argv[i++];
 	if (i < argc)
 		return msg_usage("list", "unexpected argument '%s'", argv[i]);
+	if (!(format = output_format("list", format, json ? "json" : NULL, "text")))
+		return EXIT_USAGE;
+	json = !strcmp(format, "json");
 	if (!strcmp(what, "models")) {
 		if (cpu)
 			return msg_usage("list", "'--cpu' applies to 'list metrics' and 'list events'");
