@@ -95,7 +95,7 @@ def test_bad_format():
         os.unlink(path)
 
 
-def test_info_formats():
+def test_info_and_list_formats():
     a = tdp.run("info", "--json")
     b = tdp.run("info", "--format=json")
     tdp.expect_exit(b, 0)
