@@ -9,6 +9,7 @@
 #include "base/strbuf.h"
 #include "report/branches.h"
 #include "report/diff.h"
+#include "report/explain.h"
 #include "report/info.h"
 #include "report/list.h"
 #include "report/loop.h"
@@ -230,6 +231,22 @@ static const struct renderer list_renderers[] = {
 	{ NULL, NULL },
 };
 
+static int explain_text(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return explain_text_render(out, doc, err);
+}
+
+static int explain_json(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return explain_json_render(out, doc, err);
+}
+
+static const struct renderer explain_renderers[] = {
+	{ "text", explain_text },
+	{ "json", explain_json },
+	{ NULL, NULL },
+};
+
 static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_TOPDOWN] = topdown_renderers,
 	[RENDER_WHY] = why_renderers,
@@ -239,6 +256,7 @@ static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_DIFF] = diff_renderers,
 	[RENDER_SELFTEST] = selftest_renderers,
 	[RENDER_LIST] = list_renderers,
+	[RENDER_EXPLAIN] = explain_renderers,
 };
 
 const struct renderer *render_table(enum render_kind k)

@@ -36,6 +36,7 @@ enum render_kind {
 	RENDER_DIFF,        /* struct diff_result (diff/diff.h; report/diff.h) */
 	RENDER_SELFTEST,    /* struct selftest_report (report/selftest.h) */
 	RENDER_LIST,        /* struct list_report (report/list.h) */
+	RENDER_EXPLAIN,     /* struct explain_report (report/explain.h) */
 	RENDER_KINDS,
 };
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """--format on the commands that render through report/render.h (topdown, why,
-branches report, loop, info, diff, selftest, list): --format=json is the document --json prints (and csv, folded
+branches report, loop, info, diff, selftest, list, explain): --format=json is the document --json prints (and csv, folded
 their aliases' output), --format=text the default text, -o FILE gets the same
 bytes, and a format the command has not, or an alias with another --format, is
 a usage error (exit 2)."""
@@ -84,7 +84,8 @@ def test_bad_format():
         r = tdp.run("why", "--json", "--format=text", "--", "/bin/true")
         tdp.expect_exit(r, 2)
         for argv in (("info", "--json", "--format=text"), ("diff", "a.json", "b.json", "--json", "--format=text"),
-                     ("selftest", "--json", "--format=text"), ("list", "--json", "--format=text")):
+                     ("selftest", "--json", "--format=text"), ("list", "--json", "--format=text"),
+                     ("explain", "retiring", "--json", "--format=text")):
             r = tdp.run(*argv)
             tdp.expect_exit(r, 2)
             tdp.expect_in("--format=json", r.err, "stderr", r)
@@ -95,12 +96,13 @@ def test_bad_format():
         os.unlink(path)
 
 
-def test_info_and_list_formats():
+def test_info_list_explain_formats():
     a = tdp.run("info", "--json")
     b = tdp.run("info", "--format=json")
     tdp.expect_exit(b, 0)
     tdp.check(a.out == b.out and json.loads(b.out), "info --format=json is not --json's document", b)
-    for argv in (("list",), ("list", "metrics", "--cpu", "zen4"), ("list", "events", "--cpu", "icelakex")):
+    for argv in (("list",), ("list", "metrics", "--cpu", "zen4"), ("list", "events", "--cpu", "icelakex"),
+                 ("explain",), ("explain", "retiring")):
         a = tdp.run(*argv, "--json")
         b = tdp.run(*argv, "--format=json")
         tdp.expect_exit(b, 0)
