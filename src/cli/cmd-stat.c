@@ -302,7 +302,7 @@ static const char *stat_no_sim_why(bool has_cmd, const char *events, bool attach
 
 struct stat_opts {
 	char *events;
-	const char *sep, *out_path, *pid_s, *tid_s, *cpu_list, *backend, *sim_machine;
+	const char *sep, *out_path, *pid_s, *tid_s, *cpu_list, *backend, *sim_machine, *format;
 	long repeat, interval;
 	bool json, all_cpus, no_inherit;
 };
@@ -494,7 +494,8 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_STRING('C', "cpu", &o.cpu_list, "LIST", "these CPUs, e.g. 0-3,6 (with CMD: while it runs)"),
 		OPT_GROUP("output"),
 		OPT_STRING('x', "field-separator", &o.sep, "SEP", "perf stat's CSV layout with SEP between fields"),
-		OPT_BOOL(0, "json", &o.json, "one JSON document"),
+		OPT_CHOICE(0, "format", &o.format, "text|json|csv", "the output's format (default text; csv: '-x ,')"),
+		OPT_BOOL(0, "json", &o.json, "one JSON document (--format=json)"),
 		OPT_STRING('o', "output", &o.out_path, "FILE", "write the results to FILE instead of stdout"),
 		OPT_END(),
 	};
@@ -510,6 +511,18 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 		goto out;
 	}
 	so.argv = i < argc ? argv + i : NULL;
+	/* --format: json is --json, csv is perf's CSV layout (-x SEP, ',' unless given) */
+	if (!(o.format = output_format("stat", o.format, o.json ? "json" : NULL, o.sep ? "csv" : "text"))) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (o.sep && !o.json && strcmp(o.format, "csv")) {
+		rc = msg_usage("stat", "'-x' is the CSV layout: it cannot go with '--format=%s'", o.format);
+		goto out;
+	}
+	o.json = !strcmp(o.format, "json");
+	if (!strcmp(o.format, "csv") && !o.sep)
+		o.sep = ",";
 	rc = check_usage(&o, &so);
 	if (rc)
 		goto out;

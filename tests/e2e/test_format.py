@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """--format on the commands that render through report/render.h (topdown, why,
-branches report, loop, info, diff, selftest, list, explain): --format=json is the document --json prints (and csv, folded
+branches report, loop, info, diff, selftest, list, explain; and stat): --format=json is the document --json prints (and csv, folded
 their aliases' output), --format=text the default text, -o FILE gets the same
 bytes, and a format the command has not, or an alias with another --format, is
 a usage error (exit 2)."""
@@ -110,6 +110,23 @@ def test_info_list_explain_formats():
     t = tdp.run("info", "--format", "text")
     tdp.expect_exit(t, 0)
     tdp.check(t.out == tdp.run("info").out, "info --format=text differs from the default", t)
+
+
+def test_stat_formats():
+    a = tdp.run("stat", "-x,", "-e", "task-clock", "--", "/bin/true")
+    b = tdp.run("stat", "--format=csv", "-e", "task-clock", "--", "/bin/true")
+    tdp.expect_exit(b, 0)
+    fields = lambda r: [ln.split(",")[1:3] for ln in r.out.splitlines() if ln]
+    tdp.check(fields(a) == fields(b) == [["msec", "task-clock"]], "--format=csv is not -x,'s layout", b)
+    j = tdp.run("stat", "--format=json", "-e", "task-clock", "--", "/bin/true")
+    tdp.expect_exit(j, 0)
+    tdp.check([e["event"] for e in json.loads(j.out)["events"]] == ["task-clock"], "--format=json", j)
+    r = tdp.run("stat", "-x,", "--format=text", "--", "/bin/true")
+    tdp.expect_exit(r, 2)
+    tdp.expect_in("'-x' is the CSV layout", r.err, "stderr", r)
+    r = tdp.run("stat", "-x,", "--json", "--", "/bin/true")
+    tdp.expect_exit(r, 2)
+    tdp.expect_in("cannot be used together", r.err, "stderr", r)
 
 
 def test_branches_report_aliases():
