@@ -104,48 +104,19 @@ static int unknown_model(const char *name)
 	return EXIT_USAGE;
 }
 
-/*
- * The model of an import: --cpu, or the one model whose level 1 the events fit
- * (a cycle-accounting model: both its buckets), preferring among those the ones
- * whose level 2 they fit best (cmask=0x6 is Zen 4's, 0x8 Zen 5's); a hybrid's
- * E-core model goes with its P-core model.
- */
+/* The model of an import: --cpu, or the one model_infer_import() finds; the usage error when none or several. */
 static int import_model(const struct countset *cs, const char *cpu, const char *path, const struct model **out)
 {
-	size_t nr, nfit = 0, nbest = 0;
+	size_t nr, nbest;
 	const struct model *const *all = model_all(&nr);
-	const struct model *fit[64];
-	int l2[64], best = -1;
+	const struct model *fit[MODEL_INFER_MAX];
 	struct strbuf names = STRBUF_INIT;
 
 	if (cpu) {
 		*out = model_find(cpu);
 		return *out ? 0 : unknown_model(cpu);
 	}
-	for (size_t i = 0; i < nr && nfit < 64; i++) {
-		struct model_compiled *mc;
-		int full = all[i]->kind == MODEL_KIND_SLOTS ? 4 : 2, cov1, cov2;
-
-		if (model_compile(all[i], &mc, NULL))
-			continue;
-		cov1 = model_coverage(mc, cs, 1);
-		cov2 = model_coverage(mc, cs, 2);
-		model_compiled_free(mc);
-		if (cov1 == full) {
-			l2[nfit] = cov2;
-			fit[nfit++] = all[i];
-		}
-	}
-	for (size_t i = 0; i < nfit; i++)
-		for (size_t j = 0; j < nfit; j++)
-			if (j != i && fit[i]->companion == fit[j] && fit[i]->core_type &&
-			    !strcmp(fit[i]->core_type, "E-core"))
-				l2[i] = -1;
-	for (size_t i = 0; i < nfit; i++)
-		best = l2[i] > best ? l2[i] : best;
-	for (size_t i = 0; i < nfit; i++)
-		if (l2[i] == best)
-			fit[nbest++] = fit[i];
+	nbest = model_infer_import(cs, fit);
 	if (nbest == 1) {
 		*out = fit[0];
 		return 0;
