@@ -820,16 +820,18 @@ static void test_classification(void **state)
 	assert_string_equal(model_node_label("bad_speculation"), "Bad Speculation");
 }
 
+/* Zen 4's and Zen 5's level-1 events (the same names on both). */
+static const struct row zen[] = {
+	{ "ls_not_halted_cyc", 1000, 0, COUNT_OK },
+	{ "de_no_dispatch_per_slot.no_ops_from_frontend", 600, 0, COUNT_OK },
+	{ "de_src_op_disp.all", 3300, 0, COUNT_OK },
+	{ "ex_ret_ops", 3000, 0, COUNT_OK },
+	{ "de_no_dispatch_per_slot.backend_stalls", 1800, 0, COUNT_OK },
+	ROWS_END,
+};
+
 static void test_coverage_for_inference(void **state)
 {
-	static const struct row zen[] = {
-		{ "ls_not_halted_cyc", 1000, 0, COUNT_OK },
-		{ "de_no_dispatch_per_slot.no_ops_from_frontend", 600, 0, COUNT_OK },
-		{ "de_src_op_disp.all", 3300, 0, COUNT_OK },
-		{ "ex_ret_ops", 3000, 0, COUNT_OK },
-		{ "de_no_dispatch_per_slot.backend_stalls", 1800, 0, COUNT_OK },
-		ROWS_END,
-	};
 	struct countset cs = COUNTSET_INIT;
 	struct model_compiled *mc;
 
@@ -850,14 +852,6 @@ static void test_coverage_for_inference(void **state)
 /* model_infer_import(): Zen 4/5's level-1 events fit both; nothing fits an unrelated event. */
 static void test_infer_import(void **state)
 {
-	static const struct row zen[] = {
-		{ "ls_not_halted_cyc", 1000, 0, COUNT_OK },
-		{ "de_no_dispatch_per_slot.no_ops_from_frontend", 600, 0, COUNT_OK },
-		{ "de_src_op_disp.all", 3300, 0, COUNT_OK },
-		{ "ex_ret_ops", 3000, 0, COUNT_OK },
-		{ "de_no_dispatch_per_slot.backend_stalls", 1800, 0, COUNT_OK },
-		ROWS_END,
-	};
 	static const struct row other[] = {
 		{ "task-clock", 1000, 0, COUNT_OK },
 		ROWS_END,
