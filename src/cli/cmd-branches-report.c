@@ -101,39 +101,6 @@ static enum branches_view parse_view(const char *by)
 	return BRANCHES_VIEW_BLOCK;
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-/*
- * Who recorded the file: `tdprof branches record` writes its own path first in
- * the CMDLINE feature and "tdprof-VERSION" as the VERSION feature.
- */
-static bool recorded_by_tdprof(const struct perfdata_features *f)
-{
-	return (f->nr_cmdline && f->cmdline[0] && !strncmp(basename_of(f->cmdline[0]), "tdprof", 6)) ||
-	       (f->version && !strncmp(f->version, "tdprof", 6));
-}
-
-static const char *timing_reason(const struct branch_result *res, const struct branch_load_info *li,
-				 const struct perfdata_features *f)
-{
-	if (res->has_timing)
-		return NULL;
-	if (li->spe.present)
-		return "no timing in this recording: Arm SPE records latencies per sampled operation, not LBR "
-		       "cycles between branches";
-	if (!res->counts.branch_entries)
-		return "no timing in this recording: it holds no branch entries";
-	if (f->cpuid && !strncmp(f->cpuid, "AuthenticAMD", 12))
-		return "no timing in this recording: every cycles field is 0 (AMD LbrExtV2 and BRS record none)";
-	return "no timing in this recording: every cycles field is 0 (the hardware or the branch filter "
-	       "recorded no LBR cycles)";
-}
-
 /* The JSON document of r into out (for --html, which draws the page from it). */
 static int json_doc(FILE *out, const void *r, struct tdp_err *err)
 {
@@ -176,8 +143,8 @@ static void fill_report(const struct report_opts *o, const struct perfdata_featu
 {
 	memset(r, 0, sizeof(*r));
 	r->file = o->input;
-	r->backend = recorded_by_tdprof(feat) ? "pmu" : "import";
-	if (recorded_by_tdprof(feat))
+	r->backend = branch_recorded_by_tdprof(feat) ? "pmu" : "import";
+	if (branch_recorded_by_tdprof(feat))
 		snprintf(recorder, size, "%s", feat->version ? feat->version : "tdprof");
 	else if (feat->version && feat->version[0])
 		snprintf(recorder, size, "perf %s", feat->version);
@@ -190,7 +157,7 @@ static void fill_report(const struct report_opts *o, const struct perfdata_featu
 	r->load = li;
 	r->sort = o->sort ? o->sort : "mispredicts";
 	r->view = parse_view(o->by);
-	r->timing_reason = timing_reason(res, li, feat);
+	r->timing_reason = branch_timing_reason(res, li, feat);
 }
 
 /* Load, aggregate and annotate; then render into out. Returns an exit status. */
