@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The lint checks fail on what they forbid: scripts/lint/check-layers.py and
-check-banned.py run on small trees made here, clean and with one violation each.
+check-banned.py run on small trees made here, clean and with one violation each;
+tests/headers/check-listed.py on a tree with a header missing from the header
+test's list, and with a listed header that is gone.
 
 usage: test_checks.py SOURCE_ROOT
 """
@@ -12,6 +14,7 @@ import tempfile
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.environ['TDPROF_SOURCE_ROOT']
 LAYERS = os.path.join(ROOT, 'scripts', 'lint', 'check-layers.py')
 BANNED = os.path.join(ROOT, 'scripts', 'lint', 'check-banned.py')
+LISTED = os.path.join(ROOT, 'tests', 'headers', 'check-listed.py')
 
 HACKING = """# Hacking
 
@@ -67,9 +70,35 @@ def make_tree(d, extra=None):
             f.write(text)
 
 
-def run(check, tree):
-    r = subprocess.run([sys.executable, check, tree], capture_output=True, text=True)
+def run(check, tree, *extra):
+    r = subprocess.run([sys.executable, check, tree] + list(extra), capture_output=True, text=True)
     return r.returncode, r.stdout + r.stderr
+
+
+def check_listed():
+    """check-listed.py: 0 with every header listed, 1 naming a missing or a stale one."""
+    failures = 0
+    cases = [
+        ("header_test_headers = ['base/base.h', 'mid1/mid1.h', 'mid1/mid1-internal.h']\n", 0, []),
+        ("header_test_headers = ['base/base.h', 'mid1/mid1.h']\n", 1, ['src/mid1/mid1-internal.h', 'not in']),
+        ("header_test_headers = ['base/base.h', 'mid1/mid1.h', 'mid1/mid1-internal.h', 'gone/gone.h']\n", 1,
+         ['gone/gone.h', 'not in the tree']),
+    ]
+    for listing, want, words in cases:
+        with tempfile.TemporaryDirectory() as d:
+            make_tree(d)
+            lst = os.path.join(d, 'tests', 'headers', 'meson.build')
+            os.makedirs(os.path.dirname(lst), exist_ok=True)
+            with open(lst, 'w') as f:
+                f.write(listing)
+            rc, out = run(LISTED, d, lst)
+            missing = [w for w in words if w not in out]
+            if rc != want or missing:
+                print('FAIL: check-listed.py with %r: exit %d, missing %s\n%s' % (listing.strip(), rc, missing, out))
+                failures += 1
+            else:
+                print('ok: check-listed.py exits %d with %r' % (rc, listing.strip()))
+    return failures
 
 
 def main():
@@ -92,6 +121,7 @@ def main():
                 failures += 1
             else:
                 print('ok: %s catches %r in %s' % (os.path.basename(check), text.strip(), path))
+    failures += check_listed()
     return 1 if failures else 0
 
 
