@@ -3,7 +3,7 @@
 # wraps the common tasks.
 #
 #   make              build build/tdprof
-#   make check        build and run every test (unit, e2e, headers, fuzz replay)
+#   make check        build and run every test (unit, e2e, headers, lint, fuzz replay)
 #   make demo         build tdprof and the branch demo only, and run the main job on it
 #   make install      install binary, headers, pkg-config file, man pages (PREFIX=/usr/local)
 #   make bench        run the benchmarks against perf and valgrind (bench/RESULTS.md)

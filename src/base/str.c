@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,4 +210,38 @@ char *str_trim(char *s)
 		end--;
 	*end = '\0';
 	return s;
+}
+
+char *str_group_digits(const char *num, char *buf, size_t size)
+{
+	size_t start = (num[0] == '-' || num[0] == '+') ? 1 : 0, end = start, k = 0;
+
+	if (!size)
+		return buf;
+	while (num[end] >= '0' && num[end] <= '9')
+		end++;
+	for (size_t i = 0; num[i] && k + 1 < size; i++) {
+		buf[k++] = num[i];
+		/* a comma after digit i when a multiple of three digits follow it */
+		if (i >= start && i + 1 < end && (end - 1 - i) % 3 == 0 && k + 1 < size)
+			buf[k++] = ',';
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+char *str_grouped_u64(uint64_t v, char *buf, size_t size)
+{
+	char digits[24];
+
+	snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	return str_group_digits(digits, buf, size);
+}
+
+char *str_grouped_double(double v, int decimals, char *buf, size_t size)
+{
+	char tmp[400]; /* %.0f of DBL_MAX is 309 digits */
+
+	snprintf(tmp, sizeof(tmp), "%.*f", decimals, v);
+	return str_group_digits(tmp, buf, size);
 }

@@ -1,6 +1,7 @@
 /*
  * str.h: small string helpers shared by the parsers and the command line:
- * strict number parsing, name matching and "did you mean" suggestions.
+ * strict number parsing, name matching, "did you mean" suggestions and the one
+ * digit grouping ("1,234,567") of every text output.
  */
 #ifndef TDPROF_BASE_STR_H
 #define TDPROF_BASE_STR_H
@@ -54,6 +55,23 @@ size_t str_edit_distance(const char *a, const char *b);
  * chosen indices to out and returns how many.
  */
 size_t str_suggest(const char *wanted, const char *const *names, size_t nr, size_t *out, size_t max_out);
+
+/** Longest output of str_grouped_u64() with its NUL: 20 digits, 6 commas. */
+#define STR_GROUPED_U64_MAX 27
+
+/**
+ * Copy the formatted number `num` ("-1234567.25", "inf") to buf with a ',' between
+ * each group of three digits of its integer part ("-1,234,567.25"); anything after
+ * the digits is copied as is. Cut to size - 1 bytes and NUL-terminated (size > 0).
+ * Returns buf.
+ */
+char *str_group_digits(const char *num, char *buf, size_t size);
+
+/** "1,234,567": v in decimal, grouped (str_group_digits). Returns buf. */
+char *str_grouped_u64(uint64_t v, char *buf, size_t size);
+
+/** v printed with `decimals` decimals ("%.*f"), grouped (str_group_digits). Returns buf. */
+char *str_grouped_double(double v, int decimals, char *buf, size_t size);
 
 /** Remove leading and trailing whitespace in place; returns s. */
 char *str_trim(char *s);

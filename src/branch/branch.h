@@ -141,6 +141,8 @@ struct branch_type_row {
 	uint64_t sites;
 	uint64_t executions;
 	uint64_t mispredicts;
+	double rate;           /* mispredicts per execution (0 without executions) */
+	double share;          /* its part of all mispredicted entries (0 without any) */
 };
 
 /** How sites are ranked. */
@@ -316,6 +318,25 @@ struct branch_load_opts {
  */
 int branch_load(struct perfdata *p, struct branch_agg *a, const struct branch_load_opts *o,
 		struct branch_load_info *info, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/*
+ * What a report says about a loaded recording (describe.c): who recorded it, and
+ * why it has no timing when it has none.
+ */
+
+/**
+ * True when `tdprof branches record` wrote the file: its own path first in the
+ * CMDLINE feature, or "tdprof-VERSION" as the VERSION feature.
+ */
+bool branch_recorded_by_tdprof(const struct perfdata_features *f);
+
+/**
+ * Why res has no block timing (a static sentence), or NULL when it has: Arm SPE,
+ * no branch entries, or cycles fields that are all 0 (AMD's LbrExtV2 and BRS
+ * record none; elsewhere the hardware or the branch filter).
+ */
+const char *branch_timing_reason(const struct branch_result *res, const struct branch_load_info *li,
+				 const struct perfdata_features *f);
 
 /* ---------------------------------------------------------------------------
  * Prefaulting a large input

@@ -145,8 +145,15 @@ int branch_result_retype(struct branch_result *r, struct tdp_err *err)
 		return tdp_err_oom(err);
 	nr = 0;
 	for (size_t i = 0; i < TYPE_BUCKETS; i++)
-		if (rows[i].sites)
-			out[nr++] = rows[i];
+		if (rows[i].sites) {
+			struct branch_type_row *t = &out[nr++];
+
+			*t = rows[i];
+			t->rate = t->executions ? (double)t->mispredicts / (double)t->executions : 0.0;
+			t->share = r->counts.mispredicted_entries
+					   ? (double)t->mispredicts / (double)r->counts.mispredicted_entries
+					   : 0.0;
+		}
 	/* by mispredicts, then executions; stable on the type number */
 	for (size_t i = 1; i < nr; i++) {
 		struct branch_type_row t = out[i];

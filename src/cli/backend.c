@@ -1,4 +1,4 @@
-/* backend.c: --backend selection and the simulated run of a workload (see backend.h). */
+/* backend.c: --backend selection and the printing side of the runs of measure/run.h (see backend.h). */
 #include "cli/backend.h"
 
 #include <stdio.h>
@@ -11,9 +11,7 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cpu/cpu.h"
-#include "model/groups.h"
-#include "model/live.h"
-#include "pmu/event.h"
+#include "measure/run.h"
 
 int backend_select(const char *cmd, const char *choice, const struct backend_select_opts *o,
 		   enum tdp_backend *out)
@@ -79,20 +77,6 @@ const char *backend_auto_name(void)
 	return cpu_probe_hw_events(NULL, &probe, NULL) == 0 ? "pmu" : "sim";
 }
 
-void backend_sim_init(struct backend_sim *s)
-{
-	memset(s, 0, sizeof(*s));
-	sim_profile_init(&s->profile);
-	if (sim_machine_preset(&s->machine, "generic", NULL))
-		memset(&s->machine, 0, sizeof(s->machine));
-}
-
-void backend_sim_release(struct backend_sim *s)
-{
-	sim_profile_release(&s->profile);
-	s->have_est = false;
-}
-
 int backend_sim_machine(const char *cmd, const char *spec, struct sim_machine *m)
 {
 	struct tdp_err err = TDP_ERR_INIT;
@@ -128,138 +112,54 @@ void backend_restore_stdout(int saved)
 	close(saved);
 }
 
-int backend_sim_run(char *const *argv, struct backend_sim *s)
+static void note_progress(const char *line)
 {
-	struct sim_run_opts o = SIM_RUN_OPTS_INIT;
+	msg_progress("%s", line);
+}
+
+static void note_warning(const char *line, const char *hint)
+{
+	msg_warning("%s", line);
+	if (hint)
+		msg_hint("%s", hint);
+}
+
+static const struct measure_notify notify = { note_progress, note_warning };
+
+/* The exit status of a run that failed with ret: 127 and 126 when the workload cannot be run. */
+static int run_status(int ret)
+{
+	switch (ret) {
+	case TDP_ENOCMD: return EXIT_NOTFOUND;
+	case TDP_ENOEXEC: return EXIT_NOEXEC;
+	default: return exitcode_from_err(ret);
+	}
+}
+
+int backend_sim_run(char *const *argv, struct measure_sim *s)
+{
 	struct tdp_err err = TDP_ERR_INIT;
-	int ret, saved;
+	int saved = backend_divert_stdout(s->stdout_to_stderr);
+	int ret = measure_sim_run(argv, getenv("PATH"), getenv("TMPDIR"), s, &notify, &err);
 
-	o.argv = argv;
-	o.machine = &s->machine;
-	o.path = getenv("PATH");
-	o.tmpdir = getenv("TMPDIR");
-	sim_machine_describe(&s->machine, s->machine_desc, sizeof(s->machine_desc));
-	msg_progress("simulating '%s' under valgrind (cachegrind, machine %s): expect 20-100x its normal run time",
-		     argv[0], s->machine.name);
-	saved = backend_divert_stdout(s->stdout_to_stderr);
-	ret = sim_run(&o, &s->profile, &s->run, &err);
 	backend_restore_stdout(saved);
-	if (ret) {
-		msg_err(&err);
-		switch (ret) {
-		case TDP_ENOCMD: return EXIT_NOTFOUND;
-		case TDP_ENOEXEC: return EXIT_NOEXEC;
-		default: return EXIT_ANALYSIS;
-		}
-	}
-	msg_progress("simulation done in %.1f s", s->run.wall_ns / 1e9);
-	ret = sim_estimate(&s->profile, &s->machine, &s->est, &err);
-	if (ret) {
-		msg_warning("no estimate: %s", err.msg);
-		if (err.hint[0])
-			msg_hint("%s", err.hint);
+	if (!ret)
 		return EXIT_OK;
-	}
-	s->have_est = true;
-	return EXIT_OK;
+	msg_err(&err);
+	return ret == TDP_ENOCMD || ret == TDP_ENOEXEC ? run_status(ret) : EXIT_ANALYSIS;
 }
 
-void backend_pmu_init(struct backend_pmu *p)
+int backend_pmu_run(char *const *argv, int level, struct measure_pmu *p)
 {
-	memset(p, 0, sizeof(*p));
-	p->res = (struct pmu_session_result)PMU_SESSION_RESULT_INIT;
-}
+	struct tdp_err err = TDP_ERR_INIT;
+	int ret = measure_pmu_run(argv, level, p, &notify, &err);
 
-void backend_pmu_release(struct backend_pmu *p)
-{
-	pmu_session_result_release(&p->res);
-	backend_pmu_init(p);
-}
-
-/* The triage events counted beside the model's groups. */
-static const char pmu_triage_events[] = "cycles,instructions,branches,branch-misses,L1-icache-load-misses,"
-					"LLC-load-misses";
-
-/* The events of model m as one event-list string (its groups, then the triage events). */
-static int pmu_spec(const struct model *m, const struct groups_budget *b, struct model_eval_opts *eo,
-		    struct strbuf *spec, struct tdp_err *err)
-{
-	struct model_compiled *mc = NULL;
-	struct groups_plan plan = GROUPS_PLAN_INIT;
-	int ret;
-
-	ret = model_compile(m, &mc, err);
 	if (!ret)
-		ret = model_plan(mc, eo, b, &plan, err);
-	if (!ret) {
-		model_plan_spec(m, &plan, 0, plan.nr, spec);
-		strbuf_addf(spec, ",%s", pmu_triage_events);
-		if (strbuf_failed(spec))
-			ret = tdp_err_oom(err);
+		return EXIT_OK;
+	msg_err(&err);
+	if (ret == TDP_EUSAGE && p->no_model[0] && !p->allow_no_model) {
+		msg_hint("use '--backend=sim' for a simulated estimate");
+		return EXIT_USAGE;
 	}
-	groups_plan_release(&plan);
-	model_compiled_free(mc);
-	return ret;
-}
-
-int backend_pmu_run(char *const *argv, int level, struct backend_pmu *p)
-{
-	struct cpu_system sys;
-	struct tdp_err err = TDP_ERR_INIT, why_none = TDP_ERR_INIT;
-	struct groups_budget budget;
-	struct model_eval_opts eo = MODEL_EVAL_OPTS_INIT;
-	struct strbuf spec = STRBUF_INIT;
-	struct pmu_event_list list = PMU_EVENT_LIST_INIT;
-	struct pmu_env penv = PMU_ENV_INIT;
-	struct pmu_session_opts so = PMU_SESSION_OPTS_INIT;
-	int ret, rc = EXIT_ANALYSIS;
-
-	ret = cpu_system_detect(&sys, NULL, &err);
-	if (ret) {
-		msg_err(&err);
-		return exitcode_from_err(ret);
-	}
-	/* the same choice as 'tdprof topdown' (model/live.h) */
-	if (model_live_setup(&sys, NULL, 0, &p->model, &eo, &budget, &why_none)) {
-		p->model = NULL;
-		if (!p->allow_no_model) {
-			msg_err(&why_none);
-			msg_hint("use '--backend=sim' for a simulated estimate");
-			rc = EXIT_USAGE;
-			goto out;
-		}
-		snprintf(p->no_model, sizeof(p->no_model), "%s", why_none.msg);
-		msg_warning("%s; counting the triage events only", p->no_model);
-	}
-	eo.max_level = level;
-	if (p->model) {
-		msg_progress("counting the top-down events of model '%s' over '%s'", p->model->name, argv[0]);
-		ret = pmu_spec(p->model, &budget, &eo, &spec, &err);
-	} else {
-		strbuf_adds(&spec, pmu_triage_events);
-		ret = strbuf_failed(&spec) ? tdp_err_oom(&err) : 0;
-	}
-	if (!ret)
-		ret = pmu_event_list_parse(&list, spec.buf, &penv, &err);
-	so.argv = argv;
-	if (!ret)
-		ret = pmu_session_run(&list, &so, &p->res, &err);
-	if (!ret && p->model)
-		ret = model_evaluate(p->model, &p->res.counts, &eo, &p->tree, &err);
-	if (ret) {
-		msg_err(&err);
-		rc = exitcode_from_err(ret);
-		if (ret == TDP_ENOCMD)
-			rc = EXIT_NOTFOUND;
-		else if (ret == TDP_ENOEXEC)
-			rc = EXIT_NOEXEC;
-		goto out;
-	}
-	p->res.counts.backend = BACKEND_PMU;
-	rc = EXIT_OK;
-out:
-	pmu_event_list_release(&list);
-	strbuf_release(&spec);
-	cpu_system_release(&sys);
-	return rc;
+	return run_status(ret);
 }

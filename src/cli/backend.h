@@ -1,7 +1,8 @@
 /*
  * backend.h: `--backend=auto|pmu|sim|import`, shared by every command that
- * measures (stat, topdown, why, selftest), and the simulated run those commands
- * make when the choice is `sim`.
+ * measures (stat, topdown, why, selftest), and the printing side of the runs
+ * measure/run.h makes (progress, warnings, errors, exit statuses, the workload's
+ * stdout diverted).
  *
  *   auto    the PMU when a hardware event opens here (cpu_probe_hw_events()),
  *           otherwise the simulation, with one `tdprof: note:` line saying that
@@ -12,7 +13,7 @@
  *   import  counts read from a file (topdown --import FILE).
  *
  * Lives in cli/ because it reads options and the environment (PATH, TMPDIR for
- * valgrind) and prints (msg.h); the modules below take what it decided.
+ * valgrind) and prints (msg.h); measure/ does the runs.
  *
  * Usage:
  *   const char *backend = "auto";   OPT_CHOICE(0, "backend", &backend, BACKEND_CHOICES, BACKEND_HELP)
@@ -20,11 +21,11 @@
  *   rc = backend_select("why", backend, &(struct backend_select_opts){ .can_sim = true }, &b);
  *   if (rc) return rc;               (the message was printed)
  *   if (b == BACKEND_SIM) {
- *       struct backend_sim s; backend_sim_init(&s);
+ *       struct measure_sim s; measure_sim_init(&s);
  *       rc = backend_sim_machine("why", spec, &s.machine);    (2 on a bad --sim-machine)
  *       rc = backend_sim_run(argv, &s);    0, or the exit status for the failure
  *       ... s.profile, s.est (when s.have_est), s.run.status ...
- *       backend_sim_release(&s);
+ *       measure_sim_release(&s);
  *   }
  */
 #ifndef TDPROF_CLI_BACKEND_H
@@ -34,6 +35,7 @@
 
 #include "base/countset.h"
 #include "base/err.h"
+#include "measure/run.h"
 #include "model/model.h"
 #include "pmu/session.h"
 #include "sim/sim.h"
@@ -73,24 +75,6 @@ int backend_select(const char *cmd, const char *choice, const struct backend_sel
  */
 const char *backend_auto_name(void);
 
-/** The simulated run of a workload and what the sim module made of it. */
-struct backend_sim {
-	struct sim_machine machine;  /* filled by backend_sim_machine() */
-	struct sim_profile profile;  /* valgrind's costs (owned) */
-	struct sim_run_result run;   /* the workload's status (run.status) */
-	struct sim_estimate est;     /* the whole run's estimate, when have_est */
-	bool have_est;
-	char machine_desc[256];      /* sim_machine_describe() */
-	bool stdout_to_stderr;       /* set by the caller: the workload's stdout goes to stderr while it
-				      * runs (a JSON document on stdout stays valid) */
-};
-
-/** Make s empty (the machine is "generic"). */
-void backend_sim_init(struct backend_sim *s);
-
-/** Free what s owns; s is left as after backend_sim_init(). */
-void backend_sim_release(struct backend_sim *s);
-
 /**
  * Load --sim-machine `spec` (NULL: "generic": a preset, KEY=VAL list or file) into
  * m. Returns 0, or prints the error and returns the exit status (2: bad spec,
@@ -107,24 +91,7 @@ int backend_sim_machine(const char *cmd, const char *spec, struct sim_machine *m
  * and returns the exit status: 127 (not found), 126 (not executable), 1 (valgrind
  * missing or failed, cost files unreadable).
  */
-int backend_sim_run(char *const *argv, struct backend_sim *s);
-
-/** A live run with the PMU: the counts of this CPU's top-down model and the triage events. */
-struct backend_pmu {
-	const struct model *model;        /* this CPU's model (static); NULL: see allow_no_model */
-	struct pmu_session_result res;    /* res.counts; res.wstatus when res.workload_ran */
-	struct metric_tree tree;          /* evaluated (not classified); empty without a model */
-	bool allow_no_model;              /* set by the caller before backend_pmu_run(): where no model
-					   * applies, warn, count the triage events only and go on (model
-					   * NULL, tree empty, no_model says why) instead of failing */
-	char no_model[TDP_ERR_MSG_MAX];   /* why no model applies ("" when one does) */
-};
-
-/** Make p empty. */
-void backend_pmu_init(struct backend_pmu *p);
-
-/** Free what p owns. */
-void backend_pmu_release(struct backend_pmu *p);
+int backend_sim_run(char *const *argv, struct measure_sim *s);
 
 /**
  * Count the top-down events of this CPU's model (up to `level`) and the triage
@@ -134,7 +101,7 @@ void backend_pmu_release(struct backend_pmu *p);
  * the exit status (2: no model for this CPU, unless p->allow_no_model; 127/126: not
  * found / not executable, 1: counting or evaluation failed).
  */
-int backend_pmu_run(char *const *argv, int level, struct backend_pmu *p);
+int backend_pmu_run(char *const *argv, int level, struct measure_pmu *p);
 
 /**
  * Point stdout at stderr (when `divert`) for the workload's run; returns the saved

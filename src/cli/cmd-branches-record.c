@@ -367,6 +367,24 @@ static void summary(const char *path, const struct pmu_sampling_stats *st, uint6
 			 (unsigned long long)st->throttled);
 }
 
+/* The combinations of options that make no sense (prints the usage error); *pid from -p. */
+static int check_usage(const struct rec_opts *ro, bool has_cmd, long *pid)
+{
+	if (ro->pid_s && !str_to_long(ro->pid_s, 1, 0x7fffffff, pid))
+		return msg_usage(doc.name, "-p: '%s' is not a process id", ro->pid_s);
+	if (has_cmd == (*pid > 0))
+		return msg_usage(doc.name, *pid ? "'-p' records a running process: do not give a command too"
+						: "no command to record: give it after '--', or a process with '-p'");
+	if (ro->period && ro->freq)
+		return msg_usage(doc.name, "'-c' and '-F' cannot be used together");
+	if (ro->pages && (ro->pages & (ro->pages - 1)))
+		return msg_usage(doc.name, "'-m %ld': the ring buffer needs a power of two of pages", ro->pages);
+	if (!strcmp(ro->out, "-"))
+		return msg_usage(doc.name, "'-o -': writing a recording to standard output is not supported; give a "
+					   "file");
+	return EXIT_OK;
+}
+
 int cmd_branches_record(int argc, char **argv, struct tdp_ctx *ctx)
 {
 	struct rec_opts ro = { .out = "perf.data", .spe_filter = "mispredicted" };
@@ -406,27 +424,8 @@ int cmd_branches_record(int argc, char **argv, struct tdp_ctx *ctx)
 		rc = opts_exit(i);
 		goto out;
 	}
-	if (ro.pid_s && !str_to_long(ro.pid_s, 1, 0x7fffffff, &pid)) {
-		msg_usage(doc.name, "-p: '%s' is not a process id", ro.pid_s);
+	if (check_usage(&ro, i < argc, &pid))
 		goto out;
-	}
-	if ((i < argc) == (pid > 0)) {
-		msg_usage(doc.name, pid ? "'-p' records a running process: do not give a command too"
-					: "no command to record: give it after '--', or a process with '-p'");
-		goto out;
-	}
-	if (ro.period && ro.freq) {
-		msg_usage(doc.name, "'-c' and '-F' cannot be used together");
-		goto out;
-	}
-	if (ro.pages && (ro.pages & (ro.pages - 1))) {
-		msg_usage(doc.name, "'-m %ld': the ring buffer needs a power of two of pages", ro.pages);
-		goto out;
-	}
-	if (!strcmp(ro.out, "-")) {
-		msg_usage(doc.name, "'-o -': writing a recording to standard output is not supported; give a file");
-		goto out;
-	}
 	ret = cpu_system_detect(&sys, NULL, &err);
 	if (ret) {
 		rc = fail(&err);

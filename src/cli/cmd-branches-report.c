@@ -85,7 +85,7 @@ static const struct cmd_doc doc = {
 };
 
 struct report_opts {
-	const char *input, *output, *symfs, *kallsyms, *sort, *by, *html;
+	const char *input, *output, *symfs, *kallsyms, *sort, *by, *html, *format;
 	bool json, csv, folded, source, disasm, all;
 	long top;
 };
@@ -103,39 +103,6 @@ static enum branches_view parse_view(const char *by)
 	return BRANCHES_VIEW_BLOCK;
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-/*
- * Who recorded the file: `tdprof branches record` writes its own path first in
- * the CMDLINE feature and "tdprof-VERSION" as the VERSION feature.
- */
-static bool recorded_by_tdprof(const struct perfdata_features *f)
-{
-	return (f->nr_cmdline && f->cmdline[0] && !strncmp(basename_of(f->cmdline[0]), "tdprof", 6)) ||
-	       (f->version && !strncmp(f->version, "tdprof", 6));
-}
-
-static const char *timing_reason(const struct branch_result *res, const struct branch_load_info *li,
-				 const struct perfdata_features *f)
-{
-	if (res->has_timing)
-		return NULL;
-	if (li->spe.present)
-		return "no timing in this recording: Arm SPE records latencies per sampled operation, not LBR "
-		       "cycles between branches";
-	if (!res->counts.branch_entries)
-		return "no timing in this recording: it holds no branch entries";
-	if (f->cpuid && !strncmp(f->cpuid, "AuthenticAMD", 12))
-		return "no timing in this recording: every cycles field is 0 (AMD LbrExtV2 and BRS record none)";
-	return "no timing in this recording: every cycles field is 0 (the hardware or the branch filter "
-	       "recorded no LBR cycles)";
-}
-
 /* The JSON document of r into out (for --html, which draws the page from it). */
 static int json_doc(FILE *out, const void *r, struct tdp_err *err)
 {
@@ -148,6 +115,51 @@ static int json_doc(FILE *out, const void *r, struct tdp_err *err)
 		ret = tdp_err_set(err, TDP_EIO, "cannot write the JSON document");
 	strbuf_release(&sb);
 	return ret;
+}
+
+/* The annotator's options; returns $HOME/.debug (free) when it is one of bid_dirs[2], else NULL. */
+static char *annot_opts(const struct report_opts *o, size_t top, const char **bid_dirs, struct branch_annot_opts *ao)
+{
+	const char *home = getenv("HOME");
+	char *debug_dir = NULL;
+
+	branch_annot_opts_init(ao);
+	ao->symfs = o->symfs;
+	ao->kallsyms = o->kallsyms;
+	ao->lines = o->source;
+	ao->disasm = o->disasm;
+	if (home && *home && (debug_dir = malloc(strlen(home) + sizeof("/.debug")))) {
+		memcpy(debug_dir, home, strlen(home));
+		memcpy(debug_dir + strlen(home), "/.debug", sizeof("/.debug"));
+		bid_dirs[0] = debug_dir;
+		ao->buildid_dirs = bid_dirs;
+	}
+	ao->block_insns = top ? top : SIZE_MAX; /* the blocks shown get their instructions counted */
+	return debug_dir;
+}
+
+/* The document of a loaded recording: where it came from and what it holds (recorder: its buffer). */
+static void fill_report(const struct report_opts *o, const struct perfdata_features *feat,
+			const struct branch_load_info *li, const struct branch_result *res, char *recorder,
+			size_t size, struct branches_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->file = o->input;
+	r->backend = branch_recorded_by_tdprof(feat) ? "pmu" : "import";
+	if (branch_recorded_by_tdprof(feat))
+		snprintf(recorder, size, "%s", feat->version ? feat->version : "tdprof");
+	else if (feat->version && feat->version[0])
+		snprintf(recorder, size, "perf %s", feat->version);
+	else
+		recorder[0] = 0;
+	r->recorded_by = recorder[0] ? recorder : NULL;
+	r->cpu = feat->cpudesc ? feat->cpudesc : feat->cpuid;
+	r->event = li->event_name;
+	r->res = res;
+	r->load = li;
+	r->sort = o->sort ? o->sort : "mispredicts";
+	r->view = parse_view(o->by);
+	r->timing_reason = branch_timing_reason(res, li, feat);
 }
 
 /* Load, aggregate and annotate; then render into out. Returns an exit status. */
@@ -166,7 +178,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	const struct perfdata_features *feat;
 	enum branch_sort sort = BRANCH_SORT_MISPREDICTS;
 	char recorder[128], *debug_dir = NULL;
-	const char *bid_dirs[2] = { NULL, NULL }, *home = getenv("HOME");
+	const char *bid_dirs[2] = { NULL, NULL };
 	bool text = !o->json && !o->csv && !o->folded;
 	/* JSON is ranked and cut like the text (its rows_left_out says by how much); --all or -n 0: every row */
 	size_t top = o->all ? 0 : o->top >= 0 ? (size_t)o->top : text || o->json ? TEXT_TOP_DEFAULT : 0;
@@ -185,18 +197,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	if (perfdata_is_unfinished(p))
 		msg_warning("'%s' is an unfinished recording (its header was never completed): reading the "
 			    "records it holds", o->input);
-	branch_annot_opts_init(&ao);
-	ao.symfs = o->symfs;
-	ao.kallsyms = o->kallsyms;
-	ao.lines = o->source;
-	ao.disasm = o->disasm;
-	if (home && *home && (debug_dir = malloc(strlen(home) + sizeof("/.debug")))) {
-		memcpy(debug_dir, home, strlen(home));
-		memcpy(debug_dir + strlen(home), "/.debug", sizeof("/.debug"));
-		bid_dirs[0] = debug_dir;
-		ao.buildid_dirs = bid_dirs;
-	}
-	ao.block_insns = top ? top : SIZE_MAX; /* the blocks shown get their instructions counted */
+	debug_dir = annot_opts(o, top, bid_dirs, &ao);
 	feat = perfdata_features(p);
 	rc = branch_agg_new(&agg, &err);
 	if (!rc)
@@ -230,43 +231,15 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	if (rc)
 		goto fail;
 
-	memset(&r, 0, sizeof(r));
-	r.file = o->input;
-	r.backend = recorded_by_tdprof(feat) ? "pmu" : "import";
-	if (recorded_by_tdprof(feat))
-		snprintf(recorder, sizeof(recorder), "%s", feat->version ? feat->version : "tdprof");
-	else if (feat->version && feat->version[0])
-		snprintf(recorder, sizeof(recorder), "perf %s", feat->version);
-	else
-		recorder[0] = 0;
-	r.recorded_by = recorder[0] ? recorder : NULL;
-	r.cpu = feat->cpudesc ? feat->cpudesc : feat->cpuid;
-	r.event = li.event_name;
-	r.res = &res;
-	r.load = &li;
+	fill_report(o, feat, &li, &res, recorder, sizeof(recorder), &r);
 	r.syms = branch_annot_symbols(an);
-	r.sort = o->sort ? o->sort : "mispredicts";
 	r.sort_executions = sort == BRANCH_SORT_EXECUTIONS;
 	r.top = top;
-	r.view = parse_view(o->by);
-	r.timing_reason = timing_reason(&res, &li, feat);
-	if (o->json)
-		rc = report_branches_json(out, &r, &err);
-	else if (o->csv)
-		report_branches_csv(out, &r);
-	else if (o->folded)
-		report_branches_folded(out, &r);
-	else
-		report_branches_text(out, &r);
-	if (!rc && strbuf_failed(out))
-		rc = tdp_err_oom(&err);
-	if (!rc && o->html) {
-		struct html_opts ho = HTML_OPTS_INIT;
-
-		rc = html_write(o->html, json_doc, &r, &ho, &err);
-	}
+	rc = render_find(RENDER_BRANCHES, o->format)->render(out, &r, &err);
 	if (rc)
 		goto fail;
+	if (o->html)
+		status = output_html(o->html, json_doc, &r);
 	goto out;
 fail:
 	if (rc == TDP_ENOENT && !err.hint[0] && !p)
@@ -292,7 +265,8 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_STRING('i', "input", &o.input, "FILE", "the perf.data to read (default perf.data; - for stdin)"),
 		OPT_STRING('o', "output", &o.output, "FILE", "write the report to FILE instead of stdout"),
 		OPT_GROUP("format"),
-		OPT_BOOL(0, "json", &o.json, "write one JSON document"),
+		OPT_CHOICE(0, "format", &o.format, "text|json|csv|folded", "the report's format (default text)"),
+		OPT_BOOL(0, "json", &o.json, "write one JSON document (--format=json)"),
 		OPT_BOOL(0, "csv", &o.csv, "write one CSV table (the --by view; sites by default)"),
 		OPT_BOOL(0, "folded", &o.folded, "write folded stacks for flamegraph.pl ('FROM;TO N')"),
 		OPT_STRING(0, "html", &o.html, "FILE", "also write a self-contained HTML report to FILE"),
@@ -321,6 +295,13 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 		return msg_usage("branches report", "--json, --csv and --folded exclude each other");
 	if (o.all && o.top > 0)
 		return msg_usage("branches report", "--all and -n %ld exclude each other", o.top);
+	o.format = output_format("branches report", o.format, o.json ? "json" : o.csv ? "csv" : o.folded ? "folded" : NULL,
+				 "text");
+	if (!o.format)
+		return EXIT_USAGE;
+	o.json = !strcmp(o.format, "json");
+	o.csv = !strcmp(o.format, "csv");
+	o.folded = !strcmp(o.format, "folded");
 	strbuf_init(&out, 1u << 30);
 	status = run(&o, &out);
 	if (status == EXIT_OK)

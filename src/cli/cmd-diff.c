@@ -12,7 +12,7 @@
 #include "base/err.h"
 #include "base/file.h"
 #include "diff/diff.h"
-#include "diff/doc.h"
+#include "doc/doc.h"
 #include "report/diff.h"
 #include "report/html.h"
 
@@ -61,7 +61,7 @@ static const struct cmd_doc doc = {
 };
 
 struct diff_cli {
-	const char *out_path, *html_path, *source_dir;
+	const char *out_path, *html_path, *source_dir, *format;
 	bool json;
 	double noise_floor;
 	long top;
@@ -81,7 +81,8 @@ static int parse(int argc, char **argv, struct diff_cli *c, const char **files)
 		OPT_STRING(0, "source-dir", &c->source_dir, "DIR", "also look for relative source files here "
 								   "(--html)"),
 		OPT_GROUP("output"),
-		OPT_BOOL(0, "json", &c->json, "one JSON document"),
+		OPT_CHOICE(0, "format", &c->format, "text|json", "the comparison's format (default text)"),
+		OPT_BOOL(0, "json", &c->json, "one JSON document (--format=json)"),
 		OPT_STRING('o', "output", &c->out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_STRING(0, "html", &c->html_path, "FILE", "also write a self-contained HTML page to FILE"),
 		OPT_END(),
@@ -112,6 +113,8 @@ static int parse(int argc, char **argv, struct diff_cli *c, const char **files)
 	}
 	if (nr < 2)
 		return msg_usage("diff", "give two documents to compare: 'tdprof diff A.json B.json'");
+	if (!(c->format = output_format("diff", c->format, c->json ? "json" : NULL, "text")))
+		return EXIT_USAGE;
 	return EXIT_OK;
 }
 
@@ -170,7 +173,6 @@ int cmd_diff(int argc, char **argv, struct tdp_ctx *ctx)
 	struct tdp_err err = TDP_ERR_INIT;
 	struct tdoc *a = NULL, *b = NULL;
 	const char *files[2] = { NULL, NULL };
-	FILE *out = stdout;
 	int rc;
 
 	(void)ctx;
@@ -196,20 +198,7 @@ int cmd_diff(int argc, char **argv, struct tdp_ctx *ctx)
 	}
 	if (c.html_path && (rc = write_html(&c, &r, a, b)))
 		goto out;
-	if (!(out = output_open(c.out_path))) {
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (c.json) {
-		if (diff_json_print(out, &r, &err)) {
-			msg_err(&err);
-			rc = EXIT_ANALYSIS;
-		}
-	} else {
-		diff_text_print(out, &r);
-	}
-	if (output_close(out, c.out_path))
-		rc = EXIT_ANALYSIS;
+	rc = output_render(c.out_path, render_find(RENDER_DIFF, c.format), &r);
 out:
 	diff_result_release(&r);
 	tdoc_free(a);

@@ -98,9 +98,10 @@ static void topdown_reason(const struct cpu_system *s, const char *model, struct
 int cmd_info(int argc, char **argv, struct tdp_ctx *ctx)
 {
 	bool json = false;
-	const char *sysfs = NULL, *procfs = NULL, *output = NULL;
+	const char *sysfs = NULL, *procfs = NULL, *output = NULL, *format = NULL;
 	const struct opt opts[] = {
-		OPT_BOOL(0, "json", &json, "write one JSON document instead of text"),
+		OPT_CHOICE(0, "format", &format, "text|json", "the report's format (default text)"),
+		OPT_BOOL(0, "json", &json, "write one JSON document instead of text (--format=json)"),
 		OPT_STRING('o', "output", &output, "FILE", "write the report to FILE instead of stdout"),
 		OPT_GROUP("describing another machine"),
 		OPT_STRING(0, "sysfs", &sysfs, "DIR", "read a copy of another machine's /sys from DIR"),
@@ -120,6 +121,8 @@ int cmd_info(int argc, char **argv, struct tdp_ctx *ctx)
 		return opts_exit(i);
 	if (i < argc)
 		return msg_usage("info", "'info' takes no arguments ('%s')", argv[i]);
+	if (!(format = output_format("info", format, json ? "json" : NULL, "text")))
+		return EXIT_USAGE;
 	if (sysfs || procfs) {
 		/* a snapshot: only what its files say, nothing from this machine */
 		env.sysfs_root = sysfs;
@@ -142,14 +145,7 @@ int cmd_info(int argc, char **argv, struct tdp_ctx *ctx)
 	r.backend_reason = sys.probe.opened ? "hardware events open here"
 			   : sys.live ? "hardware events do not open here; figures will be labelled estimates"
 				      : "a snapshot was described, so nothing could be opened";
-	if (json) {
-		rc = report_info_json(&out, &r, &err);
-	} else {
-		report_info_text(&out, &r);
-		rc = 0;
-	}
-	if (!rc && strbuf_failed(&out))
-		rc = tdp_err_oom(&err);
+	rc = render_find(RENDER_INFO, format)->render(&out, &r, &err);
 	if (rc) {
 		msg_err(&err);
 		status = exitcode_from_err(rc);

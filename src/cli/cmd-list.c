@@ -7,15 +7,14 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/output.h"
 #include "base/err.h"
 #include "base/str.h"
 #include "model/model.h"
 #include "pmu/event.h"
-#include "report/json-util.h"
+#include "report/list.h"
 
 #include <errno.h>
-#include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,195 +50,40 @@ static const struct cmd_doc doc = {
 	.see_also = "tdprof-topdown(1), tdprof-info(1), perf-list(1)",
 };
 
-static json_t *aliases_json(const char *const *aliases, bool *failed)
+/* Render the list r and write it to stdout. */
+static int show(struct list_report *r, bool json)
 {
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < MODEL_MAX_ALIASES && aliases[i]; i++)
-		jappend(a, json_string(aliases[i]), failed);
-	return a;
-}
-
-/*
- * Write {"backend": ..., "<key>": items} and free items. Like every JSON document,
- * this one carries a backend: the one --backend=auto would pick here.
- */
-static int dump(json_t *items, const char *key, bool failed)
-{
-	json_t *jdoc = json_object();
-	int rc = EXIT_OK;
-
-	jput(jdoc, "backend", json_string(backend_auto_name()), &failed);
-	jput(jdoc, key, items, &failed);
-	if (failed || !jdoc || json_dumpf(jdoc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || putchar('\n') == EOF) {
-		msg_error("cannot write the JSON document");
-		rc = EXIT_ANALYSIS;
-	}
-	json_decref(jdoc);
-	return rc;
+	r->backend = backend_auto_name();
+	return output_render(NULL, render_find(RENDER_LIST, json ? "json" : "text"), r);
 }
 
 static int list_models(bool json)
 {
-	size_t nr;
-	const struct model *const *all = model_all(&nr);
-	json_t *arr = json ? json_array() : NULL;
-	bool failed = false;
+	struct list_report r = { .what = LIST_MODELS };
 
-	for (size_t i = 0; i < nr; i++) {
-		const struct model *m = all[i];
-
-		if (json) {
-			json_t *o = json_object();
-
-			jput(o, "name", json_string(m->name), &failed);
-			jput(o, "vendor", json_string(model_vendor_name(m->vendor)), &failed);
-			jput(o, "model_kind", json_string(model_kind_name(m->kind)), &failed);
-			jput(o, "slots", m->slots > 0 ? json_real(m->slots) : json_null(), &failed);
-			jput(o, "core_type", m->core_type ? json_string(m->core_type) : json_null(), &failed);
-			jput(o, "companion", m->companion ? json_string(m->companion->name) : json_null(), &failed);
-			jput(o, "aliases", aliases_json(m->aliases, &failed), &failed);
-			jput(o, "description", json_string(m->description), &failed);
-			jput(o, "sources", json_string(m->sources), &failed);
-			jappend(arr, o, &failed);
-			continue;
-		}
-		printf("%-15s %-5s %-16s ", m->name, model_vendor_name(m->vendor), model_kind_name(m->kind));
-		if (m->slots > 0)
-			printf("%2g slots  ", m->slots);
-		else if (m->kind == MODEL_KIND_SLOTS)
-			printf("caps/slots ");
-		else
-			printf("%-10s ", "");
-		printf("%s\n", m->description);
-		if (m->aliases[0]) {
-			printf("%15s also:", "");
-			for (size_t a = 0; a < MODEL_MAX_ALIASES && m->aliases[a]; a++)
-				printf(" %s", m->aliases[a]);
-			putchar('\n');
-		}
-	}
-	return json ? dump(arr, "models", failed) : EXIT_OK;
-}
-
-/* The node a formula computes in m, or NULL. */
-static const struct model_node_def *node_of(const struct model *m, const char *formula)
-{
-	for (size_t i = 0; i < m->nr_nodes; i++)
-		if (!strcmp(m->nodes[i].formula, formula))
-			return &m->nodes[i];
-	return NULL;
-}
-
-static void metrics_text(const struct model *m)
-{
-	printf("%s (%s)\n", m->name, m->description);
-	for (size_t f = 0; f < m->nr_formulas; f++) {
-		const struct model_formula *fm = &m->formulas[f];
-		const struct model_node_def *nd = node_of(m, fm->name);
-
-		if (nd)
-			printf("  %s -> %s%s%s\n", fm->name, nd->parent ? nd->parent : "", nd->parent ? "/" : "",
-			       nd->key);
-		else
-			printf("  %s\n", fm->name);
-		for (size_t v = 0; v < MODEL_MAX_VARIANTS && fm->expr[v]; v++)
-			printf("      %s %s\n", v ? "or" : "=", fm->expr[v]);
-		printf("      source: %s\n", fm->source);
-	}
-}
-
-static json_t *metrics_json(const struct model *m, bool *failed)
-{
-	json_t *o = json_object(), *a = json_array();
-
-	jput(o, "model", json_string(m->name), failed);
-	for (size_t f = 0; f < m->nr_formulas; f++) {
-		const struct model_formula *fm = &m->formulas[f];
-		const struct model_node_def *nd = node_of(m, fm->name);
-		json_t *mo = json_object(), *ex = json_array();
-
-		jput(mo, "name", json_string(fm->name), failed);
-		jput(mo, "node", nd ? json_string(nd->key) : json_null(), failed);
-		jput(mo, "parent", nd && nd->parent ? json_string(nd->parent) : json_null(), failed);
-		jput(mo, "threshold", nd && !isnan(nd->threshold) ? json_real(nd->threshold) : json_null(), failed);
-		for (size_t v = 0; v < MODEL_MAX_VARIANTS && fm->expr[v]; v++)
-			jappend(ex, json_string(fm->expr[v]), failed);
-		jput(mo, "expr", ex, failed);
-		jput(mo, "source", json_string(fm->source), failed);
-		jappend(a, mo, failed);
-	}
-	jput(o, "metrics", a, failed);
-	return o;
-}
-
-static void events_text(const struct model *m)
-{
-	printf("%s (%s)\n", m->name, m->description);
-	for (size_t e = 0; e < m->nr_events; e++) {
-		const struct model_event *ev = &m->events[e];
-
-		printf("  %s", ev->name);
-		for (size_t a = 0; a < MODEL_MAX_ALIASES && ev->aliases[a]; a++)
-			printf("%s%s", a ? ", " : "  (also ", ev->aliases[a]);
-		if (ev->aliases[0])
-			putchar(')');
-		if (ev->spec)
-			printf("  counted as %s", ev->spec);
-		putchar('\n');
-	}
-}
-
-static json_t *events_json(const struct model *m, bool *failed)
-{
-	json_t *o = json_object(), *a = json_array();
-
-	jput(o, "model", json_string(m->name), failed);
-	for (size_t e = 0; e < m->nr_events; e++) {
-		const struct model_event *ev = &m->events[e];
-		json_t *eo = json_object();
-
-		jput(eo, "name", json_string(ev->name), failed);
-		jput(eo, "aliases", aliases_json(ev->aliases, failed), failed);
-		jput(eo, "spec", json_string(ev->spec ? ev->spec : ev->name), failed);
-		jappend(a, eo, failed);
-	}
-	jput(o, "events", a, failed);
-	return o;
+	r.models = model_all(&r.nr_models);
+	return show(&r, json);
 }
 
 /* Metrics or events of one model (--cpu) or of every model. */
 static int list_model_parts(const char *cpu, bool events, bool json)
 {
-	size_t nr;
-	const struct model *const *all = model_all(&nr);
+	struct list_report r = { .what = events ? LIST_MODEL_EVENTS : LIST_METRICS };
 	const struct model *one = NULL;
-	json_t *arr = json ? json_array() : NULL;
-	bool failed = false;
 
 	if (cpu && !(one = model_find(cpu))) {
 		msg_error("'%s' is not a top-down model", cpu);
 		msg_hint("'tdprof list models' shows them");
-		json_decref(arr);
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < nr; i++) {
-		const struct model *m = all[i];
-
-		if (one && m != one)
-			continue;
-		if (json)
-			jappend(arr, events ? events_json(m, &failed) : metrics_json(m, &failed), &failed);
-		else {
-			if (!one && i)
-				putchar('\n');
-			if (events)
-				events_text(m);
-			else
-				metrics_text(m);
-		}
+	if (one) {
+		r.models = &one;
+		r.nr_models = 1;
+		r.one = true;
+	} else {
+		r.models = model_all(&r.nr_models);
 	}
-	return json ? dump(arr, events ? "events" : "metrics", failed) : EXIT_OK;
+	return show(&r, json);
 }
 
 static int list_known_events(bool json)
@@ -247,46 +91,27 @@ static int list_known_events(bool json)
 	struct pmu_event_desc_list l = PMU_EVENT_DESC_LIST_INIT;
 	struct pmu_env env = PMU_ENV_INIT;
 	struct tdp_err err = TDP_ERR_INIT;
-	json_t *arr = json ? json_array() : NULL;
-	bool failed = false;
-	int rc = EXIT_OK;
+	struct list_report r = { .what = LIST_KNOWN_EVENTS, .known = &l };
+	int rc;
 
 	if (pmu_event_known(&l, &env, &err)) {
 		msg_err(&err);
 		rc = EXIT_ANALYSIS;
-		goto out;
+	} else {
+		rc = show(&r, json);
 	}
-	for (size_t i = 0; i < l.nr; i++) {
-		const struct pmu_event_desc *d = &l.v[i];
-
-		if (json) {
-			json_t *o = json_object();
-
-			jput(o, "name", json_string(d->name), &failed);
-			jput(o, "pmu", json_string(d->pmu ? d->pmu : ""), &failed);
-			jput(o, "description", json_string(d->desc ? d->desc : ""), &failed);
-			jappend(arr, o, &failed);
-		} else {
-			printf("%-40s %-10s %s\n", d->name, d->pmu ? d->pmu : "", d->desc ? d->desc : "");
-		}
-	}
-	if (json) {
-		rc = dump(arr, "events", failed);
-		arr = NULL;
-	}
-out:
-	json_decref(arr);
 	pmu_event_desc_list_release(&l);
 	return rc;
 }
 
 int cmd_list(int argc, char **argv, struct tdp_ctx *ctx)
 {
-	const char *cpu = NULL, *what = "models";
+	const char *cpu = NULL, *what = "models", *format = NULL;
 	bool json = false;
 	struct opt opts[] = {
 		OPT_STRING(0, "cpu", &cpu, "MODEL", "metrics or events of this model only"),
-		OPT_BOOL(0, "json", &json, "one JSON document"),
+		OPT_CHOICE(0, "format", &format, "text|json", "the list's format (default text)"),
+		OPT_BOOL(0, "json", &json, "one JSON document (--format=json)"),
 		OPT_END(),
 	};
 	int i;
@@ -305,6 +130,9 @@ int cmd_list(int argc, char **argv, struct tdp_ctx *ctx)
 		what = argv[i++];
 	if (i < argc)
 		return msg_usage("list", "unexpected argument '%s'", argv[i]);
+	if (!(format = output_format("list", format, json ? "json" : NULL, "text")))
+		return EXIT_USAGE;
+	json = !strcmp(format, "json");
 	if (!strcmp(what, "models")) {
 		if (cpu)
 			return msg_usage("list", "'--cpu' applies to 'list metrics' and 'list events'");

@@ -13,15 +13,15 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/output.h"
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "diagnose/diagnose.h"
 #include "model/model.h"
+#include "report/selftest.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -170,9 +170,9 @@ static void run_one(const struct example *e, enum tdp_backend b, const char *mac
 	diag_init(&d);
 	msg_progress("selftest: %s (%s%s%s)", e->name, e->binary, e->arg ? " " : "", e->arg ? e->arg : "");
 	if (b == BACKEND_SIM) {
-		struct backend_sim s;
+		struct measure_sim s;
 
-		backend_sim_init(&s);
+		measure_sim_init(&s);
 		rc = backend_sim_machine("selftest", machine, &s.machine);
 		saved = quiet_stdout();
 		if (!rc)
@@ -185,11 +185,11 @@ static void run_one(const struct example *e, enum tdp_backend b, const char *mac
 			snprintf(o->error, sizeof(o->error), "%s", err.msg);
 		else if (rc)
 			snprintf(o->error, sizeof(o->error), "the run failed (exit %d)", rc);
-		backend_sim_release(&s);
+		measure_sim_release(&s);
 	} else {
-		struct backend_pmu p;
+		struct measure_pmu p;
 
-		backend_pmu_init(&p);
+		measure_pmu_init(&p);
 		saved = quiet_stdout();
 		rc = backend_pmu_run(argv, 2, &p);
 		restore_stdout(saved);
@@ -198,7 +198,7 @@ static void run_one(const struct example *e, enum tdp_backend b, const char *mac
 			snprintf(o->error, sizeof(o->error), "the run failed (exit %d)", rc);
 		else if (diag_from_counts(&d, BACKEND_PMU, &p.res.counts, &p.tree, &dop, &err))
 			snprintf(o->error, sizeof(o->error), "%s", err.msg);
-		backend_pmu_release(&p);
+		measure_pmu_release(&p);
 	}
 	if (!o->error[0])
 		judge(o, e, &d);
@@ -207,71 +207,23 @@ static void run_one(const struct example *e, enum tdp_backend b, const char *mac
 	diag_release(&d);
 }
 
-static void print_text(FILE *out, enum tdp_backend b, const struct outcome *o, size_t passed)
+/* The document of the outcomes (rows: NR_EXAMPLES of them, filled here). */
+static void make_report(enum tdp_backend b, const struct outcome *o, size_t passed, struct selftest_row *rows,
+			struct selftest_report *r)
 {
-	fprintf(out, "tdprof selftest: backend %s%s\n\n", backend_name(b),
-		b == BACKEND_SIM ? ", every figure an estimate (simulated)" : "");
-	fprintf(out, "  %-14s %-16s %-16s %-34s %s\n", "example", "expected", "got", "key figure", "result");
-	for (size_t i = 0; i < NR_EXAMPLES; i++) {
-		char key[64];
-
-		if (o[i].error[0])
-			snprintf(key, sizeof(key), "%s", o[i].error);
-		else
-			snprintf(key, sizeof(key), "%s %.1f %% of slots", model_node_label(examples[i].expected),
-				 o[i].expected_value);
-		fprintf(out, "  %-14s %-16s %-16s %-34s %s\n", examples[i].name, examples[i].expected,
-			o[i].got ? o[i].got : "-", key, o[i].pass ? "pass" : "FAIL");
-	}
-	fprintf(out, "\n%zu passed, %zu failed\n", passed, NR_EXAMPLES - passed);
-}
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static int print_json(FILE *out, enum tdp_backend b, const struct outcome *o, size_t passed)
-{
-	json_t *root = json_object(), *arr = json_array();
-	int ret = 0;
-
-	if (!root || !arr) {
-		json_decref(root);
-		json_decref(arr);
-		return TDP_ENOMEM;
-	}
-	json_object_set_new(root, "backend", json_string(backend_name(b)));
-	json_object_set_new(root, "estimate", json_boolean(b == BACKEND_SIM));
-	for (size_t i = 0; i < NR_EXAMPLES; i++) {
-		json_t *e = json_object();
-
-		if (!e)
-			continue;
-		json_object_set_new(e, "name", json_string(examples[i].name));
-		json_object_set_new(e, "path", json_string(o[i].path));
-		json_object_set_new(e, "args", examples[i].arg ? json_string(examples[i].arg) : json_null());
-		json_object_set_new(e, "expected", json_string(examples[i].expected));
-		json_object_set_new(e, "got", o[i].got ? json_string(o[i].got) : json_null());
-		json_object_set_new(e, "expected_pct", num(o[i].expected_value));
-		json_object_set_new(e, "got_pct", num(o[i].got_value));
-		json_object_set_new(e, "exit_status", json_integer(o[i].status));
-		json_object_set_new(e, "error", o[i].error[0] ? json_string(o[i].error) : json_null());
-		json_object_set_new(e, "pass", json_boolean(o[i].pass));
-		json_array_append_new(arr, e);
-	}
-	json_object_set_new(root, "examples", arr);
-	json_object_set_new(root, "passed", json_integer((json_int_t)passed));
-	json_object_set_new(root, "failed", json_integer((json_int_t)(NR_EXAMPLES - passed)));
-	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) || fputc('\n', out) == EOF)
-		ret = TDP_EIO;
-	json_decref(root);
-	return ret;
+	for (size_t i = 0; i < NR_EXAMPLES; i++)
+		rows[i] = (struct selftest_row){
+			.name = examples[i].name, .path = o[i].path, .args = examples[i].arg,
+			.expected = examples[i].expected, .expected_label = model_node_label(examples[i].expected),
+			.got = o[i].got, .expected_pct = o[i].expected_value, .got_pct = o[i].got_value,
+			.exit_status = o[i].status, .error = o[i].error, .pass = o[i].pass,
+		};
+	*r = (struct selftest_report){ backend_name(b), b == BACKEND_SIM, rows, NR_EXAMPLES, passed };
 }
 
 int cmd_selftest(int argc, char **argv, struct tdp_ctx *ctx)
 {
-	const char *backend = "auto", *machine = NULL, *dir = NULL, *out_path = NULL;
+	const char *backend = "auto", *machine = NULL, *dir = NULL, *out_path = NULL, *format = NULL;
 	bool json = false;
 	struct opt opts[] = {
 		OPT_CHOICE(0, "backend", &backend, "auto|pmu|sim", "where counts come from: auto (the PMU, else the "
@@ -279,14 +231,16 @@ int cmd_selftest(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_STRING(0, "sim-machine", &machine, "M", "the simulated machine: a preset, KEY=VAL,... or a file"),
 		OPT_STRING(0, "examples", &dir, "DIR", "where the demo workloads are (default: next to tdprof, then "
 						       "PREFIX/libexec/tdprof/examples)"),
-		OPT_BOOL(0, "json", &json, "one JSON document"),
+		OPT_CHOICE(0, "format", &format, "text|json", "the result's format (default text)"),
+		OPT_BOOL(0, "json", &json, "one JSON document (--format=json)"),
 		OPT_STRING('o', "output", &out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_END(),
 	};
 	struct outcome o[NR_EXAMPLES];
+	struct selftest_row rows[NR_EXAMPLES];
+	struct selftest_report rep;
 	enum tdp_backend b;
 	size_t passed = 0;
-	FILE *out = stdout;
 	int i = opts_parse(opts, &doc, argc, argv), rc;
 
 	(void)ctx;
@@ -294,6 +248,8 @@ int cmd_selftest(int argc, char **argv, struct tdp_ctx *ctx)
 		return opts_exit(i);
 	if (i < argc)
 		return msg_usage("selftest", "'%s': selftest runs its own workloads and takes no command", argv[i]);
+	if (!(format = output_format("selftest", format, json ? "json" : NULL, "text")))
+		return EXIT_USAGE;
 	memset(o, 0, sizeof(o));
 	for (size_t k = 0; k < NR_EXAMPLES; k++)
 		if (!find_example(&examples[k], dir, tdp_exe_path(), o[k].path, sizeof(o[k].path))) {
@@ -310,21 +266,9 @@ int cmd_selftest(int argc, char **argv, struct tdp_ctx *ctx)
 		run_one(&examples[k], b, machine, &o[k]);
 		passed += o[k].pass;
 	}
-	if (out_path && !(out = fopen(out_path, "we"))) {
-		msg_error("cannot open '%s' for writing: %s", out_path, strerror(errno));
-		return EXIT_USAGE;
-	}
-	if (json) {
-		if (print_json(out, b, o, passed)) {
-			msg_error("cannot write the JSON document");
-			passed = 0;
-		}
-	} else {
-		print_text(out, b, o, passed);
-	}
-	if (out != stdout ? fclose(out) != 0 : fflush(out) != 0) {
-		msg_error("cannot write '%s': %s", out_path ? out_path : "stdout", strerror(errno));
-		return EXIT_ANALYSIS;
-	}
+	make_report(b, o, passed, rows, &rep);
+	rc = output_render(out_path, render_find(RENDER_SELFTEST, format), &rep);
+	if (rc)
+		return rc;
 	return passed == NR_EXAMPLES ? EXIT_OK : EXIT_ANALYSIS;
 }

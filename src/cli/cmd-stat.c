@@ -230,7 +230,7 @@ out:
  */
 static int run_sim(char *const *argv, const char *machine, const char *out_path, bool json, const char *sep)
 {
-	struct backend_sim s;
+	struct measure_sim s;
 	struct countset cs = COUNTSET_INIT;
 	struct pmu_session_result none = PMU_SESSION_RESULT_INIT;
 	struct stat_report rep = { 0 };
@@ -239,7 +239,7 @@ static int run_sim(char *const *argv, const char *machine, const char *out_path,
 	FILE *out = stdout;
 	int rc;
 
-	backend_sim_init(&s);
+	measure_sim_init(&s);
 	rc = backend_sim_machine("stat", machine, &s.machine);
 	s.stdout_to_stderr = (json || sep) && !out_path;
 	if (!rc)
@@ -284,7 +284,7 @@ out:
 	strbuf_release(&target);
 	strbuf_release(&note);
 	countset_release(&cs);
-	backend_sim_release(&s);
+	measure_sim_release(&s);
 	return rc;
 }
 
@@ -307,129 +307,126 @@ static const char *stat_no_sim_why(bool has_cmd, const char *events, bool attach
 	return NULL;
 }
 
-int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
+struct stat_opts {
+	char *events;
+	const char *sep, *out_path, *pid_s, *tid_s, *cpu_list, *backend, *sim_machine, *format;
+	long repeat, interval;
+	bool json, all_cpus, no_inherit;
+};
+
+/* The combinations of options that make no sense; prints the usage error. Fills so's targets. */
+static int check_usage(const struct stat_opts *o, struct pmu_session_opts *so)
 {
-	char *events = NULL;
-	const char *sep = NULL, *out_path = NULL, *pid_s = NULL, *tid_s = NULL, *cpu_list = NULL;
-	const char *backend = "auto", *sim_machine = NULL;
-	enum tdp_backend chosen;
-	long repeat = 1, interval = 0;
-	bool json = false, all_cpus = false, no_inherit = false;
-	struct opt opts[] = {
-		OPT_GROUP("what to count"),
-		OPT_LIST('e', "event", &events, "LIST", "events to count, comma-separated, '{a,b}' for a group "
-							"(repeatable; default: the triage set)"),
-		OPT_LONG('r', "repeat", &repeat, "N", "run CMD N times; print means and their relative spread",
-			 1, PMU_SESSION_MAX_RUNS),
-		OPT_LONG('I', "interval-print", &interval, "MS", "print the counts of every MS milliseconds",
-			 PMU_SESSION_MIN_INTERVAL_MS, 86400000),
-		OPT_BOOL(0, "no-inherit", &no_inherit, "do not count threads and children CMD creates"),
-		OPT_CHOICE(0, "backend", &backend, "auto|pmu|sim", "where counts come from: pmu (auto: software "
-								   "counts without a PMU) or sim (valgrind; estimates)"),
-		OPT_STRING(0, "sim-machine", &sim_machine, "M", "the simulated machine (--backend=sim): a preset, "
-								"KEY=VAL,... or a file"),
-		OPT_GROUP("what to watch instead of CMD"),
-		OPT_STRING('p', "pid", &pid_s, "PID", "every thread of running process PID, until it exits or ^C"),
-		OPT_STRING('t', "tid", &tid_s, "TID", "running thread TID, until it exits or ^C"),
-		OPT_BOOL('a', "all-cpus", &all_cpus, "every online CPU (with CMD: while it runs)"),
-		OPT_STRING('C', "cpu", &cpu_list, "LIST", "these CPUs, e.g. 0-3,6 (with CMD: while it runs)"),
-		OPT_GROUP("output"),
-		OPT_STRING('x', "field-separator", &sep, "SEP", "perf stat's CSV layout with SEP between fields"),
-		OPT_BOOL(0, "json", &json, "one JSON document"),
-		OPT_STRING('o', "output", &out_path, "FILE", "write the results to FILE instead of stdout"),
-		OPT_END(),
-	};
+	if (o->json && o->sep)
+		return msg_usage("stat", "'--json' and '-x' cannot be used together");
+	if (o->sep && !*o->sep)
+		return msg_usage("stat", "'-x' needs a non-empty separator");
+	if (o->repeat > 1 && o->interval)
+		return msg_usage("stat", "'-r' and '-I' cannot be used together");
+	if ((o->pid_s && !parse_id(o->pid_s, "-p", &so->pid)) || (o->tid_s && !parse_id(o->tid_s, "-t", &so->tid)))
+		return EXIT_USAGE;
+	if (!so->argv && !o->pid_s && !o->tid_s && !o->all_cpus && !o->cpu_list)
+		return msg_usage("stat", "no command to run: give it after '--', or watch one with -p, -t, -a or -C");
+	if (so->argv && (o->pid_s || o->tid_s))
+		return msg_usage("stat", "'%s' watches a running task: do not give a command too",
+				 o->pid_s ? "-p" : "-t");
+	if (o->repeat > 1 && !so->argv)
+		return msg_usage("stat", "'-r' needs a command to run");
+	return EXIT_OK;
+}
+
+/* What was counted, as the header names it ("'./app'", "'system wide'", "process id '42'"). */
+static void describe_target(const struct stat_opts *o, const struct pmu_session_opts *so, struct strbuf *cmd,
+			    struct strbuf *target)
+{
+	if (so->argv)
+		strbuf_add_shell_words(cmd, so->argv);
+	if (so->system_wide)
+		strbuf_adds(target, "'system wide'");
+	else if (o->cpu_list)
+		strbuf_addf(target, "'CPU(s) %s'", o->cpu_list);
+	else if (so->pid)
+		strbuf_addf(target, "process id '%d'", (int)so->pid);
+	else if (so->tid)
+		strbuf_addf(target, "thread id '%d'", (int)so->tid);
+	else
+		strbuf_addf(target, "'%s'", cmd->buf);
+}
+
+/* The report of a counted run res (its notes in note; rc: the exit status so far). */
+static void fill_report(const struct stat_opts *o, const struct pmu_session_result *res, int rc, struct strbuf *note,
+			struct stat_report *rep)
+{
+	struct tdp_err hw = TDP_ERR_INIT;
+
+	if (res->nr_hw > 0 && res->nr_hw_open == 0) {
+		cpu_explain_open_error(res->hw_errno, NULL, &hw);
+		strbuf_addf(note, "hardware counters are unavailable: %s", hw.msg);
+		rep->hw_note = note->buf;
+		rep->hw_hint = "rerun with --backend=sim for a simulated estimate";
+		if (o->sep) {
+			msg_note("%s", rep->hw_note);
+			msg_note("%s", rep->hw_hint);
+		}
+	}
+	if (res->user_only)
+		msg_note("kernel counting is not allowed for this user (perf_event_paranoid): the counts are of "
+			 "user space only, as perf counts them; 'sudo sysctl -w kernel.perf_event_paranoid=1' "
+			 "includes the kernel");
+	rep->runs = res->runs ? res->runs : 1;
+	rep->elapsed_stddev_ns = res->elapsed_stddev_ns;
+	if (res->per_run) {
+		rep->run_counts = &res->counts;
+		rep->run_values = res->per_run;
+		rep->run_elapsed_ns = res->per_run_elapsed_ns;
+		rep->nr_runs = res->runs;
+	}
+	rep->user_ns = res->workload_ran && res->runs == 1 ? res->user_ns : -1;
+	rep->sys_ns = res->workload_ran && res->runs == 1 ? res->sys_ns : -1;
+	rep->workload_ran = res->workload_ran;
+	rep->exit_status = rc;
+}
+
+/* The counted run (the PMU's, or the software events without one) and its report. */
+static int run_pmu(const struct stat_opts *o, struct pmu_session_opts *so)
+{
 	struct pmu_event_list list = PMU_EVENT_LIST_INIT;
 	struct pmu_env env = PMU_ENV_INIT;
-	struct pmu_session_opts so = PMU_SESSION_OPTS_INIT;
 	struct pmu_session_result res = PMU_SESSION_RESULT_INIT;
 	struct countset shown = COUNTSET_INIT;
-	struct tdp_err err = TDP_ERR_INIT, hw = TDP_ERR_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
 	struct strbuf cmd = STRBUF_INIT, target = STRBUF_INIT, note = STRBUF_INIT;
 	struct stat_report rep = { 0 };
 	struct live L = { 0 };
 	FILE *out = stdout;
-	bool hide_llc;
-	int i, rc = EXIT_USAGE, ret;
+	bool hide_llc = o->events == NULL;
+	int rc = EXIT_USAGE, ret;
 
-	(void)ctx;
-	i = opts_parse(opts, &doc, argc, argv);
-	if (i < 0) {
-		rc = opts_exit(i);
-		goto out;
-	}
-	so.argv = i < argc ? argv + i : NULL;
-	if (json && sep) {
-		msg_usage("stat", "'--json' and '-x' cannot be used together");
-		goto out;
-	}
-	if (sep && !*sep) {
-		msg_usage("stat", "'-x' needs a non-empty separator");
-		goto out;
-	}
-	if (repeat > 1 && interval) {
-		msg_usage("stat", "'-r' and '-I' cannot be used together");
-		goto out;
-	}
-	if ((pid_s && !parse_id(pid_s, "-p", &so.pid)) || (tid_s && !parse_id(tid_s, "-t", &so.tid)))
-		goto out;
-	if (!so.argv && !pid_s && !tid_s && !all_cpus && !cpu_list) {
-		msg_usage("stat", "no command to run: give it after '--', or watch one with -p, -t, -a or -C");
-		goto out;
-	}
-	if (so.argv && (pid_s || tid_s)) {
-		msg_usage("stat", "'%s' watches a running task: do not give a command too", pid_s ? "-p" : "-t");
-		goto out;
-	}
-	if (repeat > 1 && !so.argv) {
-		msg_usage("stat", "'-r' needs a command to run");
-		goto out;
-	}
-	/* auto keeps the PMU: without hardware events the software counts are still measured */
-	rc = backend_select("stat", backend,
-			    &(struct backend_select_opts){ .can_sim = so.argv && !events && !pid_s && !tid_s &&
-									!all_cpus && !cpu_list && repeat == 1 &&
-									!interval,
-							   .no_sim_why = stat_no_sim_why(so.argv != NULL, events, pid_s || tid_s,
-											  all_cpus || cpu_list, repeat,
-											  interval),
-							   .auto_pmu = true },
-			    &chosen);
-	if (rc)
-		goto out;
-	if (chosen == BACKEND_SIM) {
-		rc = run_sim(so.argv, sim_machine, out_path, json, sep);
-		goto out;
-	}
-	rc = EXIT_USAGE;
-	so.system_wide = all_cpus;
-	so.cpu_list = cpu_list;
-	so.no_inherit = no_inherit;
-	so.repeat = (unsigned)repeat;
-	so.interval_ms = (unsigned)interval;
-
+	so->system_wide = o->all_cpus;
+	so->cpu_list = o->cpu_list;
+	so->no_inherit = o->no_inherit;
+	so->repeat = (unsigned)o->repeat;
+	so->interval_ms = (unsigned)o->interval;
 	/* Names of the defaults are all perf generic names: no libpfm4 needed, keep start-up lean. */
-	env.use_libpfm = events != NULL;
-	ret = pmu_event_list_parse(&list, events ? events : default_events, &env, &err);
+	env.use_libpfm = o->events != NULL;
+	ret = pmu_event_list_parse(&list, o->events ? o->events : default_events, &env, &err);
 	if (ret) {
 		msg_err(&err);
 		rc = exitcode_from_err(ret);
 		goto out;
 	}
-	hide_llc = events == NULL;
-	if (!(out = output_open(out_path))) {
+	if (!(out = output_open(o->out_path))) {
 		out = stdout;
 		rc = EXIT_USAGE;
 		goto out;
 	}
-
 	L.out = out;
-	L.sep = sep;
-	L.print = !json;
+	L.sep = o->sep;
+	L.print = !o->json;
 	L.hide_llc = hide_llc;
-	so.on_interval = on_interval;
-	so.arg = &L;
-	so.keep_intervals = json;
+	so->on_interval = on_interval;
+	so->arg = &L;
+	so->keep_intervals = o->json;
 	fflush(stdout);
 	{
 		/*
@@ -437,9 +434,9 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 		 * the workload's own output: it goes to stderr meanwhile, as perf keeps its
 		 * counts apart from the program's. -x with -I prints as it goes: not there.
 		 */
-		int saved = backend_divert_stdout(!out_path && (json || (sep && !so.interval_ms)));
+		int saved = backend_divert_stdout(!o->out_path && (o->json || (o->sep && !so->interval_ms)));
 
-		ret = pmu_session_run(&list, &so, &res, &err);
+		ret = pmu_session_run(&list, so, &res, &err);
 		backend_restore_stdout(saved);
 	}
 	if (ret) {
@@ -450,58 +447,21 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 		goto out;
 	}
 	rc = res.workload_ran ? exitcode_from_wait(res.wstatus) : EXIT_OK;
-
 	if (filter_counts(&res.counts, &shown, hide_llc && llc_unsupported(&res.counts))) {
 		msg_error("out of memory");
 		rc = EXIT_ANALYSIS;
 		goto out;
 	}
 	shown.backend = BACKEND_PMU;
-	if (so.argv)
-		strbuf_add_shell_words(&cmd, so.argv);
-	if (so.system_wide)
-		strbuf_adds(&target, "'system wide'");
-	else if (cpu_list)
-		strbuf_addf(&target, "'CPU(s) %s'", cpu_list);
-	else if (so.pid)
-		strbuf_addf(&target, "process id '%d'", (int)so.pid);
-	else if (so.tid)
-		strbuf_addf(&target, "thread id '%d'", (int)so.tid);
-	else
-		strbuf_addf(&target, "'%s'", cmd.buf);
-	if (res.nr_hw > 0 && res.nr_hw_open == 0) {
-		cpu_explain_open_error(res.hw_errno, NULL, &hw);
-		strbuf_addf(&note, "hardware counters are unavailable: %s", hw.msg);
-		rep.hw_note = note.buf;
-		rep.hw_hint = "rerun with --backend=sim for a simulated estimate";
-		if (sep) {
-			msg_note("%s", rep.hw_note);
-			msg_note("%s", rep.hw_hint);
-		}
-	}
-	if (res.user_only)
-		msg_note("kernel counting is not allowed for this user (perf_event_paranoid): the counts are of "
-			 "user space only, as perf counts them; 'sudo sysctl -w kernel.perf_event_paranoid=1' "
-			 "includes the kernel");
+	describe_target(o, so, &cmd, &target);
+	fill_report(o, &res, rc, &note, &rep);
 	rep.target = target.buf;
-	rep.command = so.argv ? cmd.buf : NULL;
-	rep.runs = res.runs ? res.runs : 1;
-	rep.elapsed_stddev_ns = res.elapsed_stddev_ns;
-	if (res.per_run) {
-		rep.run_counts = &res.counts;
-		rep.run_values = res.per_run;
-		rep.run_elapsed_ns = res.per_run_elapsed_ns;
-		rep.nr_runs = res.runs;
-	}
-	rep.user_ns = res.workload_ran && res.runs == 1 ? res.user_ns : -1;
-	rep.sys_ns = res.workload_ran && res.runs == 1 ? res.sys_ns : -1;
-	rep.workload_ran = res.workload_ran;
-	rep.exit_status = rc;
+	rep.command = so->argv ? cmd.buf : NULL;
 	/* With -I, perf prints no summary in its CSV layout; tdprof's text adds one after the intervals. */
-	if (!(sep && interval)) {
-		if (interval && !json && !sep)
+	if (!(o->sep && o->interval)) {
+		if (o->interval && !o->json && !o->sep)
 			fputc('\n', out);
-		ret = render(out, &res, &shown, &rep, json, sep, hide_llc, &err);
+		ret = render(out, &res, &shown, &rep, o->json, o->sep, hide_llc, &err);
 		if (ret) {
 			msg_err(&err);
 			rc = EXIT_ANALYSIS;
@@ -511,13 +471,13 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 	if (res.signal) {
 		const char *sig = sigabbrev_np(res.signal) ? sigabbrev_np(res.signal) : "?";
 
-		if (so.argv)
+		if (so->argv)
 			msg_note("SIG%s was passed on to the command", sig);
 		else
 			msg_note("counting stopped by SIG%s", sig);
 	}
 out:
-	if (output_close(out, out != stdout ? out_path : NULL) && rc == EXIT_OK)
+	if (output_close(out, out != stdout ? o->out_path : NULL) && rc == EXIT_OK)
 		rc = EXIT_ANALYSIS;
 	strbuf_release(&cmd);
 	strbuf_release(&target);
@@ -525,6 +485,82 @@ out:
 	countset_release(&shown);
 	pmu_session_result_release(&res);
 	pmu_event_list_release(&list);
-	tdp_free(events);
+	return rc;
+}
+
+int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
+{
+	struct stat_opts o = { .backend = "auto", .repeat = 1 };
+	struct opt opts[] = {
+		OPT_GROUP("what to count"),
+		OPT_LIST('e', "event", &o.events, "LIST", "events to count, comma-separated, '{a,b}' for a group "
+							  "(repeatable; default: the triage set)"),
+		OPT_LONG('r', "repeat", &o.repeat, "N", "run CMD N times; print means and their relative spread",
+			 1, PMU_SESSION_MAX_RUNS),
+		OPT_LONG('I', "interval-print", &o.interval, "MS", "print the counts of every MS milliseconds",
+			 PMU_SESSION_MIN_INTERVAL_MS, 86400000),
+		OPT_BOOL(0, "no-inherit", &o.no_inherit, "do not count threads and children CMD creates"),
+		OPT_CHOICE(0, "backend", &o.backend, "auto|pmu|sim", "where counts come from: pmu (auto: software "
+								     "counts without a PMU) or sim (valgrind; estimates)"),
+		OPT_STRING(0, "sim-machine", &o.sim_machine, "M", "the simulated machine (--backend=sim): a preset, "
+								  "KEY=VAL,... or a file"),
+		OPT_GROUP("what to watch instead of CMD"),
+		OPT_STRING('p', "pid", &o.pid_s, "PID", "every thread of running process PID, until it exits or ^C"),
+		OPT_STRING('t', "tid", &o.tid_s, "TID", "running thread TID, until it exits or ^C"),
+		OPT_BOOL('a', "all-cpus", &o.all_cpus, "every online CPU (with CMD: while it runs)"),
+		OPT_STRING('C', "cpu", &o.cpu_list, "LIST", "these CPUs, e.g. 0-3,6 (with CMD: while it runs)"),
+		OPT_GROUP("output"),
+		OPT_STRING('x', "field-separator", &o.sep, "SEP", "perf stat's CSV layout with SEP between fields"),
+		OPT_CHOICE(0, "format", &o.format, "text|json|csv", "the output's format (default text; csv: '-x ,')"),
+		OPT_BOOL(0, "json", &o.json, "one JSON document (--format=json)"),
+		OPT_STRING('o', "output", &o.out_path, "FILE", "write the results to FILE instead of stdout"),
+		OPT_END(),
+	};
+	struct pmu_session_opts so = PMU_SESSION_OPTS_INIT;
+	enum tdp_backend chosen;
+	bool watch;
+	int i, rc;
+
+	(void)ctx;
+	i = opts_parse(opts, &doc, argc, argv);
+	if (i < 0) {
+		rc = opts_exit(i);
+		goto out;
+	}
+	so.argv = i < argc ? argv + i : NULL;
+	/* --format: json is --json, csv is perf's CSV layout (-x SEP, ',' unless given) */
+	if (!(o.format = output_format("stat", o.format, o.json ? "json" : NULL, o.sep ? "csv" : "text"))) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (o.sep && !o.json && strcmp(o.format, "csv")) {
+		rc = msg_usage("stat", "'-x' is the CSV layout: it cannot go with '--format=%s'", o.format);
+		goto out;
+	}
+	o.json = !strcmp(o.format, "json");
+	if (!strcmp(o.format, "csv") && !o.sep)
+		o.sep = ",";
+	rc = check_usage(&o, &so);
+	if (rc)
+		goto out;
+	watch = o.pid_s || o.tid_s || o.all_cpus || o.cpu_list;
+	/* auto keeps the PMU: without hardware events the software counts are still measured */
+	rc = backend_select("stat", o.backend,
+			    &(struct backend_select_opts){ .can_sim = so.argv && !o.events && !watch && o.repeat == 1 &&
+									!o.interval,
+							   .no_sim_why = stat_no_sim_why(so.argv != NULL, o.events,
+											  o.pid_s || o.tid_s,
+											  o.all_cpus || o.cpu_list,
+											  o.repeat, o.interval),
+							   .auto_pmu = true },
+			    &chosen);
+	if (rc)
+		goto out;
+	if (chosen == BACKEND_SIM)
+		rc = run_sim(so.argv, o.sim_machine, o.out_path, o.json, o.sep);
+	else
+		rc = run_pmu(&o, &so);
+out:
+	tdp_free(o.events);
 	return rc;
 }

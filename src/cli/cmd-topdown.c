@@ -17,13 +17,12 @@
 #include "base/strbuf.h"
 #include "cpu/cpu.h"
 #include "import/import.h"
+#include "measure/series.h"
+#include "measure/topdown.h"
 #include "model/groups.h"
 #include "model/live.h"
 #include "model/model.h"
 #include "model/stats.h"
-#include "pmu/event.h"
-#include "pmu/session.h"
-#include "report/repeat.h"
 #include "report/topdown.h"
 
 #include <errno.h>
@@ -78,7 +77,7 @@ static const struct cmd_doc doc = {
 };
 
 struct topdown_opts {
-	const char *cpu, *import, *out_path, *backend, *sim_machine, *html;
+	const char *cpu, *import, *out_path, *backend, *sim_machine, *html, *format;
 	long level;
 	long slots;
 	long repeat;       /* -r N (0: once) */
@@ -105,48 +104,19 @@ static int unknown_model(const char *name)
 	return EXIT_USAGE;
 }
 
-/*
- * The model of an import: --cpu, or the one model whose level 1 the events fit
- * (a cycle-accounting model: both its buckets), preferring among those the ones
- * whose level 2 they fit best (cmask=0x6 is Zen 4's, 0x8 Zen 5's); a hybrid's
- * E-core model goes with its P-core model.
- */
+/* The model of an import: --cpu, or the one model_infer_import() finds; the usage error when none or several. */
 static int import_model(const struct countset *cs, const char *cpu, const char *path, const struct model **out)
 {
-	size_t nr, nfit = 0, nbest = 0;
+	size_t nr, nbest;
 	const struct model *const *all = model_all(&nr);
-	const struct model *fit[64];
-	int l2[64], best = -1;
+	const struct model *fit[MODEL_INFER_MAX];
 	struct strbuf names = STRBUF_INIT;
 
 	if (cpu) {
 		*out = model_find(cpu);
 		return *out ? 0 : unknown_model(cpu);
 	}
-	for (size_t i = 0; i < nr && nfit < 64; i++) {
-		struct model_compiled *mc;
-		int full = all[i]->kind == MODEL_KIND_SLOTS ? 4 : 2, cov1, cov2;
-
-		if (model_compile(all[i], &mc, NULL))
-			continue;
-		cov1 = model_coverage(mc, cs, 1);
-		cov2 = model_coverage(mc, cs, 2);
-		model_compiled_free(mc);
-		if (cov1 == full) {
-			l2[nfit] = cov2;
-			fit[nfit++] = all[i];
-		}
-	}
-	for (size_t i = 0; i < nfit; i++)
-		for (size_t j = 0; j < nfit; j++)
-			if (j != i && fit[i]->companion == fit[j] && fit[i]->core_type &&
-			    !strcmp(fit[i]->core_type, "E-core"))
-				l2[i] = -1;
-	for (size_t i = 0; i < nfit; i++)
-		best = l2[i] > best ? l2[i] : best;
-	for (size_t i = 0; i < nfit; i++)
-		if (l2[i] == best)
-			fit[nbest++] = fit[i];
+	nbest = model_infer_import(cs, fit);
 	if (nbest == 1) {
 		*out = fit[0];
 		return 0;
@@ -195,40 +165,26 @@ static int json_doc(FILE *out, const void *r, struct tdp_err *err)
 static int use_means(struct model_runs *runs, struct metric_tree *mean, struct topdown_report *r)
 {
 	struct tdp_err err = TDP_ERR_INIT;
+	bool have;
 
-	if (runs->nr < 2)
-		return EXIT_OK;
-	if (model_runs_mean(runs, r->trees[0], mean, &err)) {
+	if (measure_runs_mean(runs, r->trees[0], mean, &have, &err)) {
 		msg_err(&err);
 		return EXIT_ANALYSIS;
 	}
-	r->trees[0] = mean;
-	r->repeat = runs;
+	if (have) {
+		r->trees[0] = mean;
+		r->repeat = runs;
+	}
 	return EXIT_OK;
 }
 
 static int render(const struct topdown_opts *to, struct topdown_report *r, struct tdp_ctx *ctx)
 {
-	struct tdp_err err = TDP_ERR_INIT;
-	FILE *out = output_open(to->out_path);
-	int rc = EXIT_OK;
+	int rc;
 
-	if (!out)
-		return EXIT_USAGE;
 	r->bars = !to->json && !to->out_path && ctx->stdout_tty;
 	r->verbose = ctx->verbose > 0;
-	if (to->json) {
-		if (topdown_json_print(out, r, &err)) {
-			msg_err(&err);
-			rc = EXIT_ANALYSIS;
-		}
-	} else {
-		topdown_text_print(out, r);
-		if (r->repeat)
-			repeat_text_print(out, r->repeat, r->trees[0]);
-	}
-	if (output_close(out, to->out_path))
-		rc = EXIT_ANALYSIS;
+	rc = output_render(to->out_path, render_find(RENDER_TOPDOWN, to->format), r);
 	if (rc == EXIT_OK && to->html)
 		rc = output_html(to->html, json_doc, r);
 	return rc;
@@ -320,90 +276,30 @@ static int live_model(const struct topdown_opts *to, const struct cpu_system *sy
 	return EXIT_OK;
 }
 
-/* The groups of a live run of model m. */
-static int plan_events(const struct model *m, const struct model_eval_opts *o, const struct groups_budget *b,
-		       struct groups_plan *plan, struct tdp_err *err)
+static void note_progress(const char *line)
 {
-	struct model_compiled *mc;
-	int ret = model_compile(m, &mc, err);
-
-	if (!ret)
-		ret = model_plan(mc, o, b, plan, err);
-	model_compiled_free(mc);
-	return ret;
+	msg_progress("%s", line);
 }
 
-#define TOPDOWN_MAX_SETS 64 /* groups of one live run */
-
-/* Parse the event list of groups [first, first + nr) of a plan (all of them with nr = SIZE_MAX). */
-static int parse_groups(const struct model *m, const struct groups_plan *p, size_t first, size_t nr,
-			struct strbuf *spec, struct pmu_event_list *out, struct tdp_err *err)
-{
-	struct pmu_env penv = PMU_ENV_INIT;
-
-	strbuf_reset(spec);
-	model_plan_spec(m, p, first, nr, spec);
-	if (strbuf_failed(spec))
-		return tdp_err_oom(err);
-	return pmu_event_list_parse(out, spec->buf, &penv, err);
-}
-
-/*
- * Count the sets over the workload once, or -r N times keeping each run's tree of
- * model m in runs (res then holds the last run's counts, for the groups section).
- * A run interrupted by a signal ends the series.
- */
-static int run_sessions(const struct topdown_opts *to, const struct pmu_event_list *const *sets, size_t nr_sets,
-			const struct pmu_session_opts *so, const struct model *m, const struct model_eval_opts *o,
-			struct pmu_session_result *res, struct model_runs *runs, struct tdp_err *err)
-{
-	size_t n = to->repeat > 1 ? (size_t)to->repeat : 1;
-	int ret = 0;
-
-	runs->requested = n;
-	for (size_t i = 0; i < n && !ret; i++) {
-		struct metric_tree t;
-
-		if (i) {
-			pmu_session_result_release(res);
-			msg_progress("run %zu of %zu", i + 1, n);
-		}
-		ret = to->no_multiplex ? pmu_session_run_sets(sets, nr_sets, so, res, err)
-				       : pmu_session_run(sets[0], so, res, err);
-		if (ret || n == 1)
-			break;
-		res->counts.backend = BACKEND_PMU;
-		ret = model_evaluate(m, &res->counts, o, &t, err);
-		if (!ret)
-			ret = model_runs_add(runs, &t, err);
-		if (res->signal)
-			break;
-	}
-	return ret;
-}
-
+/* The tree of a counted run (model/live.h chooses the model, measure/topdown.h counts). */
 static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx)
 {
+	static const struct measure_notify notify = { note_progress, NULL };
 	struct cpu_env env = CPU_ENV_INIT;
 	struct cpu_system sys;
 	struct tdp_err err = TDP_ERR_INIT;
-	const struct model *m = NULL, *models[TOPDOWN_MAX_TREES];
+	const struct model *m = NULL;
 	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
 	struct groups_budget b;
-	struct groups_plan plans[TOPDOWN_MAX_TREES] = { GROUPS_PLAN_INIT, GROUPS_PLAN_INIT };
-	struct pmu_event_list lists[TOPDOWN_MAX_SETS];
-	const struct pmu_event_list *sets[TOPDOWN_MAX_SETS];
-	size_t nr_models = 1, nr_sets = 0;
-	struct pmu_session_opts so = PMU_SESSION_OPTS_INIT;
-	struct pmu_session_result res = PMU_SESSION_RESULT_INIT;
+	struct measure_topdown t;
+	struct measure_topdown_opts mo = { .nr_models = 1, .eo = &o, .budget = &b, .argv = argv,
+					   .no_multiplex = to->no_multiplex, .repeat = to->repeat };
 	struct metric_tree trees[TOPDOWN_MAX_TREES], mean;
-	struct model_runs runs = MODEL_RUNS_INIT;
 	struct topdown_report r = { 0 };
-	struct strbuf spec = STRBUF_INIT, cmd = STRBUF_INIT;
-	int ret = 0, rc = EXIT_ANALYSIS;
+	struct strbuf cmd = STRBUF_INIT;
+	int ret, rc = EXIT_ANALYSIS;
 
-	for (size_t i = 0; i < TOPDOWN_MAX_SETS; i++)
-		lists[i] = (struct pmu_event_list)PMU_EVENT_LIST_INIT;
+	measure_topdown_init(&t);
 	ret = cpu_system_detect(&sys, &env, &err);
 	if (ret) {
 		msg_err(&err);
@@ -419,47 +315,18 @@ static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp
 	rc = live_model(to, &sys, &m, &o, &b);
 	if (rc)
 		goto out;
-	rc = EXIT_ANALYSIS;
 	o.max_level = to->level ? (int)to->level : 1;
-	models[0] = m;
+	mo.models[0] = m;
 	if (m->companion && sys.cpu.hybrid)
-		models[nr_models++] = m->companion;
-	for (size_t k = 0; k < nr_models && !ret; k++)
-		ret = plan_events(models[k], &o, &b, &plans[k], &err);
-	if (!ret && to->no_multiplex) {
-		/* one run per group: nothing shares the counters */
-		for (size_t k = 0; k < nr_models && !ret; k++)
-			for (size_t g = 0; g < plans[k].nr && !ret; g++) {
-				if (nr_sets >= TOPDOWN_MAX_SETS) {
-					ret = tdp_err_set(&err, TDP_ELIMIT, "the '%s' model needs more than %d groups",
-							  m->name, TOPDOWN_MAX_SETS);
-					break;
-				}
-				ret = parse_groups(models[k], &plans[k], g, 1, &spec, &lists[nr_sets], &err);
-				sets[nr_sets] = &lists[nr_sets];
-				nr_sets++;
-			}
-		so.argv = argv;
-		fflush(stdout);
-		if (!ret)
-			ret = run_sessions(to, sets, nr_sets, &so, m, &o, &res, &runs, &err);
-	} else if (!ret) {
-		/* every group in one list: the kernel rotates them when they do not all fit */
-		for (size_t k = 0; k < nr_models && !ret; k++)
-			ret = parse_groups(models[k], &plans[k], 0, plans[k].nr, &spec, &lists[0], &err);
-		so.argv = argv;
-		fflush(stdout);
-		sets[0] = &lists[0];
-		if (!ret)
-			ret = run_sessions(to, sets, 1, &so, m, &o, &res, &runs, &err);
-	}
+		mo.models[mo.nr_models++] = m->companion;
+	fflush(stdout); /* the workload shares it */
+	ret = measure_topdown_run(&mo, &t, &notify, &err);
 	if (ret) {
 		msg_err(&err);
 		rc = exitcode_from_err(ret);
 		goto out;
 	}
-	res.counts.backend = BACKEND_PMU;
-	rc = evaluate(m, &res.counts, &o, trees, &r.nr_trees);
+	rc = evaluate(m, &t.res.counts, &o, trees, &r.nr_trees);
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < r.nr_trees; i++)
@@ -470,53 +337,42 @@ static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp
 	r.source = cmd.buf;
 	r.backend = BACKEND_PMU;
 	r.level = o.max_level;
-	r.counts = &res.counts;
+	r.counts = &t.res.counts;
 	r.no_multiplex = to->no_multiplex;
-	r.runs = res.runs;
-	if ((plans[0].nr_split || plans[1].nr_split) && r.nr_notes < TOPDOWN_MAX_NOTES)
+	r.runs = t.res.runs;
+	if (t.split && r.nr_notes < TOPDOWN_MAX_NOTES)
 		r.notes[r.nr_notes++] = "some formulas need more events than the counters hold at once: their "
 					"events were counted in different groups (marked in the tree)";
-	if (runs.nr > 1 && r.nr_trees > 1 && r.nr_notes < TOPDOWN_MAX_NOTES)
+	if (t.runs.nr > 1 && r.nr_trees > 1 && r.nr_notes < TOPDOWN_MAX_NOTES)
 		r.notes[r.nr_notes++] = "-r: the means and intervals are of the first core type; the other core "
 					"type's tree is the last run's";
-	rc = use_means(&runs, &mean, &r);
+	rc = use_means(&t.runs, &mean, &r);
 	if (!rc)
 		rc = render(to, &r, ctx);
-	if (rc == EXIT_OK && res.workload_ran)
-		rc = exitcode_from_wait(res.wstatus);
+	if (rc == EXIT_OK && t.res.workload_ran)
+		rc = exitcode_from_wait(t.res.wstatus);
 out:
-	for (size_t i = 0; i < TOPDOWN_MAX_SETS; i++)
-		pmu_event_list_release(&lists[i]);
-	for (size_t k = 0; k < TOPDOWN_MAX_TREES; k++)
-		groups_plan_release(&plans[k]);
-	pmu_session_result_release(&res);
-	model_runs_release(&runs);
-	strbuf_release(&spec);
+	measure_topdown_release(&t);
 	strbuf_release(&cmd);
 	cpu_system_release(&sys);
 	return rc;
 }
 
-/*
- * The simulated runs of -r N. valgrind's simulation of a program that does the
- * same work every run gives the same figures every run, so after two runs that
- * agree to the last bit the others are not made (their intervals would have zero
- * width anyway) and a note says so; a program whose runs differ (threads, the
- * time, addresses in its work) runs N times. *tree is the last run's.
- */
-static int sim_runs(const struct topdown_opts *to, char *const *argv, struct backend_sim *s,
+/* The simulated runs of -r N (measure/series.h: the deterministic rule). *tree is the last run's. */
+static int sim_runs(const struct topdown_opts *to, char *const *argv, struct measure_sim *s,
 		    struct metric_tree *tree, struct model_runs *runs)
 {
-	size_t n = to->repeat > 1 ? (size_t)to->repeat : 1;
+	struct measure_series ser;
 	int rc = EXIT_OK;
 
-	runs->requested = n;
-	for (size_t i = 0; i < n && !rc; i++) {
+	measure_series_init(&ser, to->repeat, true, runs);
+	for (size_t i = 0; i < ser.n && !rc; i++) {
 		struct tdp_err err = TDP_ERR_INIT;
+		bool stop;
 
 		if (i) {
-			backend_sim_release(s);
-			msg_progress("run %zu of %zu", i + 1, n);
+			measure_sim_release(s);
+			msg_progress("run %zu of %zu", i + 1, ser.n);
 		}
 		rc = backend_sim_run(argv, s);
 		if (!rc && !s->have_est)
@@ -525,16 +381,10 @@ static int sim_runs(const struct topdown_opts *to, char *const *argv, struct bac
 			break;
 		model_tree_from_sim(&s->est.topdown, s->machine.width, to->level ? (int)to->level : 1, tree);
 		model_classify(tree);
-		if (n == 1)
-			break;
-		if (model_runs_add(runs, tree, &err)) {
+		if (measure_series_add(&ser, tree, &stop, &err)) {
 			msg_err(&err);
 			rc = EXIT_ANALYSIS;
-		} else if (runs->nr == 2 && model_runs_identical(runs)) {
-			runs->deterministic = true;
-			runs->note = "the simulation is deterministic for this program: runs 1 and 2 gave the same "
-				     "figures to the last bit, so the other runs were not made and the intervals have "
-				     "zero width";
+		} else if (stop) {
 			break;
 		}
 	}
@@ -544,14 +394,14 @@ static int sim_runs(const struct topdown_opts *to, char *const *argv, struct bac
 /* --backend=sim: the simulation's level-1 estimate (and the level-2 nodes it determines) as the tree. */
 static int run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx)
 {
-	struct backend_sim s;
+	struct measure_sim s;
 	struct metric_tree tree, mean;
 	struct model_runs runs = MODEL_RUNS_INIT;
 	struct topdown_report r = { 0 };
 	struct strbuf src = STRBUF_INIT;
 	int rc;
 
-	backend_sim_init(&s);
+	measure_sim_init(&s);
 	rc = backend_sim_machine("topdown", to->sim_machine, &s.machine);
 	s.stdout_to_stderr = to->json && !to->out_path;
 	if (!rc)
@@ -577,7 +427,7 @@ static int run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_
 out:
 	strbuf_release(&src);
 	model_runs_release(&runs);
-	backend_sim_release(&s);
+	measure_sim_release(&s);
 	return rc;
 }
 
@@ -604,7 +454,8 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_LONG('r', "repeat", &to.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
 							 "interval (Student's t)", 1, MODEL_RUNS_MAX),
 		OPT_GROUP("output"),
-		OPT_BOOL(0, "json", &to.json, "one JSON document"),
+		OPT_CHOICE(0, "format", &to.format, "text|json", "the output's format (default text)"),
+		OPT_BOOL(0, "json", &to.json, "one JSON document (--format=json)"),
 		OPT_STRING('o', "output", &to.out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_STRING(0, "html", &to.html, "FILE", "also write a self-contained HTML report to FILE"),
 		OPT_END(),
@@ -614,6 +465,9 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 
 	if (i < 0)
 		return opts_exit(i);
+	if (!(to.format = output_format("topdown", to.format, to.json ? "json" : NULL, "text")))
+		return EXIT_USAGE;
+	to.json = !strcmp(to.format, "json");
 	if (to.import && to.repeat > 1)
 		return msg_usage("topdown", "'-r' repeats a run: an import is one recording (record it with "
 					    "'perf stat -r N' instead)");

@@ -14,10 +14,11 @@
 #include "base/alloc.h"
 #include "base/countset.h"
 #include "base/err.h"
+#include "base/path.h"
 #include "base/strbuf.h"
 #include "diagnose/diagnose.h"
+#include "measure/series.h"
 #include "model/stats.h"
-#include "report/repeat.h"
 #include "report/why.h"
 
 #include <errno.h>
@@ -82,7 +83,7 @@ static const struct cmd_doc doc = {
 };
 
 struct why_opts {
-	const char *backend, *machine, *out_path, *html;
+	const char *backend, *machine, *out_path, *html, *format;
 	long level, top;
 	long repeat;       /* -r N (0: once) */
 	bool json;
@@ -96,27 +97,21 @@ static int json_doc(FILE *out, const void *r, struct tdp_err *err)
 
 /*
  * -r N: keep the tree of the run just diagnosed. Returns true when the series
- * should stop: a simulated program that gave the same tree twice is deterministic
- * (the other runs would add nothing; a note says so), or the run has no tree.
+ * should stop (measure/series.h), or the run has no tree.
  */
-static bool add_run(struct model_runs *runs, const struct diag *d, bool sim, int *rc)
+static bool add_run(struct measure_series *ser, const struct diag *d, int *rc)
 {
 	struct tdp_err err = TDP_ERR_INIT;
+	bool stop;
 
 	if (!d->has_tree)
 		return true;
-	if (model_runs_add(runs, &d->tree, &err)) {
+	if (measure_series_add(ser, &d->tree, &stop, &err)) {
 		msg_err(&err);
 		*rc = EXIT_ANALYSIS;
 		return true;
 	}
-	if (sim && runs->nr == 2 && model_runs_identical(runs)) {
-		runs->deterministic = true;
-		runs->note = "the simulation is deterministic for this program: runs 1 and 2 gave the same figures "
-			     "to the last bit, so the other runs were not made and the intervals have zero width";
-		return true;
-	}
-	return false;
+	return stop;
 }
 
 /* -r N: the diagnosis's tree becomes the tree of means (its verdict, sites and findings stay the last run's). */
@@ -124,40 +119,26 @@ static int use_means(struct model_runs *runs, struct diag *d, struct why_report 
 {
 	struct tdp_err err = TDP_ERR_INIT;
 	struct metric_tree mean;
+	bool have;
 
-	if (runs->nr < 2)
-		return EXIT_OK;
-	if (model_runs_mean(runs, &d->tree, &mean, &err)) {
+	if (measure_runs_mean(runs, &d->tree, &mean, &have, &err)) {
 		msg_err(&err);
 		return EXIT_ANALYSIS;
 	}
-	d->tree = mean;
-	r->repeat = runs;
+	if (have) {
+		d->tree = mean;
+		r->repeat = runs;
+	}
 	return EXIT_OK;
 }
 
 static int render(const struct why_opts *wo, const struct why_report *r, struct tdp_ctx *ctx)
 {
-	struct tdp_err err = TDP_ERR_INIT;
-	FILE *out = output_open(wo->out_path);
 	struct why_report rr = *r;
-	int rc = EXIT_OK;
+	int rc;
 
-	if (!out)
-		return EXIT_USAGE;
 	rr.verbose = ctx->verbose > 0;
-	if (wo->json) {
-		if (why_json_print(out, &rr, &err)) {
-			msg_err(&err);
-			rc = EXIT_ANALYSIS;
-		}
-	} else {
-		why_text_print(out, &rr);
-		if (rr.repeat && rr.d->has_tree)
-			repeat_text_print(out, rr.repeat, &rr.d->tree);
-	}
-	if (output_close(out, wo->out_path))
-		rc = EXIT_ANALYSIS;
+	rc = output_render(wo->out_path, render_find(RENDER_WHY, wo->format), &rr);
 	if (rc == EXIT_OK && wo->html)
 		rc = output_html(wo->html, json_doc, &rr);
 	return rc;
@@ -181,41 +162,32 @@ static bool divert(const struct why_opts *wo)
 
 static int run_sim(const struct why_opts *wo, char *const *argv, const char *command, struct tdp_ctx *ctx)
 {
-	struct backend_sim s;
+	struct measure_sim s;
 	struct diag d;
 	struct diag_opts o = { 0 };
 	struct tdp_err err = TDP_ERR_INIT;
 	struct why_report r = { 0 };
 	struct model_runs runs = MODEL_RUNS_INIT;
-	size_t n = wo->repeat > 1 ? (size_t)wo->repeat : 1;
+	struct measure_series ser;
 	char *exe = NULL, cwd[4096];
 	int rc, ret;
 
-	backend_sim_init(&s);
+	measure_sim_init(&s);
 	diag_init(&d);
-	runs.requested = n;
+	measure_series_init(&ser, wo->repeat, true, &runs);
 	rc = backend_sim_machine("why", wo->machine, &s.machine);
 	if (rc)
 		goto out;
 	s.stdout_to_stderr = divert(wo);
-	if (sim_find_program(argv[0], getenv("PATH"), &exe) == 0) {
-		char *abs = realpath(exe, NULL); /* the symbol session finds binaries by absolute path */
-
-		if (abs) {
-			tdp_free(exe);
-			exe = tdp_strdup(abs);
-			free(abs);
-		}
-	} else {
-		exe = NULL;
-	}
+	/* the symbol session finds binaries by absolute path */
+	exe = tdp_find_program_abs(argv[0], getenv("PATH"));
 	fill_opts(&o, wo, exe, getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ser.n; i++) {
 		if (i) {
 			diag_release(&d);
 			diag_init(&d);
-			backend_sim_release(&s);
-			msg_progress("run %zu of %zu", i + 1, n);
+			measure_sim_release(&s);
+			msg_progress("run %zu of %zu", i + 1, ser.n);
 		}
 		rc = backend_sim_run(argv, &s);
 		if (rc)
@@ -231,7 +203,7 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 			rc = exitcode_from_err(ret);
 			goto out;
 		}
-		if (n == 1 || add_run(&runs, &d, true, &rc))
+		if (add_run(&ser, &d, &rc))
 			break;
 	}
 	if (rc || (rc = use_means(&runs, &d, &r)))
@@ -248,33 +220,33 @@ out:
 	tdp_free(exe);
 	diag_release(&d);
 	model_runs_release(&runs);
-	backend_sim_release(&s);
+	measure_sim_release(&s);
 	return rc;
 }
 
 static int run_pmu(const struct why_opts *wo, char *const *argv, const char *command, struct tdp_ctx *ctx)
 {
-	struct backend_pmu p;
+	struct measure_pmu p;
 	struct diag d;
 	struct diag_opts o = { 0 };
 	struct why_report r = { 0 };
 	struct tdp_err err = TDP_ERR_INIT;
 	struct model_runs runs = MODEL_RUNS_INIT;
-	size_t n = wo->repeat > 1 ? (size_t)wo->repeat : 1;
+	struct measure_series ser;
 	int rc = EXIT_OK, saved;
-	char *exe = wo->no_drill ? NULL : why_drill_exe(argv[0]), cwd[4096];
+	char *exe = wo->no_drill ? NULL : tdp_find_program_abs(argv[0], getenv("PATH")), cwd[4096];
 
-	backend_pmu_init(&p);
+	measure_pmu_init(&p);
 	diag_init(&d);
-	runs.requested = n;
+	measure_series_init(&ser, wo->repeat, false, &runs);
 	fill_opts(&o, wo, exe, exe && getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ser.n; i++) {
 		if (i) {
 			diag_release(&d);
 			diag_init(&d);
-			backend_pmu_release(&p);
-			backend_pmu_init(&p);
-			msg_progress("run %zu of %zu", i + 1, n);
+			measure_pmu_release(&p);
+			measure_pmu_init(&p);
+			msg_progress("run %zu of %zu", i + 1, ser.n);
 		}
 		saved = backend_divert_stdout(divert(wo));
 		p.allow_no_model = true;
@@ -289,7 +261,7 @@ static int run_pmu(const struct why_opts *wo, char *const *argv, const char *com
 		}
 		if (!p.model)
 			why_drill_no_model(&d, p.no_model);
-		if (n == 1 || add_run(&runs, &d, false, &rc) || p.res.signal)
+		if (add_run(&ser, &d, &rc) || p.res.signal)
 			break;
 	}
 	if (rc || (rc = use_means(&runs, &d, &r)))
@@ -309,7 +281,7 @@ out:
 	tdp_free(exe);
 	diag_release(&d);
 	model_runs_release(&runs);
-	backend_pmu_release(&p);
+	measure_pmu_release(&p);
 	return rc;
 }
 
@@ -331,7 +303,8 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_GROUP("output"),
 		OPT_LONG('n', "top", &wo.top, "N", "sites listed (default 10; JSON and -v list them all up to N)", 1,
 			 DIAG_MAX_SITES),
-		OPT_BOOL(0, "json", &wo.json, "one JSON document"),
+		OPT_CHOICE(0, "format", &wo.format, "text|json", "the output's format (default text)"),
+		OPT_BOOL(0, "json", &wo.json, "one JSON document (--format=json)"),
 		OPT_STRING('o', "output", &wo.out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_STRING(0, "html", &wo.html, "FILE", "also write a self-contained HTML report to FILE"),
 		OPT_END(),
@@ -342,6 +315,9 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 
 	if (i < 0)
 		return opts_exit(i);
+	if (!(wo.format = output_format("why", wo.format, wo.json ? "json" : NULL, "text")))
+		return EXIT_USAGE;
+	wo.json = !strcmp(wo.format, "json");
 	if (i >= argc)
 		return msg_usage("why", "no command to run: give it after '--'");
 	rc = backend_select("why", wo.backend, &(struct backend_select_opts){ .can_sim = true }, &b);

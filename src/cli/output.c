@@ -1,6 +1,7 @@
 /* output.c: the result stream of a command (see output.h). */
 #include "cli/output.h"
 #include "base/err.h"
+#include "base/strbuf.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 
@@ -47,13 +48,59 @@ int output_write(const char *path, const void *buf, size_t len)
 	return output_close(f, path);
 }
 
+int output_render(const char *path, const struct renderer *r, const void *doc)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	int rc;
+
+	if (r->render(&sb, doc, &err)) {
+		msg_err(&err);
+		rc = EXIT_ANALYSIS;
+	} else {
+		rc = output_write(path, sb.buf, sb.len);
+	}
+	strbuf_release(&sb);
+	return rc;
+}
+
+const char *output_format(const char *cmd, const char *format, const char *alias, const char *dflt)
+{
+	if (alias && format && strcmp(format, alias)) {
+		msg_usage(cmd, "'--%s' is '--format=%s': it cannot go with '--format=%s'", alias, alias, format);
+		return NULL;
+	}
+	return alias ? alias : format ? format : dflt;
+}
+
+struct html_job {
+	html_json_fn *fn;
+	const void *doc;
+	const char *path;
+};
+
+/* The page of the JSON document j->fn prints (render_capture() takes it into memory). */
+static int html_page(FILE *out, const void *arg, struct tdp_err *err)
+{
+	const struct html_job *j = arg;
+	struct html_opts ho = HTML_OPTS_INIT;
+
+	return html_print_json(out, j->fn, j->doc, j->path, &ho, err);
+}
+
 int output_html(const char *path, html_json_fn *fn, const void *doc)
 {
-	struct html_opts ho = HTML_OPTS_INIT;
+	struct html_job j = { fn, doc, path };
+	struct strbuf sb = STRBUF_INIT;
 	struct tdp_err err = TDP_ERR_INIT;
-	int ret = html_write(path, fn, doc, &ho, &err);
+	int ret = render_capture(&sb, html_page, &j, &err), rc;
 
-	if (ret)
+	if (ret) {
 		msg_err(&err);
-	return ret ? exitcode_from_err(ret) : EXIT_OK;
+		rc = exitcode_from_err(ret);
+	} else {
+		rc = output_write(path, sb.buf, sb.len);
+	}
+	strbuf_release(&sb);
+	return rc;
 }

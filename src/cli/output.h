@@ -7,15 +7,18 @@
  *   1. FILE *out = output_open(path);      (path NULL: stdout; NULL return: the error was printed)
  *   2. write the results to out;
  *   3. rc = output_close(out, path);       (flushes, closes a file; EXIT_OK or EXIT_ANALYSIS)
- * Or, for a result already in memory: rc = output_write(path, buf, len).
+ * Or, for a result already in memory: rc = output_write(path, buf, len); or for a
+ * document and its renderer (report/render.h): rc = output_render(path, r, doc).
  */
 #ifndef TDPROF_CLI_OUTPUT_H
 #define TDPROF_CLI_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "report/html.h"
+#include "report/render.h"
 
 /**
  * Open `path` for writing (created 0644, truncated), or return stdout when path is
@@ -37,6 +40,21 @@ int output_close(FILE *f, const char *path);
  * EXIT_USAGE (the file cannot be created) or EXIT_ANALYSIS (the write failed).
  */
 int output_write(const char *path, const void *buf, size_t len);
+
+/**
+ * Render doc with r into memory and write it to `path` (NULL: stdout). Prints the
+ * error; returns EXIT_OK, EXIT_USAGE (the file cannot be created) or EXIT_ANALYSIS
+ * (rendering or the write failed).
+ */
+int output_render(const char *path, const struct renderer *r, const void *doc);
+
+/**
+ * --format: the value of `--format F` given as `format` (NULL when absent), or
+ * `alias` when one of its aliases (--json, --csv, --folded: alias "json", ...) was
+ * given; the command's default when neither. Returns the format, or NULL after
+ * printing the usage error of an alias and a --format that disagree.
+ */
+const char *output_format(const char *cmd, const char *format, const char *alias, const char *dflt);
 
 /**
  * --html FILE: the page report/html.h draws from the JSON document that fn prints

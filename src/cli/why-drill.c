@@ -15,22 +15,6 @@
 #include "cli/msg.h"
 #include "cpu/cpu.h"
 #include "diagnose/drill-pmu.h"
-#include "sim/runner.h"
-
-char *why_drill_exe(const char *argv0)
-{
-	char *exe = NULL, *abs;
-
-	if (sim_find_program(argv0, getenv("PATH"), &exe))
-		return NULL;
-	abs = realpath(exe, NULL); /* the kernel names mapped files by their resolved path */
-	if (abs) {
-		tdp_free(exe);
-		exe = tdp_strdup(abs);
-		free(abs);
-	}
-	return exe;
-}
 
 void why_drill_no_model(struct diag *d, const char *why)
 {

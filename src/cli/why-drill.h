@@ -41,11 +41,4 @@ void why_drill_pmu(struct diag *d, const struct why_drill_in *in);
  */
 void why_drill_no_model(struct diag *d, const char *why);
 
-/**
- * The workload's executable as an absolute path, looked up in PATH as execvp
- * does, for the drill-down's in_program and compiler flags: a new string
- * (tdp_free) or NULL when it cannot be found.
- */
-char *why_drill_exe(const char *argv0);
-
 #endif

@@ -77,12 +77,24 @@ static void intel(struct cpu_branch *out, const struct cpu_pmu *core)
 	}
 }
 
-/* Does the AMD CPU have LbrExtV2? CPUID when known, else by micro-architecture. */
+/* Does the AMD CPU have LbrExtV2? CPUID when known, else by micro-architecture (cpu_uarch_caps()). */
 static bool amd_has_lbr_v2(const struct cpu_info *cpu)
 {
+	const struct cpu_uarch_caps *caps = cpu_uarch_caps(cpu->uarch);
+
 	if (cpu->amd_lbr_v2 >= 0)
 		return cpu->amd_lbr_v2 == 1;
-	return cpu->uarch && (!strcmp(cpu->uarch, "zen4") || !strcmp(cpu->uarch, "zen5"));
+	return caps && caps->amd_lbr_v2;
+}
+
+/* Does it have Branch Sampling (BRS)? CPUID when known, else by micro-architecture. */
+static bool amd_has_brs(const struct cpu_info *cpu)
+{
+	const struct cpu_uarch_caps *caps = cpu_uarch_caps(cpu->uarch);
+
+	if (cpu->amd_brs >= 0)
+		return cpu->amd_brs == 1;
+	return caps && caps->amd_brs;
 }
 
 static void amd(struct cpu_branch *out, const struct cpu_info *cpu, const struct cpu_pmu_list *pmus,
@@ -90,8 +102,7 @@ static void amd(struct cpu_branch *out, const struct cpu_info *cpu, const struct
 {
 	long depth = cpu_pmu_cap_long(core, "branches");
 	const char *name = cpu->uarch ? cpu->uarch : "this CPU";
-	bool zen3 = cpu->is_x86 && cpu->family == 0x19 && !amd_has_lbr_v2(cpu) &&
-		    (cpu->amd_brs == 1 || (cpu->amd_brs < 0 && cpu->uarch && !strcmp(cpu->uarch, "zen3")));
+	bool zen3 = cpu->is_x86 && cpu->family == 0x19 && !amd_has_lbr_v2(cpu) && amd_has_brs(cpu);
 
 	if (amd_has_lbr_v2(cpu)) {
 		if (depth > 0) {

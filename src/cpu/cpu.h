@@ -133,6 +133,19 @@ const char *cpu_uarch_hybrid_core(const char *chip_uarch, enum cpu_core_kind kin
 /** True when chip_uarch names an Intel hybrid chip (alderlake, raptorlake, ...). */
 bool cpu_uarch_is_hybrid(const char *chip_uarch);
 
+/*
+ * What a micro-architecture has, as data (uarch.c), for when the CPU cannot be
+ * asked (CPUID leaves a hypervisor hides, an import from another machine).
+ */
+struct cpu_uarch_caps {
+	const char *uarch;
+	bool amd_lbr_v2;   /* AMD LbrExtV2 (Zen 4 and later; CPUID 0x80000022 EAX[1]) */
+	bool amd_brs;      /* AMD Branch Sampling (Zen 3; CPUID 0x80000008 EBX[31]) */
+};
+
+/** The capabilities of uarch (a name of cpu_uarch_x86()), or NULL when the table has none. */
+const struct cpu_uarch_caps *cpu_uarch_caps(const char *uarch);
+
 /**
  * Decode CPUID leaf 1 EAX into family, model and stepping (the extended family is
  * added when the base family is 0xF; the extended model is prepended when the

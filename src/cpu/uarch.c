@@ -245,6 +245,23 @@ bool cpu_uarch_is_hybrid(const char *chip_uarch)
 	return false;
 }
 
+/* Sources: Linux arch/x86/events/amd/lbr.c (LbrExtV2, Zen 4) and brs.c (BRS, Zen 3). */
+static const struct cpu_uarch_caps caps_rows[] = {
+	{ .uarch = "zen3", .amd_brs = true },
+	{ .uarch = "zen4", .amd_lbr_v2 = true },
+	{ .uarch = "zen5", .amd_lbr_v2 = true },
+};
+
+const struct cpu_uarch_caps *cpu_uarch_caps(const char *uarch)
+{
+	if (!uarch)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(caps_rows); i++)
+		if (!strcmp(caps_rows[i].uarch, uarch))
+			return &caps_rows[i];
+	return NULL;
+}
+
 enum cpu_vendor cpu_vendor_from_string(const char *s)
 {
 	if (!strcmp(s, "GenuineIntel"))

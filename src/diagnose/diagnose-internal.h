@@ -42,6 +42,9 @@ void diag_add_grouped(struct strbuf *sb, uint64_t v);
 /** Add the short-run note to d when its counts hold fewer instructions than that. */
 void diag_note_short_run(struct diag *d);
 
+/** Fill s's derived figures (branches, mispredicts, their rate, its share of d->totals' instructions). */
+void diag_site_derive(const struct diag *d, struct diag_site *s);
+
 /** part as a percentage of whole (0 when whole is 0). */
 double diag_pct(uint64_t part, uint64_t whole);
 

@@ -9,6 +9,7 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/str.h"
 #include "base/strbuf.h"
 #include "diagnose/diagnose-internal.h"
 #include "model/advice.h"
@@ -129,14 +130,18 @@ void diag_add_where(struct strbuf *sb, const char *file, uint64_t line, const ch
 
 void diag_add_grouped(struct strbuf *sb, uint64_t v)
 {
-	char digits[32];
-	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	char buf[STR_GROUPED_U64_MAX];
 
-	for (int i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			strbuf_addch(sb, ',');
-		strbuf_addch(sb, digits[i]);
-	}
+	strbuf_adds(sb, str_grouped_u64(v, buf, sizeof(buf)));
+}
+
+void diag_site_derive(const struct diag *d, struct diag_site *s)
+{
+	s->branches = s->c.cond_branches + s->c.ind_branches;
+	s->mispredicts = s->c.cond_mispredicts + s->c.ind_mispredicts;
+	s->mispredict_rate = s->branches ? 100.0 * (double)s->mispredicts / (double)s->branches : 0.0;
+	s->insn_share = d->totals.instructions ? 100.0 * (double)s->c.instructions / (double)d->totals.instructions
+					       : 0.0;
 }
 
 void diag_add_note(struct diag *d, const char *note)

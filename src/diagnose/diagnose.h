@@ -53,9 +53,9 @@
 
 #include "base/countset.h"
 #include "base/err.h"
-#include "diagnose/exe.h"
 #include "model/model.h"
 #include "model/triage.h"
+#include "symbol/exe.h"
 
 struct tdp_err;
 struct sim_profile;
@@ -100,6 +100,11 @@ struct diag_site {
 			     * ranked by (drill-pmu.h) */
 	bool stream;        /* its data misses were costed as a sequential stream */
 	uint64_t samples;   /* PMU: IP samples at this line, or branch records from it; 0 (sim) */
+	/* derived (diag_site_derive()), for the renderers */
+	uint64_t branches;      /* conditional and indirect branches executed (or sampled) */
+	uint64_t mispredicts;   /* of those, mispredicted */
+	double mispredict_rate; /* percent of branches mispredicted; 0 without branches */
+	double insn_share;      /* percent of the scope's instructions (d->totals); 0 when unknown */
 };
 
 /* One function of the hot code footprint (Frontend). */
@@ -182,7 +187,7 @@ struct diag {
 	const char *ranked_by;        /* "mispredicts", "i-cache misses", "data misses", "instructions" */
 	struct diag_site *sites;      /* ranked, most guilty first */
 	size_t nr_sites;
-	struct diag_disasm disasm;    /* around the top branch site; has_disasm */
+	struct symbol_listing disasm;    /* around the top branch site; has_disasm */
 	bool has_disasm;
 	char disasm_why[TDP_ERR_MSG_MAX];         /* why there is none, "" otherwise */
 	char line0_note[TDP_ERR_MSG_MAX];         /* which line got line-0 code (a note); "" otherwise */

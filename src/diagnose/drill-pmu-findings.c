@@ -157,7 +157,7 @@ int dpmu_loop_command(struct dpmu *s, struct tdp_err *err)
 
 	for (size_t i = 0; !ret && i < n; i++) {
 		const struct dpmu_line *l = f[i].first;
-		char abs[DIAG_EXE_MAX_PATH];
+		char abs[SYMBOL_EXE_MAX_PATH];
 		const char *src = dpmu_source(s, l, abs, sizeof(abs));
 		char *shown;
 
@@ -173,7 +173,7 @@ int dpmu_loop_command(struct dpmu *s, struct tdp_err *err)
 		strbuf_adds(&sb, " --function ");
 		strbuf_add(&sb, l->function, strcspn(l->function, "("));
 		strbuf_adds(&sb, " -- ");
-		if (!(s->have_exe && diag_exe_cflags(&s->x, src, &sb)))
+		if (!(s->have_exe && symbol_exe_cflags(&s->x, src, &sb)))
 			strbuf_adds(&sb, "-O2");
 		tdp_free(shown);
 		if (strbuf_failed(&sb))

@@ -3,7 +3,7 @@
 #define TDPROF_DIAGNOSE_DRILL_PMU_INTERNAL_H
 
 #include "diagnose/drill-pmu.h"
-#include "diagnose/exe.h"
+#include "symbol/exe.h"
 
 struct symbol_session;
 struct strbuf;
@@ -31,7 +31,7 @@ struct dpmu {
 	const struct diag_opts *o;
 	const struct diag_pmu_plan *plan;
 	struct symbol_session *sym;
-	struct diag_exe x;           /* the workload's executable (compiler flags), when have_exe */
+	struct symbol_exe x;           /* the workload's executable (compiler flags), when have_exe */
 	bool have_exe;
 	struct dpmu_line *lines;     /* ranked, most guilty first (owned) */
 	size_t nr_lines;

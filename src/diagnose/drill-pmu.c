@@ -7,8 +7,6 @@
  */
 #include "diagnose/drill-pmu.h"
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,41 +358,25 @@ out:
  * Sites and the disassembly
  * ------------------------------------------------------------------------- */
 
-/* The compilation directory of the executable's unit holding vaddr, or NULL. */
-static const char *comp_dir(const struct dpmu *s, uint64_t vaddr)
-{
-	Dwarf *dw = s->x.dwarf;
-	Dwarf_Die cu;
-	Dwarf_Attribute a;
-	Dwarf_CU *it = NULL;
-	bool found = vaddr && dwarf_addrdie(dw, vaddr, &cu) != NULL;
-
-	/* without .debug_aranges: the units' own ranges */
-	for (size_t n = 0; vaddr && !found && n < DIAG_EXE_MAX_CUS && dwarf_get_units(dw, it, &it, NULL, NULL, &cu, NULL) == 0;
-	     n++)
-		found = dwarf_haspc(&cu, vaddr) > 0;
-	return found && dwarf_attr(&cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
-}
-
 const char *dpmu_source(const struct dpmu *s, const struct dpmu_line *l, char *buf, size_t size)
 {
-	char joined[DIAG_EXE_MAX_PATH];
+	char joined[SYMBOL_EXE_MAX_PATH];
 	const char *dir;
 
 	if (!l->file)
 		return NULL;
 	if (l->file[0] == '/')
-		return diag_path_normalise(l->file, buf, size) ? buf : l->file;
-	if (!s->have_exe || !s->x.dwarf || !dpmu_in_program(s, l) || !(dir = comp_dir(s, l->top_vaddr)) ||
+		return symbol_path_normalise(l->file, buf, size) ? buf : l->file;
+	if (!s->have_exe || !dpmu_in_program(s, l) || !(dir = symbol_exe_comp_dir(&s->x, l->top_vaddr)) ||
 	    (size_t)snprintf(joined, sizeof(joined), "%s/%s", dir, l->file) >= sizeof(joined) ||
-	    !diag_path_normalise(joined, buf, size))
+	    !symbol_path_normalise(joined, buf, size))
 		return l->file;
 	return buf;
 }
 
 char *dpmu_display_file(const struct dpmu *s, const struct dpmu_line *l)
 {
-	char buf[DIAG_EXE_MAX_PATH];
+	char buf[SYMBOL_EXE_MAX_PATH];
 	const char *file = dpmu_source(s, l, buf, sizeof(buf));
 	size_t n = s->o->cwd ? strlen(s->o->cwd) : 0;
 
@@ -456,6 +438,7 @@ static int make_sites(struct dpmu *s, struct tdp_err *err)
 		ds->c.cond_mispredicts = l->cond_mis;
 		ds->c.ind_branches = l->ind;
 		ds->c.ind_mispredicts = l->ind_mis;
+		diag_site_derive(d, ds);
 	}
 	return 0;
 }
@@ -466,8 +449,8 @@ static int disasm(struct dpmu *s, struct tdp_err *err)
 	struct diag *d = s->d;
 	const struct dpmu_line *top = s->nr_lines ? &s->lines[0] : NULL;
 	struct symbol_disasm sd = SYMBOL_DISASM_INIT;
-	struct symbol_addr addrs[DIAG_DISASM_MAX];
-	struct symbol_result res[DIAG_DISASM_MAX];
+	struct symbol_addr addrs[SYMBOL_LISTING_MAX];
+	struct symbol_result res[SYMBOL_LISTING_MAX];
 	struct tdp_err derr = TDP_ERR_INIT;
 	bool branch = s->plan->method != DIAG_SAMPLE_IP;
 	size_t from, n;
@@ -484,14 +467,14 @@ static int disasm(struct dpmu *s, struct tdp_err *err)
 		snprintf(d->disasm_why, sizeof(d->disasm_why), "%s", derr.msg);
 		return 0;
 	}
-	from = sd.nr > DIAG_DISASM_MAX && sd.target >= DIAG_DISASM_MAX / 2 ? sd.target - DIAG_DISASM_MAX / 2 : 0;
-	n = sd.nr - from < DIAG_DISASM_MAX ? sd.nr - from : DIAG_DISASM_MAX;
+	from = sd.nr > SYMBOL_LISTING_MAX && sd.target >= SYMBOL_LISTING_MAX / 2 ? sd.target - SYMBOL_LISTING_MAX / 2 : 0;
+	n = sd.nr - from < SYMBOL_LISTING_MAX ? sd.nr - from : SYMBOL_LISTING_MAX;
 	for (size_t i = 0; i < n; i++)
 		addrs[i] = (struct symbol_addr){ sd.insns[from + i].addr, top->top_pid };
 	ret = symbol_resolve(s->sym, addrs, n, res, err);
 	for (size_t i = 0; !ret && i < n; i++) {
 		const struct symbol_insn *in = &sd.insns[from + i];
-		struct diag_insn *o = &d->disasm.v[d->disasm.nr++];
+		struct symbol_exe_insn *o = &d->disasm.v[d->disasm.nr++];
 
 		o->addr = in->vaddr;
 		snprintf(o->text, sizeof(o->text), "%s%s%s", in->mnemonic, in->operands[0] ? " " : "", in->operands);
@@ -566,7 +549,7 @@ int diag_pmu_drill(struct diag *d, const uint8_t *buf, size_t len, const struct 
 	if (s.o->exe) {
 		struct tdp_err xerr = TDP_ERR_INIT;
 
-		s.have_exe = diag_exe_open(&s.x, s.o->exe, &xerr) == 0;
+		s.have_exe = symbol_exe_open(&s.x, s.o->exe, &xerr) == 0;
 	}
 	ret = s.plan->method == DIAG_SAMPLE_IP ? load_ip(&s, pd, err) : load_branches(&s, pd, err);
 	if (ret)
@@ -586,7 +569,7 @@ int diag_pmu_drill(struct diag *d, const uint8_t *buf, size_t len, const struct 
 out:
 	perfdata_close(pd);
 	symbol_session_free(s.sym);
-	diag_exe_close(&s.x);
+	symbol_exe_close(&s.x);
 	tdp_free(s.lines);
 	return ret;
 }

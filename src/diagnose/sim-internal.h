@@ -3,8 +3,8 @@
 #define TDPROF_DIAGNOSE_SIM_INTERNAL_H
 
 #include "diagnose/diagnose.h"
-#include "diagnose/exe.h"
 #include "sim/sim.h"
+#include "symbol/exe.h"
 
 struct strbuf;
 
@@ -12,7 +12,7 @@ struct dsim {
 	const struct sim_profile *p;  /* borrowed */
 	const struct sim_machine *m;  /* borrowed */
 	const struct diag_opts *o;    /* borrowed */
-	struct diag_exe x;            /* the executable, when have_exe */
+	struct symbol_exe x;            /* the executable, when have_exe */
 	bool have_exe;
 	char **files;                 /* normalised file names by name index (cache, owned) */
 	struct sim_site *all;         /* every site of the run (owned) */

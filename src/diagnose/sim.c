@@ -19,7 +19,7 @@
 /* The normalised path of file name index `idx` (cached per index), or NULL when unknown. */
 const char *dsim_abs_file(struct dsim *s, uint32_t idx)
 {
-	char buf[DIAG_EXE_MAX_PATH];
+	char buf[SYMBOL_EXE_MAX_PATH];
 	const char *name;
 
 	if (idx == SIM_NO_NAME || idx >= s->p->names_nr)
@@ -27,7 +27,7 @@ const char *dsim_abs_file(struct dsim *s, uint32_t idx)
 	if (s->files[idx])
 		return s->files[idx];
 	name = sim_profile_name(s->p, idx);
-	if (!strcmp(name, "???") || !diag_path_normalise(name, buf, sizeof(buf)))
+	if (!strcmp(name, "???") || !symbol_path_normalise(name, buf, sizeof(buf)))
 		return NULL;
 	s->files[idx] = tdp_strdup(buf);
 	return s->files[idx];
@@ -81,10 +81,10 @@ static bool site_in_program(struct dsim *s, const struct sim_site *site)
 {
 	const char *fn = dsim_fn(s, site->fn), *file;
 
-	if (!s->have_exe || !fn || !diag_exe_find_func(&s->x, fn))
+	if (!s->have_exe || !fn || !symbol_exe_find_func(&s->x, fn))
 		return false;
 	file = dsim_abs_file(s, site->file);
-	return !file || !s->x.nr_files || diag_exe_has_file(&s->x, file);
+	return !file || !s->x.nr_files || symbol_exe_has_file(&s->x, file);
 }
 
 /* Choose the scope and collect its sites into s->scope. */
@@ -141,7 +141,7 @@ static void merge_site(struct sim_site *into, const struct sim_site *z)
  * Valgrind charges code with line 0 in the line table (clang's jump-table
  * dispatch of a switch) to no line at all, so a mispredicted dispatch would have
  * no site. Give each such line-0 site with branches of the executable's own code
- * to the line that owns it (diag_exe_line0_owner), merged with that line's site.
+ * to the line that owns it (symbol_exe_line0_owner), merged with that line's site.
  */
 static void own_line0(struct dsim *s, struct diag *d)
 {
@@ -157,7 +157,7 @@ static void own_line0(struct dsim *s, struct diag *d)
 
 		if (z->line || !fn || !file || !sim_site_branches(z) || !site_in_program(s, z))
 			continue;
-		owner = diag_exe_line0_owner(&s->x, file, fn, z->cost.v[SIM_BI] > z->cost.v[SIM_BC]);
+		owner = symbol_exe_line0_owner(&s->x, file, fn, z->cost.v[SIM_BI] > z->cost.v[SIM_BC]);
 		if (!owner)
 			continue;
 		for (j = 0; j < s->nr_scope; j++)
@@ -250,6 +250,7 @@ static int rank_sites(struct dsim *s, struct diag *d, enum sim_bucket b, struct 
 		ds->executions = ss->execs;
 		ds->share = s->est.cycles > 0 ? 100.0 * ss->cycles.v[b] / s->est.cycles : NAN;
 		ds->stream = ss->stream;
+		diag_site_derive(d, ds);
 	}
 	return 0;
 }
@@ -269,7 +270,7 @@ static void drill_branches(struct dsim *s, struct diag *d)
 		snprintf(d->disasm_why, sizeof(d->disasm_why), "the top site is not in the executable");
 		return;
 	}
-	if (diag_exe_disasm(&s->x, file, top->line, top->cost.v[SIM_BIM] > top->cost.v[SIM_BCM], 8, &d->disasm,
+	if (symbol_exe_disasm(&s->x, file, top->line, top->cost.v[SIM_BIM] > top->cost.v[SIM_BCM], 8, &d->disasm,
 			    &err)) {
 		snprintf(d->disasm_why, sizeof(d->disasm_why), "%s", err.msg);
 		return;
@@ -339,7 +340,7 @@ static int drill_footprint(struct dsim *s, struct diag *d, const struct sim_mach
 	d->footprint.i1_bytes = m->i1.size;
 	for (size_t i = 0; i < n; i++) {
 		const char *fn = dsim_fn(s, a[i].fn);
-		const struct diag_exe_func *f = s->have_exe && fn ? diag_exe_find_func(&s->x, fn) : NULL;
+		const struct symbol_exe_func *f = s->have_exe && fn ? symbol_exe_find_func(&s->x, fn) : NULL;
 
 		if (f)
 			d->footprint.bytes += f->size;
@@ -353,7 +354,7 @@ static int drill_footprint(struct dsim *s, struct diag *d, const struct sim_mach
 	for (size_t i = 0; i < n && d->footprint.nr < DIAG_MAX_FUNCS; i++) {
 		struct diag_func *df = &d->footprint.v[d->footprint.nr];
 		const char *fn = dsim_fn(s, a[i].fn);
-		const struct diag_exe_func *f = s->have_exe && fn ? diag_exe_find_func(&s->x, fn) : NULL;
+		const struct symbol_exe_func *f = s->have_exe && fn ? symbol_exe_find_func(&s->x, fn) : NULL;
 
 		df->name = tdp_strdup(fn ? fn : "???");
 		df->file = dsim_display_file(s, dsim_abs_file(s, a[i].file));
@@ -390,7 +391,7 @@ static int drill_hot_loop(struct dsim *s, struct diag *d, struct tdp_err *err)
 	strbuf_adds(&sb, " --function ");
 	strbuf_add(&sb, top->function, fnlen);
 	strbuf_adds(&sb, " -- ");
-	if (!(s->have_exe && abs && diag_exe_cflags(&s->x, abs, &sb)))
+	if (!(s->have_exe && abs && symbol_exe_cflags(&s->x, abs, &sb)))
 		strbuf_adds(&sb, "-O2");
 	if (strbuf_failed(&sb)) {
 		strbuf_release(&sb);
@@ -421,7 +422,7 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 	if (o->exe) {
 		struct tdp_err xerr = TDP_ERR_INIT;
 
-		s.have_exe = diag_exe_open(&s.x, o->exe, &xerr) == 0;
+		s.have_exe = symbol_exe_open(&s.x, o->exe, &xerr) == 0;
 		if (!s.have_exe)
 			diag_add_note(d, "the executable could not be read: no scope, no disassembly");
 	}
@@ -516,6 +517,6 @@ out:
 	tdp_free(s.in_prog);
 	tdp_free(s.scope);
 	sim_sites_free(s.all);
-	diag_exe_close(&s.x);
+	symbol_exe_close(&s.x);
 	return ret;
 }

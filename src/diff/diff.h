@@ -48,7 +48,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "diff/doc.h"
+#include "doc/doc.h"
 
 struct strbuf;
 struct tdp_err;

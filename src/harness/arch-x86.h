@@ -3,6 +3,7 @@
 #define TDPROF_HARNESS_ARCH_X86_H
 
 #include <cpuid.h>
+#include <stddef.h>
 
 #define HARNESS_ARCH_NAME "x86"
 

@@ -191,17 +191,45 @@ static void detect_intel(struct harness_topdown *td, const char *root)
 		 "harness group; use 'tdprof topdown'");
 }
 
-static bool is_zen4(unsigned model)
+/*
+ * The AMD cores with dispatch-slot events, as data: family, model range and
+ * dispatch width (Zen 4: family 19h models 10h-1fh, 60h-7fh, a0h-afh, 6 wide;
+ * Zen 5: family 1ah, 8 wide). The same ranges as src/cpu/uarch.c's rows; the
+ * harness is a library on its own and links none of tdprof's modules.
+ */
+static const struct {
+	unsigned family, model_lo, model_hi, width;
+} amd_slot_cores[] = {
+	{ 0x19, 0x10, 0x1f, 6 },
+	{ 0x19, 0x60, 0x7f, 6 },
+	{ 0x19, 0xa0, 0xaf, 6 },
+	{ 0x1a, 0x00, 0xff, 8 },
+};
+
+/* Arm cores with the Neoverse N2 erratum of STALL_SLOT (MIDR implementer and part number). */
+static const struct {
+	unsigned implementer, part;
+} arm_n2_erratum[] = {
+	{ 0x41, 0xd49 }, /* Neoverse N2 */
+};
+
+/* The dispatch width of an AMD core with slot events, or 0. */
+static unsigned amd_slot_width(const struct harness_cpu_id *id)
 {
-	return (model >= 0x10 && model <= 0x1f) || (model >= 0x60 && model <= 0x7f) ||
-	       (model >= 0xa0 && model <= 0xaf);
+	for (size_t i = 0; i < sizeof(amd_slot_cores) / sizeof(amd_slot_cores[0]); i++)
+		if (id->family == amd_slot_cores[i].family && id->model >= amd_slot_cores[i].model_lo &&
+		    id->model <= amd_slot_cores[i].model_hi)
+			return amd_slot_cores[i].width;
+	return 0;
 }
 
 static void detect_amd(struct harness_topdown *td, const struct harness_cpu_id *id)
 {
-	if ((id->family == 0x19 && is_zen4(id->model)) || id->family == 0x1a) {
+	unsigned width = amd_slot_width(id);
+
+	if (width) {
 		td->kind = HARNESS_TD_AMD;
-		td->width = id->family == 0x1a ? 8 : 6;
+		td->width = width;
 		add(td, PERF_TYPE_RAW, AMD_RAW(0x76, 0x00), "ls_not_halted_cyc");
 		add(td, PERF_TYPE_RAW, AMD_RAW(0x1a0, 0x01), "de_no_dispatch_per_slot.no_ops_from_frontend");
 		add(td, PERF_TYPE_RAW, AMD_RAW(0x1a0, 0x1e), "de_no_dispatch_per_slot.backend_stalls");
@@ -216,10 +244,14 @@ static void detect_amd(struct harness_topdown *td, const struct harness_cpu_id *
 		 id->family, id->model);
 }
 
-/* Neoverse N2: implementer 0x41 (Arm), part number 0xd49 (MIDR_EL1 bits 31:24 and 15:4). */
-static bool is_neoverse_n2(uint64_t midr)
+/* Whether the core of MIDR_EL1 midr (implementer bits 31:24, part 15:4) has the STALL_SLOT erratum. */
+static bool has_n2_erratum(uint64_t midr)
 {
-	return ((midr >> 24) & 0xff) == 0x41 && ((midr >> 4) & 0xfff) == 0xd49;
+	for (size_t i = 0; i < sizeof(arm_n2_erratum) / sizeof(arm_n2_erratum[0]); i++)
+		if (((midr >> 24) & 0xff) == arm_n2_erratum[i].implementer &&
+		    ((midr >> 4) & 0xfff) == arm_n2_erratum[i].part)
+			return true;
+	return false;
 }
 
 static void detect_arm(struct harness_topdown *td, const struct harness_cpu_id *id, const char *root, int cpu)
@@ -243,7 +275,7 @@ static void detect_arm(struct harness_topdown *td, const struct harness_cpu_id *
 	}
 	td->kind = HARNESS_TD_ARM;
 	td->width = (unsigned)slots;
-	td->n2_erratum = is_neoverse_n2(id->midr);
+	td->n2_erratum = has_n2_erratum(id->midr);
 	add(td, type, 0x11, "cpu_cycles");
 	add(td, type, 0x3e, "stall_slot_frontend");
 	add(td, type, 0x3d, "stall_slot_backend");

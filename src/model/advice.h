@@ -5,9 +5,9 @@
  *
  * An entry says what the node means, how to confirm it (which counters, which
  * tdprof mode), its typical causes and concrete fixes with code, and its sources.
- * The sections are Markdown as written in the document; advice_render_text()
- * turns an entry into wrapped plain text for a terminal, advice_summary() gives
- * the one paragraph a verdict prints.
+ * The sections are Markdown as written in the document; report/explain.h turns
+ * an entry into wrapped plain text for a terminal, advice_summary() gives the
+ * one paragraph a verdict prints.
  *
  * Nodes: level 1 frontend_bound, bad_speculation, backend_bound, retiring; the
  * extra level-1 nodes smt_contention (AMD Zen 4/5), frontend_stalled_cycles and
@@ -67,21 +67,5 @@ const char *advice_summary(const char *node);
  * the keys (static strings) to out and returns how many.
  */
 size_t advice_suggest(const char *wanted, const char **out, size_t max);
-
-/**
- * Append the entry as plain text wrapped to `width` columns (at least 40 is
- * used): title, place in the tree, aliases, the summary, then MEANING, HOW TO
- * CONFIRM, TYPICAL CAUSES, FIXES and SOURCES. Markdown is rendered for a terminal:
- * paragraphs and list items reflowed, code blocks kept verbatim and indented,
- * backticks removed. Check strbuf_failed(out) for allocation failure.
- */
-void advice_render_text(const struct advice_entry *e, size_t width, struct strbuf *out);
-
-/**
- * Append Markdown text `md` rendered as advice_render_text() renders a section,
- * every line indented by `indent` spaces and wrapped to `width` columns. For
- * verdicts that print a summary under their own heading.
- */
-void advice_render_markdown(const char *md, size_t indent, size_t width, struct strbuf *out);
 
 #endif

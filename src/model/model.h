@@ -284,6 +284,18 @@ const struct metric_node *metric_tree_find(const struct metric_tree *t, const ch
  */
 int model_coverage(const struct model_compiled *mc, const struct countset *cs, int max_level);
 
+#define MODEL_INFER_MAX 64 /* candidate models of one import */
+
+/**
+ * The models imported counts cs could come from: those whose level 1 the events
+ * fit (a cycle-accounting model: both its buckets), keeping among them the ones
+ * whose level 2 they fit best (Zen 4's cmask=0x6 against Zen 5's 0x8, ...); a
+ * hybrid's E-core model goes with its P-core model and is not a candidate of its
+ * own. Writes up to MODEL_INFER_MAX of them to fit and returns how many: 1 names
+ * the model, 0 none fits, more cannot be told apart.
+ */
+size_t model_infer_import(const struct countset *cs, const struct model **fit);
+
 /* ---------------------------------------------------------------------------
  * Classification (classify.c)
  */

@@ -112,11 +112,9 @@ static void types(struct strbuf *sb, const struct branches_report *r)
 			    t->executions);
 		misp_u64(sb, r, t->mispredicts);
 		strbuf_addch(sb, ',');
-		misp_real(sb, r, t->executions ? (double)t->mispredicts / (double)t->executions : 0.0);
+		misp_real(sb, r, t->rate);
 		strbuf_addch(sb, ',');
-		misp_real(sb, r, res->counts.mispredicted_entries
-					 ? (double)t->mispredicts / (double)res->counts.mispredicted_entries
-					 : 0.0);
+		misp_real(sb, r, t->share);
 		strbuf_addch(sb, '\n');
 	}
 }

@@ -342,10 +342,8 @@ static void types(struct jw *w, const struct branches_report *r)
 		ku64(w, "sites", t->sites);
 		ku64(w, "executions", t->executions);
 		kmisp(w, r, "mispredicts", t->mispredicts);
-		kmisp_real(w, r, "rate", t->executions ? (double)t->mispredicts / (double)t->executions : 0.0);
-		kmisp_real(w, r, "share", res->counts.mispredicted_entries
-						  ? (double)t->mispredicts / (double)res->counts.mispredicted_entries
-						  : 0.0);
+		kmisp_real(w, r, "rate", t->rate);
+		kmisp_real(w, r, "share", t->share);
 		obj_end(w);
 	}
 	arr_end(w);

@@ -10,6 +10,7 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "report/html-internal.h"
+#include "report/render.h"
 
 #ifndef TDPROF_VERSION
 #define TDPROF_VERSION "?"
@@ -450,31 +451,11 @@ int html_print_json_text(FILE *out, const char *json, size_t len, const char *na
 int html_print_json(FILE *out, html_json_fn *fn, const void *arg, const char *name, const struct html_opts *o,
 		    struct tdp_err *err)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	int ret;
+	struct strbuf json = STRBUF_INIT;
+	int ret = render_capture(&json, fn, arg, err);
 
-	if (!mem)
-		return tdp_err_oom(err);
-	ret = fn(mem, arg, err);
-	if (fclose(mem) && !ret)
-		ret = tdp_err_oom(err);
 	if (!ret)
-		ret = html_print_json_text(out, buf, len, name, o, err);
-	free(buf); /* open_memstream's buffer comes from the C library's malloc */
-	return ret;
-}
-
-int html_write(const char *path, html_json_fn *fn, const void *arg, const struct html_opts *o, struct tdp_err *err)
-{
-	FILE *f = fopen(path, "we");
-	int ret;
-
-	if (!f)
-		return tdp_err_set(err, TDP_EUSAGE, "cannot open '%s' for writing: %s", path, strerror(errno));
-	ret = html_print_json(f, fn, arg, path, o, err);
-	if (fclose(f) && !ret)
-		ret = tdp_err_set(err, TDP_EIO, "cannot write '%s': %s", path, strerror(errno));
+		ret = html_print_json_text(out, json.buf, json.len, name, o, err);
+	strbuf_release(&json);
 	return ret;
 }

@@ -19,7 +19,7 @@
  *
  * Lifecycle: fill a struct html_opts; call html_print_doc(), html_print_diff(),
  * or html_print_json() (which captures a JSON renderer's output in memory and
- * draws it); out is the caller's. html_write() does the last into a file.
+ * draws it); out is the caller's (--html FILE: cli/output.c's output_html()).
  */
 #ifndef TDPROF_REPORT_HTML_H
 #define TDPROF_REPORT_HTML_H
@@ -28,7 +28,7 @@
 #include <stdio.h>
 
 #include "diff/diff.h"
-#include "diff/doc.h"
+#include "doc/doc.h"
 
 struct tdp_err;
 
@@ -74,14 +74,5 @@ typedef int html_json_fn(FILE *out, const void *arg, struct tdp_err *err);
  */
 int html_print_json(FILE *out, html_json_fn *fn, const void *arg, const char *name, const struct html_opts *o,
 		    struct tdp_err *err) __attribute__((warn_unused_result));
-
-/**
- * html_print_json() into the file path (created or truncated): what --html FILE
- * does. Returns 0; TDP_EUSAGE when path cannot be created ("cannot open 'PATH'
- * for writing: ..."); TDP_EIO when it cannot be written; or html_print_json()'s
- * errors (the file is then left incomplete).
- */
-int html_write(const char *path, html_json_fn *fn, const void *arg, const struct html_opts *o, struct tdp_err *err)
-	__attribute__((warn_unused_result));
 
 #endif

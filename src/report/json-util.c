@@ -1,10 +1,12 @@
 /* json-util.c: helpers shared by the JSON renderers (see json-util.h). */
 #include "report/json-util.h"
 #include "base/err.h"
+#include "base/strbuf.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void jput(json_t *o, const char *key, json_t *v, bool *failed)
 {
@@ -64,5 +66,20 @@ int jfinish(json_t *doc, bool failed, FILE *out, int precision, struct tdp_err *
 		 fputc('\n', out) == EOF)
 		ret = tdp_err_set(err, TDP_EIO, "cannot write the JSON document");
 	json_decref(doc);
+	return ret;
+}
+
+int jdumps(struct strbuf *out, const json_t *doc, size_t flags, struct tdp_err *err)
+{
+	char *s = doc ? json_dumps(doc, flags) : NULL;
+	int ret = 0;
+
+	if (!s)
+		return tdp_err_oom(err);
+	strbuf_adds(out, s);
+	strbuf_addch(out, '\n');
+	if (strbuf_failed(out))
+		ret = tdp_err_oom(err);
+	free(s); /* jansson's allocator is the C library's */
 	return ret;
 }

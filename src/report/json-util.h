@@ -46,4 +46,12 @@ json_t *jaddr(uint64_t v);
  */
 int jfinish(json_t *doc, bool failed, FILE *out, int precision, struct tdp_err *err);
 
+struct strbuf;
+
+/**
+ * Append doc as json_dumps() writes it with `flags`, and a newline, to out (doc
+ * is not released). Returns 0, or TDP_ENOMEM when doc is NULL or memory runs out.
+ */
+int jdumps(struct strbuf *out, const json_t *doc, size_t flags, struct tdp_err *err);
+
 #endif

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/str.h"
+
 /* perf stat 6.1's column widths (tools/perf/util/stat-display.c) */
 #define COUNTS_LEN 18
 #define UNIT_LEN 4
@@ -14,30 +16,6 @@
 
 static const char not_counted[] = "<not counted>";
 static const char not_supported[] = "<not supported>";
-
-char *stat_format_grouped(double v, int decimals, char *buf, size_t size)
-{
-	char tmp[64], *dot, *p;
-	size_t int_len, out = 0, start = 0;
-
-	snprintf(tmp, sizeof(tmp), "%.*f", decimals, v);
-	if (tmp[0] == '-')
-		start = 1;
-	dot = strchr(tmp, '.');
-	int_len = (dot ? (size_t)(dot - tmp) : strlen(tmp)) - start;
-	if (size == 0)
-		return buf;
-	for (p = tmp; *p && out + 1 < size; p++) {
-		size_t pos = (size_t)(p - tmp);
-
-		buf[out++] = *p;
-		if (pos >= start && pos < start + int_len - 1 && (start + int_len - 1 - pos) % 3 == 0 &&
-		    out + 1 < size)
-			buf[out++] = ',';
-	}
-	buf[out] = '\0';
-	return buf;
-}
 
 double stat_display_value(const struct count *c)
 {
@@ -57,7 +35,7 @@ static void print_count_line(FILE *f, const struct countset *cs, size_t i, doubl
 	struct triage_annotation a;
 
 	if (c->status == COUNT_OK)
-		stat_format_grouped(stat_display_value(c), stat_display_decimals(c), val, sizeof(val));
+		str_grouped_double(stat_display_value(c), stat_display_decimals(c), val, sizeof(val));
 	else
 		snprintf(val, sizeof(val), "%s", c->status == COUNT_NOT_SUPPORTED ? not_supported : not_counted);
 	if (c->status != COUNT_OK) {

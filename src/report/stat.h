@@ -105,12 +105,6 @@ void stat_csv_interval(FILE *f, const struct stat_interval *iv, const char *sep)
  */
 int stat_json_print(FILE *f, const struct stat_report *r, struct tdp_err *err) __attribute__((warn_unused_result));
 
-/**
- * Format v with thousands separators (',') and `decimals` decimals into buf
- * ("1,234,567", "12,345.68"). Returns buf. Shared by the text renderers.
- */
-char *stat_format_grouped(double v, int decimals, char *buf, size_t size);
-
 /** The value of a count in the unit it prints in (ms for "msec" counts). */
 double stat_display_value(const struct count *c);
 

@@ -6,6 +6,7 @@
 
 #include "base/strbuf.h"
 #include "model/advice.h"
+#include "report/explain.h"
 
 #define LABEL_WIDTH 26
 #define BAR_WIDTH 30
@@ -78,7 +79,7 @@ static void print_verdict(FILE *out, const struct metric_tree *t)
 	fprintf(out, "next step: %s\n", v->next_step);
 	summary = advice_summary(v->node ? v->node : v->category);
 	if (summary) {
-		advice_render_markdown(summary, 2, 78, &sb);
+		explain_markdown(summary, 2, 78, &sb);
 		if (!strbuf_failed(&sb) && sb.len)
 			fprintf(out, "%s%s", sb.buf, sb.buf[sb.len - 1] == '\n' ? "" : "\n");
 		fprintf(out, "  (more: 'tdprof explain %s')\n", v->node ? v->node : v->category);

@@ -161,7 +161,7 @@ static json_t *drilldown(const struct diag *d, bool *failed)
 		jput(dis, "target", d->has_disasm && d->disasm.target ? jaddr(d->disasm.target) : json_null(), failed);
 		jput(dis, "why", d->has_disasm ? json_null() : json_string(d->disasm_why), failed);
 		for (size_t i = 0; d->has_disasm && i < d->disasm.nr; i++) {
-			const struct diag_insn *in = &d->disasm.v[i];
+			const struct symbol_exe_insn *in = &d->disasm.v[i];
 			json_t *io = json_object();
 
 			jput(io, "address", jaddr(in->addr), failed);

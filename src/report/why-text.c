@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/str.h"
 #include "base/strbuf.h"
 #include "model/advice.h"
 #include "model/triage.h"
@@ -14,22 +15,6 @@
 static const char *est(const struct diag *d)
 {
 	return d->estimate ? ", estimate (simulated)" : "";
-}
-
-/* "1,234,567" */
-static const char *grouped(uint64_t v, char *buf, size_t size)
-{
-	char digits[32];
-	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
-	size_t k = 0;
-
-	for (int i = 0; i < n && k + 2 < size; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[k++] = ',';
-		buf[k++] = digits[i];
-	}
-	buf[k] = '\0';
-	return buf;
 }
 
 /*
@@ -103,8 +88,8 @@ static void print_triage(FILE *out, const struct diag *d)
 
 	fprintf(out, "\n1. triage%s\n", est(d));
 	if (d->backend == BACKEND_SIM)
-		fprintf(out, "   %-14s %s instructions, %s cycles\n", "counts", grouped(d->totals.instructions, a, sizeof(a)),
-			grouped((uint64_t)llround(d->totals.cycles), b, sizeof(b)));
+		fprintf(out, "   %-14s %s instructions, %s cycles\n", "counts", str_grouped_u64(d->totals.instructions, a, sizeof(a)),
+			str_grouped_u64((uint64_t)llround(d->totals.cycles), b, sizeof(b)));
 	if (!isnan(m->cpi))
 		fprintf(out, "   %-14s %8.2f   (IPC %.2f; high above %.1f)\n", "CPI", m->cpi, m->ipc, TRIAGE_CPI_HIGH);
 	if (!isnan(m->branch_mpki))
@@ -190,15 +175,14 @@ static void print_sampled_sites(FILE *out, const struct diag *d, size_t n)
 			"share");
 	for (size_t i = 0; i < n; i++) {
 		const struct diag_site *s = &d->sites[i];
-		uint64_t br = s->c.cond_branches + s->c.ind_branches, mis = s->c.cond_mispredicts + s->c.ind_mispredicts;
 
 		site_name(s, where, sizeof(where));
 		fprintf(out, "   %2zu  %-40s %-18.18s ", i + 1, where, s->function ? s->function : "???");
 		if (flags)
-			fprintf(out, "%13s %13s %5.1f%% %6.1f%%\n", grouped(mis, a, sizeof(a)), grouped(br, b, sizeof(b)),
-				br ? 100.0 * (double)mis / (double)br : 0.0, s->share);
+			fprintf(out, "%13s %13s %5.1f%% %6.1f%%\n", str_grouped_u64(s->mispredicts, a, sizeof(a)),
+				str_grouped_u64(s->branches, b, sizeof(b)), s->mispredict_rate, s->share);
 		else
-			fprintf(out, "%13s %6.1f%%\n", grouped(s->samples, a, sizeof(a)), s->share);
+			fprintf(out, "%13s %6.1f%%\n", str_grouped_u64(s->samples, a, sizeof(a)), s->share);
 	}
 }
 
@@ -240,28 +224,26 @@ static void print_sites(FILE *out, const struct diag *d, size_t max)
 		const struct diag_site *s = &d->sites[i];
 		const struct diag_counts *k = &s->c;
 		const char *fn = s->function ? s->function : "???";
-		uint64_t br = k->cond_branches + k->ind_branches, mis = k->cond_mispredicts + k->ind_mispredicts;
 
 		site_name(s, where, sizeof(where));
 		fprintf(out, "   %2zu  %-40s %-18.18s ", i + 1, where, fn);
 		switch (d->drill) {
 		case DIAG_DRILL_BRANCHES:
-			fprintf(out, "%13s %13s %5.1f%% %6.1f%%", grouped(mis, a, sizeof(a)), grouped(br, b, sizeof(b)),
-				br ? 100.0 * (double)mis / (double)br : 0.0, s->share);
+			fprintf(out, "%13s %13s %5.1f%% %6.1f%%", str_grouped_u64(s->mispredicts, a, sizeof(a)),
+				str_grouped_u64(s->branches, b, sizeof(b)), s->mispredict_rate, s->share);
 			break;
 		case DIAG_DRILL_ICACHE:
-			fprintf(out, "%13s %13s %13s %6.1f%%", grouped(k->l1i_misses, a, sizeof(a)),
-				grouped(k->ll_i_misses, b, sizeof(b)), grouped(k->instructions, c, sizeof(c)), s->share);
+			fprintf(out, "%13s %13s %13s %6.1f%%", str_grouped_u64(k->l1i_misses, a, sizeof(a)),
+				str_grouped_u64(k->ll_i_misses, b, sizeof(b)), str_grouped_u64(k->instructions, c, sizeof(c)),
+				s->share);
 			break;
 		case DIAG_DRILL_MEMORY:
-			fprintf(out, "%13s %13s %13s %6.1f%%%s", grouped(k->loads, a, sizeof(a)),
-				grouped(k->l1d_misses, b, sizeof(b)), grouped(k->ll_misses, c, sizeof(c)), s->share,
-				s->stream ? "  (stream)" : "");
+			fprintf(out, "%13s %13s %13s %6.1f%%%s", str_grouped_u64(k->loads, a, sizeof(a)),
+				str_grouped_u64(k->l1d_misses, b, sizeof(b)), str_grouped_u64(k->ll_misses, c, sizeof(c)),
+				s->share, s->stream ? "  (stream)" : "");
 			break;
 		default:
-			fprintf(out, "%13s %6.1f%% %6.1f%%", grouped(k->instructions, a, sizeof(a)),
-				d->totals.instructions ? 100.0 * (double)k->instructions / (double)d->totals.instructions
-						       : 0.0,
+			fprintf(out, "%13s %6.1f%% %6.1f%%", str_grouped_u64(k->instructions, a, sizeof(a)), s->insn_share,
 				s->share);
 			break;
 		}
@@ -285,7 +267,7 @@ static void print_disasm(FILE *out, const struct diag *d)
 	fprintf(out, "\n   disassembly around %s (%s); > marks the line's instructions, * its branch:\n", where,
 		d->disasm.function[0] ? d->disasm.function : "?");
 	for (size_t i = 0; i < d->disasm.nr; i++) {
-		const struct diag_insn *in = &d->disasm.v[i];
+		const struct symbol_exe_insn *in = &d->disasm.v[i];
 
 		fprintf(out, "   %c%c %8llx:  %s%s\n", in->target ? '*' : ' ', in->in_line ? '>' : ' ',
 			(unsigned long long)in->addr, in->text,
@@ -304,7 +286,7 @@ static void print_footprint(FILE *out, const struct diag *d)
 		return;
 	fprintf(out, "\n   hot code footprint%s: %llu functions", est(d), (unsigned long long)f->functions);
 	if (f->bytes)
-		fprintf(out, ", %s bytes of code", grouped(f->bytes, a, sizeof(a)));
+		fprintf(out, ", %s bytes of code", str_grouped_u64(f->bytes, a, sizeof(a)));
 	fprintf(out, " from %llu source files", (unsigned long long)f->files);
 	if (f->i1_bytes)
 		fprintf(out, "; the L1 i-cache holds %llu KiB", (unsigned long long)(f->i1_bytes / 1024));
@@ -313,14 +295,14 @@ static void print_footprint(FILE *out, const struct diag *d)
 		fprintf(out, "   %-28s %-40s %8s %13s\n", "function", "file", "bytes", "samples");
 		for (size_t i = 0; i < f->nr; i++)
 			fprintf(out, "   %-28.28s %-40.40s %8llu %13s\n", f->v[i].name, f->v[i].file ? f->v[i].file : "???",
-				(unsigned long long)f->v[i].bytes, grouped(f->v[i].samples, a, sizeof(a)));
+				(unsigned long long)f->v[i].bytes, str_grouped_u64(f->v[i].samples, a, sizeof(a)));
 		return;
 	}
 	fprintf(out, "   %-28s %-40s %8s %13s %13s\n", "function", "file", "bytes", "instructions", "L1i misses");
 	for (size_t i = 0; i < f->nr; i++)
 		fprintf(out, "   %-28.28s %-40.40s %8llu %13s %13s\n", f->v[i].name, f->v[i].file ? f->v[i].file : "???",
-			(unsigned long long)f->v[i].bytes, grouped(f->v[i].instructions, a, sizeof(a)),
-			grouped(f->v[i].l1i_misses, b, sizeof(b)));
+			(unsigned long long)f->v[i].bytes, str_grouped_u64(f->v[i].instructions, a, sizeof(a)),
+			str_grouped_u64(f->v[i].l1i_misses, b, sizeof(b)));
 }
 
 /* How the PMU drill-down sampled its run (diagnose/drill-pmu.h). */
@@ -331,12 +313,12 @@ static void print_sampling(FILE *out, const struct diag *d)
 
 	snprintf(line, sizeof(line), "%s; a second run sampled '%s' %s %llu%s: %s samples", m->reason, m->event,
 		 m->freq ? "at" : "every", (unsigned long long)(m->freq ? m->freq : m->period), m->freq ? " Hz" : "",
-		 grouped(m->samples, a, sizeof(a)));
+		 str_grouped_u64(m->samples, a, sizeof(a)));
 	if (m->method != DIAG_SAMPLE_IP)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " with %s branch records",
-			 grouped(m->branch_records, b, sizeof(b)));
+			 str_grouped_u64(m->branch_records, b, sizeof(b)));
 	if (m->lost)
-		snprintf(line + strlen(line), sizeof(line) - strlen(line), " (%s lost)", grouped(m->lost, b, sizeof(b)));
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " (%s lost)", str_grouped_u64(m->lost, b, sizeof(b)));
 	wrap(out, "   sampled:", 14, line);
 	if (!m->facility) {
 		snprintf(line, sizeof(line), "no branch-recording facility here: %s", m->facility_reason);

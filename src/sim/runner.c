@@ -17,76 +17,15 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/file.h"
+#include "base/path.h"
 #include "base/str.h"
 #include "base/strbuf.h"
 #include "sim/sim-internal.h"
 
 extern char **environ;
 
-#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define COST_PREFIX "cost."
 #define LOG_PREFIX "valgrind."
-
-/* 0 when `path` is a regular executable file, else TDP_ENOCMD / TDP_ENOEXEC. */
-static int check_exec(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) != 0)
-		return errno == EACCES ? TDP_ENOEXEC : TDP_ENOCMD;
-	if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
-		return TDP_ENOEXEC;
-	return 0;
-}
-
-int sim_find_program(const char *name, const char *path, char **out)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int ret = TDP_ENOCMD, seen = 0;
-	const char *dir;
-
-	if (!*name)
-		return TDP_ENOCMD;
-	if (strchr(name, '/')) {
-		if ((ret = check_exec(name)))
-			return ret;
-		*out = tdp_strdup(name);
-		return *out ? 0 : TDP_ENOMEM;
-	}
-	for (dir = path ? path : DEFAULT_PATH;; ) {
-		const char *colon = strchr(dir, ':');
-		size_t n = colon ? (size_t)(colon - dir) : strlen(dir);
-		int r;
-
-		strbuf_reset(&sb);
-		/* An empty entry means the current directory, as in execvp. */
-		if (n)
-			strbuf_add(&sb, dir, n);
-		else
-			strbuf_addch(&sb, '.');
-		strbuf_addch(&sb, '/');
-		strbuf_adds(&sb, name);
-		if (strbuf_failed(&sb)) {
-			ret = TDP_ENOMEM;
-			break;
-		}
-		r = check_exec(sb.buf);
-		if (r == 0) {
-			*out = strbuf_detach(&sb);
-			ret = *out ? 0 : TDP_ENOMEM;
-			break;
-		}
-		if (r == TDP_ENOEXEC)
-			seen = 1; /* execvp reports EACCES when only unusable files were found */
-		if (!colon)
-			break;
-		dir = colon + 1;
-	}
-	strbuf_release(&sb);
-	if (ret == TDP_ENOCMD && seen)
-		ret = TDP_ENOEXEC;
-	return ret;
-}
 
 /* Remove the private directory and what valgrind left in it (never recursive beyond one level). */
 static void remove_dir(const char *dir)
@@ -345,7 +284,7 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 	if (!o->argv || !o->argv[0] || !o->machine)
 		return tdp_err_set(err, TDP_EINVAL, "sim_run: no workload or no machine");
 
-	ret = sim_find_program(o->valgrind ? o->valgrind : "valgrind", o->path, &vg);
+	ret = tdp_find_program(o->valgrind ? o->valgrind : "valgrind", o->path, &vg);
 	if (ret == TDP_ENOMEM) {
 		ret = tdp_err_oom(err);
 		goto out;
@@ -357,7 +296,7 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 		ret = TDP_ENOTSUP;
 		goto out;
 	}
-	ret = sim_find_program(o->argv[0], o->path, &prog);
+	ret = tdp_find_program(o->argv[0], o->path, &prog);
 	if (ret) {
 		if (ret == TDP_ENOMEM)
 			tdp_err_oom(err);

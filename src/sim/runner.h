@@ -81,13 +81,5 @@ struct sim_run_result {
 int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_result *r,
 	    struct tdp_err *err) __attribute__((warn_unused_result));
 
-/**
- * Find an executable called `name` as execvp would: a name with a '/' is taken as
- * is, any other is looked up in the directories of `path` (NULL: the default of
- * sim_run_opts). On success *out is a new string (tdp_free). Returns 0,
- * TDP_ENOCMD (not found), TDP_ENOEXEC (found but not executable or a directory) or
- * TDP_ENOMEM; no message (the caller knows what it looked for).
- */
-int sim_find_program(const char *name, const char *path, char **out) __attribute__((warn_unused_result));
 
 #endif

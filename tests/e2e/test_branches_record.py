@@ -220,23 +220,36 @@ def test_sigint_mid_recording_finishes_the_file():
     tdp.check(len(perf_script(f, "ip")) > 0, "no samples before the interrupt")
 
 
+def attach_and_record(f, target, cpu_ms):
+    """Record target with -p until it has used cpu_ms more of CPU after tdprof opened its
+    events; returns tdprof's exit status and stderr."""
+    p = subprocess.Popen([tdp.TDPROF, "branches", "record", "-e", "cpu-clock", "-F", "1000", "-o", f,
+                          "-p", str(target.pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    tdp.wait_attached(p)
+    tdp.wait_cpu(target.pid, tdp.proc_stat(target.pid)["cpu_ms"] + cpu_ms)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    return p.returncode, err
+
+
 def test_attach_to_a_running_process():
     f = out_file("attach.data")
     target = subprocess.Popen([wl("wl-spin"), "0"])
     try:
         # wl-spin has started once its name is its own (after exec)
         tdp.wait_for(lambda: (tdp.proc_stat(target.pid) or {}).get("comm") == "wl-spin", "wl-spin to start")
-        p = subprocess.Popen([tdp.TDPROF, "branches", "record", "-e", "cpu-clock", "-F", "1000", "-o", f,
-                              "-p", str(target.pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        # samples come with the target's CPU time: 100 ms of it after the events were opened
-        tdp.wait_attached(p)
-        tdp.wait_cpu(target.pid, tdp.proc_stat(target.pid)["cpu_ms"] + 100)
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=30)
+        # The events are opened disabled and enabled once what exists has been synthesized
+        # (/proc maps, kallsyms), which a loaded machine can make long: samples come with the
+        # target's CPU time after that. Record again, longer, until the recording has them.
+        for cpu_ms in (100, 400, 1600):
+            code, err = attach_and_record(f, target, cpu_ms)
+            tdp.check(code == 0, "exit %d:\n%s" % (code, err))
+            syms = [ln.split()[-1] for ln in perf_script(f, "comm,ip,sym") if ln.split()]
+            if syms.count("main"):
+                break
     finally:
         target.kill()
         target.wait()
-    tdp.check(p.returncode == 0, "exit %d:\n%s" % (p.returncode, err))
     tdp.expect_in("recording stopped by SIGINT", err, "stderr")
     events = sh([perf(), "script", "-i", f, "--show-task-events", "--show-mmap-events", "-F", "comm,pid"]).stdout
     # what existed before recording: the thread (COMM) and the executable mapping (MMAP2)
@@ -245,7 +258,6 @@ def test_attach_to_a_running_process():
     tdp.check(re.search(r"PERF_RECORD_MMAP2 %d/%d: .* r-xp %s" % (target.pid, target.pid,
                                                                     re.escape(os.path.realpath(wl("wl-spin")))),
                         events), "no synthesized MMAP2 of wl-spin:\n" + events[:2000])
-    syms = [ln.split()[-1] for ln in perf_script(f, "comm,ip,sym") if ln.split()]
     tdp.check(syms.count("main") > 0, "no sample of wl-spin's main: %r" % syms[:20])
 
 

@@ -304,3 +304,19 @@ put("cpuinfo", "arm64", "processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd
     "CPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n\n")
 for i, s in enumerate(["0-3,8,10-11\n", "0\n", "\n", "0-127", "5,3,1,3", "0-1023"]):
     put("cpulist", "%02d" % i, s)
+
+# --- tdprof loop's assembly and llvm-mca readers (loop/loop.h) ----------------
+# The first line names the function; the rest is the assembly (and is also read
+# as an llvm-mca report).
+put("loop-asm", "gcc", "mv\n\t.text\n\t.globl\tmv\n\t.type\tmv, @function\nmv:\n.LFB0:\n\t.cfi_startproc\n"
+    "\txorl\t%edx, %edx\n.L2:\n\tpxor\t%xmm1, %xmm1\n\txorl\t%eax, %eax\n.L3:\n\tmovapd\tm(%rdx,%rax), %xmm0\n"
+    "\taddq\t$16, %rax\n\taddsd\t%xmm0, %xmm1\n\tcmpq\t$512, %rax\n\tjne\t.L3\n\taddq\t$512, %rdx\n"
+    "\tcmpq\t%rdi, %rdx\n\tjne\t.L2\n\tret\n\t.cfi_endproc\n.LFE0:\n\t.size\tmv, .-mv\n")
+put("loop-asm", "clang", "f\nf:                                      # @f\n\t.cfi_startproc\n# %bb.0:\n"
+    ".LBB0_1:                                # =>This Inner Loop Header: Depth=1\n\taddq\t$1, %rax\n"
+    "\tcmpq\t$64, %rax\n\tjne\t.LBB0_1\n# %bb.2:\n\tretq\n.Lfunc_end0:\n\t.size\tf, .Lfunc_end0-f\n")
+put("loop-asm", "arm64", "g\ng:\n.L4:\n\tldr\td0, [x1], 8\n\tfadd\td1, d1, d0\n\tcmp\tx1, x2\n\tbne\t.L4\n\tret\n"
+    "\t.size\tg, .-g\n")
+put("loop-asm", "mca", "x\nIterations:        100\nInstructions:      1200\nTotal Cycles:      353\n"
+    "Total uOps:        1300\n\nDispatch Width:    6\nuOps Per Cycle:    3.68\nIPC:               3.40\n"
+    "Block RThroughput: 3.0\n")

@@ -112,6 +112,25 @@ static void test_trim(void **state)
 	assert_string_equal(str_trim(b), "");
 }
 
+static void test_grouped(void **state)
+{
+	char buf[STR_GROUPED_U64_MAX], small[6], wide[64];
+
+	(void)state;
+	assert_string_equal(str_grouped_u64(0, buf, sizeof(buf)), "0");
+	assert_string_equal(str_grouped_u64(999, buf, sizeof(buf)), "999");
+	assert_string_equal(str_grouped_u64(1000, buf, sizeof(buf)), "1,000");
+	assert_string_equal(str_grouped_u64(1234567, buf, sizeof(buf)), "1,234,567");
+	assert_string_equal(str_grouped_u64(UINT64_MAX, buf, sizeof(buf)), "18,446,744,073,709,551,615");
+	assert_string_equal(str_grouped_double(-1234567.256, 2, wide, sizeof(wide)), "-1,234,567.26");
+	assert_string_equal(str_grouped_double(12345.678, 0, wide, sizeof(wide)), "12,346");
+	assert_string_equal(str_grouped_double(-999.5, 1, wide, sizeof(wide)), "-999.5");
+	assert_string_equal(str_group_digits("-inf", wide, sizeof(wide)), "-inf");
+	assert_string_equal(str_group_digits("1234e5", wide, sizeof(wide)), "1,234e5");
+	/* cut, never past the buffer */
+	assert_string_equal(str_grouped_u64(1234567, small, sizeof(small)), "1,234");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -122,6 +141,7 @@ int main(void)
 		cmocka_unit_test(test_edit_distance),
 		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_trim),
+		cmocka_unit_test(test_grouped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

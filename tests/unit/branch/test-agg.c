@@ -236,6 +236,10 @@ static void test_types_and_flags(void **state)
 	assert_string_equal(branch_type_name(r.types[0].type, r.types[0].new_type), "COND");
 	assert_int_equal(r.types[0].executions, 4);
 	assert_int_equal(r.types[0].mispredicts, 1);
+	/* the derived figures the renderers print: per execution and of all mispredicted entries */
+	assert_true(r.types[0].rate == 0.25);
+	assert_true(r.counts.mispredicted_entries > 0);
+	assert_true(r.types[0].share == 1.0 / (double)r.counts.mispredicted_entries);
 	assert_string_equal(branch_type_name(r.types[1].type, r.types[1].new_type), "RET");
 	assert_int_equal(r.types[1].executions, 2);
 	assert_string_equal(branch_type_name(r.types[2].type, r.types[2].new_type), "FAULT_DATA");

@@ -73,7 +73,7 @@ static int quipper_parse(const char *text, struct quipper *q)
 		const char *q1 = memchr(line, '"', (size_t)(end - line)), *rec = strstr(line, "record ");
 
 		if (rec && rec < end && !q1) {
-			record = atoi(rec + 7);
+			record = (int)strtol(rec + 7, NULL, 10);
 		} else if (q1 && record >= 0) {
 			const char *q2 = memchr(q1 + 1, '"', (size_t)(end - q1 - 1));
 			const char *c = q2 ? strstr(q2, "//") : NULL;

@@ -156,6 +156,27 @@ static void test_hybrid_names(void **state)
 	assert_false(cpu_uarch_is_hybrid("sapphirerapids"));
 }
 
+/* The branch-recording capabilities, from the table, of the names cpu_uarch_x86() gives. */
+static void test_caps(void **state)
+{
+	const struct cpu_uarch_caps *c;
+
+	(void)state;
+	c = cpu_uarch_caps(cpu_uarch_x86(CPU_VENDOR_AMD, 0x19, 0x11, 1)); /* Genoa */
+	assert_non_null(c);
+	assert_true(c->amd_lbr_v2);
+	assert_false(c->amd_brs);
+	c = cpu_uarch_caps(cpu_uarch_x86(CPU_VENDOR_AMD, 0x19, 0x01, 1)); /* Milan */
+	assert_non_null(c);
+	assert_true(c->amd_brs);
+	assert_false(c->amd_lbr_v2);
+	c = cpu_uarch_caps(cpu_uarch_x86(CPU_VENDOR_AMD, 0x1a, 0x02, 0)); /* Turin */
+	assert_non_null(c);
+	assert_true(c->amd_lbr_v2);
+	assert_null(cpu_uarch_caps("icelakex"));
+	assert_null(cpu_uarch_caps(NULL));
+}
+
 static void test_decode(void **state)
 {
 	unsigned f, m, s;
@@ -343,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_perf_cpuid_padding),
 		cmocka_unit_test(test_perf_cpuid_shared),
 		cmocka_unit_test(test_perf_cpuid_fuzz),
+		cmocka_unit_test(test_caps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,9 +13,9 @@
 #include "base/strbuf.h"
 #include "diagnose/diagnose-internal.h"
 #include "diagnose/diagnose.h"
-#include "diagnose/exe.h"
 #include "model/model.h"
 #include "sim/sim.h"
+#include "symbol/exe.h"
 
 static void test_path_normalise(void **state)
 {
@@ -35,10 +35,10 @@ static void test_path_normalise(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_non_null(diag_path_normalise(cases[i].in, buf, sizeof(buf)));
+		assert_non_null(symbol_path_normalise(cases[i].in, buf, sizeof(buf)));
 		assert_string_equal(buf, cases[i].out);
 	}
-	assert_null(diag_path_normalise("/abcdef", tiny, sizeof(tiny)));
+	assert_null(symbol_path_normalise("/abcdef", tiny, sizeof(tiny)));
 }
 
 static void test_sim_tree(void **state)
@@ -206,13 +206,13 @@ static void test_from_sim_out_of_memory(void **state)
 
 static void test_exe_missing(void **state)
 {
-	struct diag_exe x;
+	struct symbol_exe x;
 	struct tdp_err err = TDP_ERR_INIT;
 
 	(void)state;
-	assert_int_equal(diag_exe_open(&x, "/nonexistent/tdprof-no-such-exe", &err), TDP_ENOENT);
+	assert_int_equal(symbol_exe_open(&x, "/nonexistent/tdprof-no-such-exe", &err), TDP_ENOENT);
 	assert_non_null(strstr(err.msg, "tdprof-no-such-exe"));
-	diag_exe_close(&x);
+	symbol_exe_close(&x);
 }
 
 int main(void)

@@ -319,7 +319,7 @@ static void test_lbr(void **state)
 {
 	struct run r;
 	const struct diag_finding *f;
-	const struct diag_insn *target = NULL;
+	const struct symbol_exe_insn *target = NULL;
 	char want[256];
 
 	(void)state;

@@ -1,5 +1,5 @@
 /*
- * Unit tests of diag_exe_line0_owner() and of line ranges absorbing line-0 code:
+ * Unit tests of symbol_exe_line0_owner() and of line ranges absorbing line-0 code:
  * clang gives a switch's jump-table dispatch line 0 in the line table, and valgrind
  * charges it to no line; the diagnosis must still name the switch's line. The
  * program is built here with clang (skipped, with a message, without clang).
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
-#include "diagnose/exe.h"
+#include "symbol/exe.h"
 
 extern char **environ;
 
@@ -83,42 +83,42 @@ static void need_clang(void)
 
 static void test_owner_of_the_dispatch_is_the_switch_line(void **state)
 {
-	struct diag_exe x;
+	struct symbol_exe x;
 	struct tdp_err err = TDP_ERR_INIT;
 	char file[4096];
 
 	(void)state;
 	need_clang();
 	memset(&x, 0, sizeof(x));
-	assert_int_equal(diag_exe_open(&x, exe_path, &err), 0);
-	assert_non_null(diag_path_normalise(src_path, file, sizeof(file)));
+	assert_int_equal(symbol_exe_open(&x, exe_path, &err), 0);
+	assert_non_null(symbol_path_normalise(src_path, file, sizeof(file)));
 	/* the indirect jump has line 0; its owner is the switch's line */
-	assert_int_equal(diag_exe_line0_owner(&x, file, "run", true), marker_line);
+	assert_int_equal(symbol_exe_line0_owner(&x, file, "run", true), marker_line);
 	/* a function without line-0 branch code, or an unknown one, has no owner */
-	assert_int_equal(diag_exe_line0_owner(&x, file, "main", true), 0);
-	assert_int_equal(diag_exe_line0_owner(&x, file, "no_such_function", true), 0);
-	diag_exe_close(&x);
+	assert_int_equal(symbol_exe_line0_owner(&x, file, "main", true), 0);
+	assert_int_equal(symbol_exe_line0_owner(&x, file, "no_such_function", true), 0);
+	symbol_exe_close(&x);
 }
 
 static void test_the_switch_line_includes_its_dispatch(void **state)
 {
-	struct diag_exe x;
+	struct symbol_exe x;
 	struct tdp_err err = TDP_ERR_INIT;
-	struct diag_disasm d;
+	struct symbol_listing d;
 	char file[4096];
 	bool marked_indirect = false;
 
 	(void)state;
 	need_clang();
 	memset(&x, 0, sizeof(x));
-	assert_int_equal(diag_exe_open(&x, exe_path, &err), 0);
-	assert_non_null(diag_path_normalise(src_path, file, sizeof(file)));
-	assert_int_equal(diag_exe_disasm(&x, file, marker_line, true, 8, &d, &err), 0);
+	assert_int_equal(symbol_exe_open(&x, exe_path, &err), 0);
+	assert_non_null(symbol_path_normalise(src_path, file, sizeof(file)));
+	assert_int_equal(symbol_exe_disasm(&x, file, marker_line, true, 8, &d, &err), 0);
 	for (size_t i = 0; i < d.nr; i++)
 		if (d.v[i].target)
 			marked_indirect = strncmp(d.v[i].text, "jmp", 3) == 0 && d.v[i].in_line;
 	assert_true(marked_indirect); /* the marked branch is the jump-table's jmp, within the line */
-	diag_exe_close(&x);
+	symbol_exe_close(&x);
 }
 
 int main(int argc, char **argv)

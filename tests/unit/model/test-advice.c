@@ -14,6 +14,7 @@
 #include "base/alloc.h"
 #include "base/strbuf.h"
 #include "model/advice.h"
+#include "report/explain.h"
 
 /* design.md: level 1, the extra level-1 buckets, and level 2 under its parent. */
 static const struct {
@@ -172,7 +173,7 @@ static void test_render(void **state)
 	const struct advice_entry *e = advice_find("branch_mispredicts");
 
 	(void)state;
-	advice_render_text(e, 80, &sb);
+	explain_entry_text(e, 80, &sb);
 	assert_false(strbuf_failed(&sb));
 	assert_int_equal(strncmp(sb.buf, "Branch Mispredicts (branch_mispredicts)\n", 40), 0);
 	assert_non_null(strstr(sb.buf, "under Bad Speculation (bad_speculation)"));
@@ -190,19 +191,19 @@ static void test_render(void **state)
 
 	/* *emphasis* loses its asterisks; a multiplication keeps its own */
 	strbuf_reset(&sb);
-	advice_render_text(advice_find("fetch_latency"), 80, &sb);
+	explain_entry_text(advice_find("fetch_latency"), 80, &sb);
 	assert_non_null(strstr(sb.buf, "D. Bakhvalov, Performance Analysis and Tuning on Modern CPUs,"));
 	assert_non_null(strstr(sb.buf, "(6 * ls_not_halted_cyc)"));
 
 	strbuf_reset(&sb);
-	advice_render_text(advice_find("memory_bound"), 40, &sb);
+	explain_entry_text(advice_find("memory_bound"), 40, &sb);
 	check_width(sb.buf, 40);
 	strbuf_reset(&sb);
-	advice_render_text(advice_find("memory_bound"), 10, &sb); /* narrower than 40: 40 is used */
+	explain_entry_text(advice_find("memory_bound"), 10, &sb); /* narrower than 40: 40 is used */
 	check_width(sb.buf, 40);
 
 	strbuf_reset(&sb);
-	advice_render_markdown("A paragraph of words that must wrap at forty columns exactly here.\n\n- a bullet"
+	explain_markdown("A paragraph of words that must wrap at forty columns exactly here.\n\n- a bullet"
 			       " item that also wraps because it is long enough\n",
 			       2, 40, &sb);
 	assert_string_equal(sb.buf, "  A paragraph of words that must wrap at\n"
@@ -219,7 +220,7 @@ static void test_render_oom(void **state)
 
 	(void)state;
 	tdp_alloc_fail_after(0);
-	advice_render_text(advice_find("retiring"), 80, &sb);
+	explain_entry_text(advice_find("retiring"), 80, &sb);
 	tdp_alloc_fail_after(-1);
 	assert_true(strbuf_failed(&sb));
 	strbuf_release(&sb);

@@ -820,16 +820,18 @@ static void test_classification(void **state)
 	assert_string_equal(model_node_label("bad_speculation"), "Bad Speculation");
 }
 
+/* Zen 4's and Zen 5's level-1 events (the same names on both). */
+static const struct row zen[] = {
+	{ "ls_not_halted_cyc", 1000, 0, COUNT_OK },
+	{ "de_no_dispatch_per_slot.no_ops_from_frontend", 600, 0, COUNT_OK },
+	{ "de_src_op_disp.all", 3300, 0, COUNT_OK },
+	{ "ex_ret_ops", 3000, 0, COUNT_OK },
+	{ "de_no_dispatch_per_slot.backend_stalls", 1800, 0, COUNT_OK },
+	ROWS_END,
+};
+
 static void test_coverage_for_inference(void **state)
 {
-	static const struct row zen[] = {
-		{ "ls_not_halted_cyc", 1000, 0, COUNT_OK },
-		{ "de_no_dispatch_per_slot.no_ops_from_frontend", 600, 0, COUNT_OK },
-		{ "de_src_op_disp.all", 3300, 0, COUNT_OK },
-		{ "ex_ret_ops", 3000, 0, COUNT_OK },
-		{ "de_no_dispatch_per_slot.backend_stalls", 1800, 0, COUNT_OK },
-		ROWS_END,
-	};
 	struct countset cs = COUNTSET_INIT;
 	struct model_compiled *mc;
 
@@ -845,6 +847,34 @@ static void test_coverage_for_inference(void **state)
 	assert_int_equal(model_coverage(mc, &cs, 1), 0);
 	model_compiled_free(mc);
 	countset_release(&cs);
+}
+
+/* model_infer_import(): Zen 4/5's level-1 events fit both; nothing fits an unrelated event. */
+static void test_infer_import(void **state)
+{
+	static const struct row other[] = {
+		{ "task-clock", 1000, 0, COUNT_OK },
+		ROWS_END,
+	};
+	const struct model *fit[MODEL_INFER_MAX];
+	struct countset cs = COUNTSET_INIT, none = COUNTSET_INIT;
+	size_t n;
+	bool zen4 = false, zen5 = false;
+
+	(void)state;
+	fill(&cs, zen);
+	n = model_infer_import(&cs, fit);
+	assert_true(n >= 2);
+	for (size_t i = 0; i < n; i++) {
+		zen4 |= fit[i] == model_find("zen4");
+		zen5 |= fit[i] == model_find("zen5");
+		assert_true(fit[i] != model_find("skylake"));
+	}
+	assert_true(zen4 && zen5);
+	fill(&none, other);
+	assert_int_equal(model_infer_import(&none, fit), 0);
+	countset_release(&cs);
+	countset_release(&none);
 }
 
 static void test_allocation_failures(void **state)
@@ -893,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_cycle_accounting),
 		cmocka_unit_test(test_classification),
 		cmocka_unit_test(test_coverage_for_inference),
+		cmocka_unit_test(test_infer_import),
 		cmocka_unit_test(test_allocation_failures),
 	};
 

@@ -149,7 +149,7 @@ static void test_fuzz_specs(void **state)
 {
 	struct fake_sysfs f;
 	const char *iters_env = getenv("TDPROF_FUZZ_ITERS");
-	long iters = iters_env ? atol(iters_env) : 20000;
+	long iters = iters_env ? strtol(iters_env, NULL, 10) : 20000;
 	static char buf[SPEC_BUF];
 	char huge[6000];
 	long ok = 0, failed = 0;

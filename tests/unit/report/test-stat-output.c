@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/countset.h"
+#include "base/str.h"
 #include "model/triage.h"
 #include "report/stat.h"
 
@@ -378,14 +379,14 @@ static void test_grouping(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_string_equal(stat_format_grouped(1234567.891, 2, buf, sizeof(buf)), "1,234,567.89");
-	assert_string_equal(stat_format_grouped(999, 0, buf, sizeof(buf)), "999");
-	assert_string_equal(stat_format_grouped(1000, 0, buf, sizeof(buf)), "1,000");
-	assert_string_equal(stat_format_grouped(0, 2, buf, sizeof(buf)), "0.00");
-	assert_string_equal(stat_format_grouped(-1234, 0, buf, sizeof(buf)), "-1,234");
-	assert_string_equal(stat_format_grouped(123456, 0, buf, sizeof(buf)), "123,456");
+	assert_string_equal(str_grouped_double(1234567.891, 2, buf, sizeof(buf)), "1,234,567.89");
+	assert_string_equal(str_grouped_double(999, 0, buf, sizeof(buf)), "999");
+	assert_string_equal(str_grouped_double(1000, 0, buf, sizeof(buf)), "1,000");
+	assert_string_equal(str_grouped_double(0, 2, buf, sizeof(buf)), "0.00");
+	assert_string_equal(str_grouped_double(-1234, 0, buf, sizeof(buf)), "-1,234");
+	assert_string_equal(str_grouped_double(123456, 0, buf, sizeof(buf)), "123,456");
 	/* a small buffer truncates, NUL-terminated */
-	assert_string_equal(stat_format_grouped(1234567, 0, buf, 4), "1,2");
+	assert_string_equal(str_grouped_double(1234567, 0, buf, 4), "1,2");
 }
 
 int main(void)

@@ -20,6 +20,7 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/path.h"
 #include "sim/runner.h"
 
 static char tmp[] = "/tmp/tdprof-test-runner-XXXXXX";
@@ -91,18 +92,18 @@ static void test_find_program(void **state)
 	char *out = NULL, path[300];
 
 	(void)state;
-	assert_int_equal(sim_find_program("sh", "/nonexistent:/bin:/usr/bin", &out), 0);
+	assert_int_equal(tdp_find_program("sh", "/nonexistent:/bin:/usr/bin", &out), 0);
 	assert_true(!strcmp(out, "/bin/sh") || !strcmp(out, "/usr/bin/sh"));
 	tdp_free(out);
-	assert_int_equal(sim_find_program("no-such-cmd-tdprof", "/bin:/usr/bin", &out), TDP_ENOCMD);
-	assert_int_equal(sim_find_program("/etc/passwd", NULL, &out), TDP_ENOEXEC);
-	assert_int_equal(sim_find_program("/tmp", NULL, &out), TDP_ENOEXEC);
-	assert_int_equal(sim_find_program("/no/such/file", NULL, &out), TDP_ENOCMD);
-	assert_int_equal(sim_find_program("", NULL, &out), TDP_ENOCMD);
+	assert_int_equal(tdp_find_program("no-such-cmd-tdprof", "/bin:/usr/bin", &out), TDP_ENOCMD);
+	assert_int_equal(tdp_find_program("/etc/passwd", NULL, &out), TDP_ENOEXEC);
+	assert_int_equal(tdp_find_program("/tmp", NULL, &out), TDP_ENOEXEC);
+	assert_int_equal(tdp_find_program("/no/such/file", NULL, &out), TDP_ENOCMD);
+	assert_int_equal(tdp_find_program("", NULL, &out), TDP_ENOCMD);
 	/* Only a non-executable match in PATH: execvp's EACCES. */
 	snprintf(path, sizeof(path), "%s/plain", tmp);
 	write_file(path, "data\n", 0644);
-	assert_int_equal(sim_find_program("plain", tmp, &out), TDP_ENOEXEC);
+	assert_int_equal(tdp_find_program("plain", tmp, &out), TDP_ENOEXEC);
 	unlink(path);
 }
 
@@ -336,7 +337,7 @@ static int setup(void **state)
 	(void)state;
 	if (!mkdtemp(tmp))
 		return -1;
-	have_valgrind = sim_find_program("valgrind", getenv("PATH"), &vg) == 0;
+	have_valgrind = tdp_find_program("valgrind", getenv("PATH"), &vg) == 0;
 	tdp_free(vg);
 	if (!have_valgrind)
 		printf("valgrind is not installed: the runs are skipped\n");

@@ -21,6 +21,7 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/path.h"
 #include "sim/cost.h"
 #include "sim/runner.h"
 
@@ -325,7 +326,7 @@ int main(void)
 	char *vg = NULL;
 
 	snprintf(srcdir, sizeof(srcdir), "%s/tests/data/sim", root ? root : ".");
-	if (sim_find_program("valgrind", getenv("PATH"), &vg)) {
+	if (tdp_find_program("valgrind", getenv("PATH"), &vg)) {
 		printf("skipped: valgrind is not installed\n");
 		return 77;
 	}

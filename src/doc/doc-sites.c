@@ -8,7 +8,7 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/str.h"
-#include "diff/doc-internal.h"
+#include "doc/doc-internal.h"
 
 int tdoc_split_symbol(const char *sym, char **fn, uint64_t *off, bool *has_off, struct tdp_err *err)
 {

@@ -1,5 +1,5 @@
 /*
- * cmd-loop.h: the build side of `tdprof loop` (cmd-loop.c is the command).
+ * loop.h: the build side of `tdprof loop` (cli/cmd-loop.c is the command).
  *
  * `tdprof loop FILE.c --function NAME -- CFLAGS` measures NAME, a function of
  * FILE.c taking no arguments, with the hot-loop harness (<tdprof/harness.h>):
@@ -14,12 +14,12 @@
  *   4. loop_run(): runs it; its stdout is the harness's JSON result;
  *   5. loop_mca(): the same file compiled to assembly, NAME's innermost loop cut
  *      out and given to llvm-mca, whose prediction is shown beside the
- *      measurement (cmd-loop-mca.c);
+ *      measurement (mca.c);
  *   6. loop_job_close(): removes the directory (unless kept).
  * The compiler is run with posix_spawn and an argv, never a shell.
  */
-#ifndef TDPROF_CLI_CMD_LOOP_H
-#define TDPROF_CLI_CMD_LOOP_H
+#ifndef TDPROF_LOOP_LOOP_H
+#define TDPROF_LOOP_LOOP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,7 +41,7 @@ struct loop_job {
 	const char *tmp_root;       /* $TMPDIR or NULL ("/tmp") */
 	const char *exe_path;       /* this tdprof binary (to tell build tree from install) */
 	bool keep;                  /* leave the temporary directory */
-	int verbose;                /* print each command run */
+	void (*note)(const char *line); /* told each command it runs (NULL: silent) */
 	/* out: owned by the job */
 	char *abs_file;             /* realpath of file */
 	char **cc_argv;             /* the compiler command, split; NULL-terminated */
@@ -75,6 +75,9 @@ int loop_build(struct loop_job *j, struct strbuf *diag, struct tdp_err *err) __a
 int loop_run(struct loop_job *j, int cpu, long reps, double target_ms, struct strbuf *out, int *wstatus,
 	     struct tdp_err *err) __attribute__((warn_unused_result));
 
+/** j->note(the formatted line), when j->note is set (for build.c and mca.c). */
+void loop_notef(const struct loop_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /** Remove the temporary directory (unless keep) and free the job. */
 void loop_job_close(struct loop_job *j);
 
@@ -87,7 +90,7 @@ void loop_job_close(struct loop_job *j);
 int loop_spawn(char *const argv[], bool with_stderr, struct strbuf *out, int *wstatus, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 
-/* ---- cmd-loop-mca.c ---- */
+/* ---- mca.c ---- */
 
 /* llvm-mca's prediction for the kernel's hot loop. */
 struct loop_mca {

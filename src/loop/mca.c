@@ -1,5 +1,5 @@
 /*
- * cmd-loop-mca.c: llvm-mca's static prediction for the kernel's hot loop, shown
+ * mca.c: llvm-mca's static prediction for the kernel's hot loop, shown
  * beside the measurement by `tdprof loop` (the µop-reduction view: what the
  * scheduling model says the loop could do, against what it did).
  *
@@ -10,8 +10,8 @@
  * branch. The assembly is compiler output but still untrusted text: lines and
  * labels are bounded, nothing is allocated from a count in it.
  */
-#include "cli/cmd-loop.h"
-#include "cli/msg.h"
+#include "loop/loop.h"
+
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/file.h"
@@ -333,8 +333,7 @@ void loop_mca(struct loop_job *j, struct loop_mca *m)
 		cargv[n++] = "-o";
 		cargv[n++] = path_s.buf;
 		cargv[n++] = j->main_c;
-		if (j->verbose)
-			msg_note("compiling '%s' to assembly for llvm-mca", j->main_c);
+		loop_notef(j, "compiling '%s' to assembly for llvm-mca", j->main_c);
 		if (loop_spawn(cargv, true, &out, &status, &err) || !WIFEXITED(status) || WEXITSTATUS(status)) {
 			snprintf(m->why_not, sizeof(m->why_not), "compiling to assembly failed");
 			tdp_free(cargv);
@@ -385,8 +384,7 @@ void loop_mca(struct loop_job *j, struct loop_mca *m)
 	}
 	argv[k++] = path_hot.buf;
 	argv[k] = NULL;
-	if (j->verbose)
-		msg_note("running: llvm-mca %s%s", mcpu ? flag.buf : "", path_hot.buf);
+	loop_notef(j, "running: llvm-mca %s%s", mcpu ? flag.buf : "", path_hot.buf);
 	strbuf_reset(&out);
 	tdp_err_clear(&err);
 	if (loop_spawn(argv, true, &out, &status, &err)) {

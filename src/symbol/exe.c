@@ -1,5 +1,5 @@
 /* exe.c: the workload's executable: function symbols, DWARF files and lines, disassembly (see exe.h). */
-#include "diagnose/exe.h"
+#include "symbol/exe.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -20,9 +20,9 @@
 #include "symbol/symbol.h"
 
 /* Where the executable is placed in the symbol session's address space. */
-#define DIAG_EXE_MAP_BASE 0x100000000000ull
+#define SYMBOL_EXE_MAP_BASE 0x100000000000ull
 
-char *diag_path_normalise(const char *path, char *buf, size_t size)
+char *symbol_path_normalise(const char *path, char *buf, size_t size)
 {
 	size_t n = 0;
 	const char *p = path;
@@ -80,7 +80,7 @@ char *diag_path_normalise(const char *path, char *buf, size_t size)
 
 static int cmp_func(const void *a, const void *b)
 {
-	return strcmp(((const struct diag_exe_func *)a)->name, ((const struct diag_exe_func *)b)->name);
+	return strcmp(((const struct symbol_exe_func *)a)->name, ((const struct symbol_exe_func *)b)->name);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -89,7 +89,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The function symbols of the first symbol table of `type`. */
-static int read_symtab(struct diag_exe *x, Elf *elf, Elf64_Word type, size_t *alloc, struct tdp_err *err)
+static int read_symtab(struct symbol_exe *x, Elf *elf, Elf64_Word type, size_t *alloc, struct tdp_err *err)
 {
 	Elf_Scn *scn = NULL;
 	struct strbuf sb = STRBUF_INIT;
@@ -109,7 +109,7 @@ static int read_symtab(struct diag_exe *x, Elf *elf, Elf64_Word type, size_t *al
 		for (size_t i = 0; i < nr; i++) {
 			GElf_Sym sym;
 			const char *name;
-			struct diag_exe_func *f;
+			struct symbol_exe_func *f;
 			int d;
 
 			if (!gelf_getsym(data, (int)i, &sym))
@@ -120,9 +120,9 @@ static int read_symtab(struct diag_exe *x, Elf *elf, Elf64_Word type, size_t *al
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
-			if (x->nr_funcs >= DIAG_EXE_MAX_FUNCS) {
+			if (x->nr_funcs >= SYMBOL_EXE_MAX_FUNCS) {
 				ret = tdp_err_set(err, TDP_ELIMIT, "'%s': more than %u function symbols", x->path,
-						  DIAG_EXE_MAX_FUNCS);
+						  SYMBOL_EXE_MAX_FUNCS);
 				goto out;
 			}
 			if (TDP_GROW(x->funcs, *alloc, x->nr_funcs + 1)) {
@@ -162,28 +162,28 @@ static const char *attr_string(Dwarf_Die *die, unsigned name)
  */
 static char *unit_path(const char *comp_dir, const char *name, char *buf, size_t size)
 {
-	char joined[DIAG_EXE_MAX_PATH];
+	char joined[SYMBOL_EXE_MAX_PATH];
 	int len;
 
 	if (name[0] == '/' || !comp_dir)
-		return diag_path_normalise(name, buf, size);
+		return symbol_path_normalise(name, buf, size);
 	len = snprintf(joined, sizeof(joined), "%s/%s", comp_dir, name);
 	if (len < 0 || (size_t)len >= sizeof(joined))
 		return NULL;
-	return diag_path_normalise(joined, buf, size);
+	return symbol_path_normalise(joined, buf, size);
 }
 
-static int add_file(struct diag_exe *x, const char *comp_dir, const char *name, size_t *alloc,
+static int add_file(struct symbol_exe *x, const char *comp_dir, const char *name, size_t *alloc,
 		    struct tdp_err *err)
 {
-	char buf[DIAG_EXE_MAX_PATH];
+	char buf[SYMBOL_EXE_MAX_PATH];
 
 	if (!unit_path(comp_dir, name, buf, sizeof(buf)))
 		return 0; /* longer than any path valgrind would report */
 	if (x->nr_files && !strcmp(x->files[x->nr_files - 1], buf))
 		return 0;
-	if (x->nr_files >= DIAG_EXE_MAX_FILES)
-		return tdp_err_set(err, TDP_ELIMIT, "'%s': more than %u source files", x->path, DIAG_EXE_MAX_FILES);
+	if (x->nr_files >= SYMBOL_EXE_MAX_FILES)
+		return tdp_err_set(err, TDP_ELIMIT, "'%s': more than %u source files", x->path, SYMBOL_EXE_MAX_FILES);
 	if (TDP_GROW(x->files, *alloc, x->nr_files + 1) || !(x->files[x->nr_files] = tdp_strdup(buf)))
 		return tdp_err_oom(err);
 	x->nr_files++;
@@ -191,7 +191,7 @@ static int add_file(struct diag_exe *x, const char *comp_dir, const char *name, 
 }
 
 /* The source files of every compile unit's line table. */
-static int read_files(struct diag_exe *x, struct tdp_err *err)
+static int read_files(struct symbol_exe *x, struct tdp_err *err)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
@@ -202,8 +202,8 @@ static int read_files(struct diag_exe *x, struct tdp_err *err)
 		Dwarf_Files *files;
 		size_t nr;
 
-		if (++cus > DIAG_EXE_MAX_CUS)
-			return tdp_err_set(err, TDP_ELIMIT, "'%s': more than %u compile units", x->path, DIAG_EXE_MAX_CUS);
+		if (++cus > SYMBOL_EXE_MAX_CUS)
+			return tdp_err_set(err, TDP_ELIMIT, "'%s': more than %u compile units", x->path, SYMBOL_EXE_MAX_CUS);
 		const char *dir;
 
 		if (dwarf_getsrcfiles(&cudie, &files, &nr) != 0)
@@ -229,7 +229,7 @@ static int read_files(struct diag_exe *x, struct tdp_err *err)
 	return 0;
 }
 
-int diag_exe_open(struct diag_exe *x, const char *path, struct tdp_err *err)
+int symbol_exe_open(struct symbol_exe *x, const char *path, struct tdp_err *err)
 {
 	size_t alloc = 0;
 	Elf *elf;
@@ -264,7 +264,7 @@ int diag_exe_open(struct diag_exe *x, const char *path, struct tdp_err *err)
 	return 0;
 }
 
-void diag_exe_close(struct diag_exe *x)
+void symbol_exe_close(struct symbol_exe *x)
 {
 	for (size_t i = 0; i < x->nr_funcs; i++)
 		tdp_free(x->funcs[i].name);
@@ -284,16 +284,16 @@ void diag_exe_close(struct diag_exe *x)
 	x->fd = -1;
 }
 
-const struct diag_exe_func *diag_exe_find_func(const struct diag_exe *x, const char *name)
+const struct symbol_exe_func *symbol_exe_find_func(const struct symbol_exe *x, const char *name)
 {
-	struct diag_exe_func key = { .name = (char *)name };
+	struct symbol_exe_func key = { .name = (char *)name };
 
 	if (!x->nr_funcs || !name)
 		return NULL;
 	return bsearch(&key, x->funcs, x->nr_funcs, sizeof(*x->funcs), cmp_func);
 }
 
-bool diag_exe_has_file(const struct diag_exe *x, const char *file)
+bool symbol_exe_has_file(const struct symbol_exe *x, const char *file)
 {
 	return x->nr_files && file && bsearch(&file, x->files, x->nr_files, sizeof(*x->files), cmp_str);
 }
@@ -301,12 +301,12 @@ bool diag_exe_has_file(const struct diag_exe *x, const char *file)
 /* Does line-table file name `src` of a unit compiled in comp_dir name `file` (normalised)? */
 static bool same_file(const char *comp_dir, const char *src, const char *file)
 {
-	char buf[DIAG_EXE_MAX_PATH];
+	char buf[SYMBOL_EXE_MAX_PATH];
 
 	return src && unit_path(comp_dir, src, buf, sizeof(buf)) && !strcmp(buf, file);
 }
 
-size_t diag_exe_line_ranges(const struct diag_exe *x, const char *file, uint64_t line, struct diag_exe_range *out,
+size_t symbol_exe_line_ranges(const struct symbol_exe *x, const char *file, uint64_t line, struct symbol_exe_range *out,
 			    size_t max)
 {
 	Dwarf_CU *cu = NULL;
@@ -362,7 +362,7 @@ size_t diag_exe_line_ranges(const struct diag_exe *x, const char *file, uint64_t
 	return n;
 }
 
-bool diag_exe_cflags(const struct diag_exe *x, const char *file, struct strbuf *sb)
+bool symbol_exe_cflags(const struct symbol_exe *x, const char *file, struct strbuf *sb)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
@@ -373,7 +373,7 @@ bool diag_exe_cflags(const struct diag_exe *x, const char *file, struct strbuf *
 		return false;
 	while (dwarf_get_units(x->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
 		const char *name = dwarf_diename(&cudie), *dir = attr_string(&cudie, DW_AT_comp_dir);
-		char buf[DIAG_EXE_MAX_PATH];
+		char buf[SYMBOL_EXE_MAX_PATH];
 
 		if (!name || !unit_path(dir, name, buf, sizeof(buf)))
 			continue;
@@ -428,7 +428,7 @@ static bool vaddr_to_offset(Elf *elf, uint64_t v, uint64_t *off)
 	return false;
 }
 
-static int open_session(struct diag_exe *x, struct tdp_err *err)
+static int open_session(struct symbol_exe *x, struct tdp_err *err)
 {
 	struct symbol_mmap m = { 0 };
 	struct stat st;
@@ -441,10 +441,10 @@ static int open_session(struct diag_exe *x, struct tdp_err *err)
 	if ((ret = symbol_session_new(&x->sym, NULL, err)))
 		return ret;
 	m.pid = 1;
-	m.start = DIAG_EXE_MAP_BASE;
+	m.start = SYMBOL_EXE_MAP_BASE;
 	m.len = (uint64_t)st.st_size;
 	m.path = x->path;
-	x->map_base = DIAG_EXE_MAP_BASE;
+	x->map_base = SYMBOL_EXE_MAP_BASE;
 	return symbol_session_add_mmap(x->sym, &m, err);
 }
 
@@ -453,7 +453,7 @@ static bool is_indirect(unsigned t)
 	return t == BRANCH_TYPE_IND || t == BRANCH_TYPE_IND_CALL;
 }
 
-static bool in_ranges(const struct diag_exe_range *r, size_t nr, uint64_t a)
+static bool in_ranges(const struct symbol_exe_range *r, size_t nr, uint64_t a)
 {
 	for (size_t i = 0; i < nr; i++)
 		if (a >= r[i].lo && a < r[i].hi)
@@ -462,7 +462,7 @@ static bool in_ranges(const struct diag_exe_range *r, size_t nr, uint64_t a)
 }
 
 /* The runtime address (in the session) of ELF virtual address v. */
-static int runtime_addr(const struct diag_exe *x, uint64_t v, uint64_t *out, struct tdp_err *err)
+static int runtime_addr(const struct symbol_exe *x, uint64_t v, uint64_t *out, struct tdp_err *err)
 {
 	uint64_t off;
 
@@ -474,7 +474,7 @@ static int runtime_addr(const struct diag_exe *x, uint64_t v, uint64_t *out, str
 }
 
 /* Find the line's branch: the preferred kind first, else the other kind, else 0. */
-static int find_branch(struct diag_exe *x, const struct diag_exe_range *r, size_t nr, bool prefer_indirect,
+static int find_branch(struct symbol_exe *x, const struct symbol_exe_range *r, size_t nr, bool prefer_indirect,
 		       uint64_t *target, struct tdp_err *err)
 {
 	uint64_t cond = 0, ind = 0;
@@ -501,7 +501,7 @@ static int find_branch(struct diag_exe *x, const struct diag_exe_range *r, size_
 }
 
 /* True when [r.lo, r.hi) holds a branch of the kind asked for (indirect, else conditional). */
-static bool range_has_branch(struct diag_exe *x, const struct diag_exe_range *r, bool indirect)
+static bool range_has_branch(struct symbol_exe *x, const struct symbol_exe_range *r, bool indirect)
 {
 	struct symbol_disasm d = SYMBOL_DISASM_INIT;
 	uint64_t a = 0;
@@ -515,9 +515,9 @@ static bool range_has_branch(struct diag_exe *x, const struct diag_exe_range *r,
 	return found;
 }
 
-uint64_t diag_exe_line0_owner(struct diag_exe *x, const char *file, const char *function, bool indirect)
+uint64_t symbol_exe_line0_owner(struct symbol_exe *x, const char *file, const char *function, bool indirect)
 {
-	const struct diag_exe_func *f = function ? diag_exe_find_func(x, function) : NULL;
+	const struct symbol_exe_func *f = function ? symbol_exe_find_func(x, function) : NULL;
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	uint64_t owner = 0;
@@ -534,7 +534,7 @@ uint64_t diag_exe_line0_owner(struct diag_exe *x, const char *file, const char *
 			continue;
 		for (size_t i = 0; i + 1 < nr; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(lines, i), *next = dwarf_onesrcline(lines, i + 1);
-			struct diag_exe_range r;
+			struct symbol_exe_range r;
 			Dwarf_Addr lo, hi;
 			int ln;
 			bool end;
@@ -562,12 +562,12 @@ uint64_t diag_exe_line0_owner(struct diag_exe *x, const char *file, const char *
 	return owner;
 }
 
-int diag_exe_disasm(struct diag_exe *x, const char *file, uint64_t line, bool prefer_indirect, size_t context,
-		    struct diag_disasm *out, struct tdp_err *err)
+int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, bool prefer_indirect, size_t context,
+		    struct symbol_listing *out, struct tdp_err *err)
 {
-	struct diag_exe_range r[DIAG_EXE_MAX_RANGES];
+	struct symbol_exe_range r[SYMBOL_EXE_MAX_RANGES];
 	struct symbol_disasm d = SYMBOL_DISASM_INIT;
-	size_t nr = diag_exe_line_ranges(x, file, line, r, DIAG_EXE_MAX_RANGES);
+	size_t nr = symbol_exe_line_ranges(x, file, line, r, SYMBOL_EXE_MAX_RANGES);
 	uint64_t target = 0, a = 0;
 	int ret;
 
@@ -575,8 +575,8 @@ int diag_exe_disasm(struct diag_exe *x, const char *file, uint64_t line, bool pr
 	if (!nr)
 		return tdp_err_set(err, TDP_ENOENT, "'%s' has no code for '%s:%llu' in its line table", x->path, file,
 				   (unsigned long long)line);
-	if (context > DIAG_DISASM_MAX / 2 - 1)
-		context = DIAG_DISASM_MAX / 2 - 1;
+	if (context > SYMBOL_LISTING_MAX / 2 - 1)
+		context = SYMBOL_LISTING_MAX / 2 - 1;
 	if ((ret = open_session(x, err)) || (ret = find_branch(x, r, nr, prefer_indirect, &target, err)))
 		return ret;
 	out->target = target;
@@ -585,9 +585,9 @@ int diag_exe_disasm(struct diag_exe *x, const char *file, uint64_t line, bool pr
 		return ret;
 	if (d.function)
 		snprintf(out->function, sizeof(out->function), "%s", d.function);
-	for (size_t i = 0; i < d.nr && out->nr < DIAG_DISASM_MAX; i++) {
+	for (size_t i = 0; i < d.nr && out->nr < SYMBOL_LISTING_MAX; i++) {
 		const struct symbol_insn *in = &d.insns[i];
-		struct diag_insn *o = &out->v[out->nr++];
+		struct symbol_exe_insn *o = &out->v[out->nr++];
 
 		o->addr = in->vaddr;
 		snprintf(o->text, sizeof(o->text), "%s%s%s", in->mnemonic, in->operands[0] ? " " : "", in->operands);
@@ -597,4 +597,19 @@ int diag_exe_disasm(struct diag_exe *x, const char *file, uint64_t line, bool pr
 	}
 	symbol_disasm_release(&d);
 	return 0;
+}
+
+const char *symbol_exe_comp_dir(const struct symbol_exe *x, uint64_t vaddr)
+{
+	Dwarf *dw = x->dwarf;
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	Dwarf_CU *it = NULL;
+	bool found = dw && vaddr && dwarf_addrdie(dw, vaddr, &cu) != NULL;
+
+	/* without .debug_aranges: the units' own ranges */
+	for (size_t n = 0; dw && vaddr && !found && n < SYMBOL_EXE_MAX_CUS &&
+	     dwarf_get_units(dw, it, &it, NULL, NULL, &cu, NULL) == 0; n++)
+		found = dwarf_haspc(&cu, vaddr) > 0;
+	return found && dwarf_attr(&cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
 }

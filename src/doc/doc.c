@@ -1,5 +1,5 @@
 /* doc.c: a tdprof JSON document read back into struct tdoc (see doc.h). */
-#include "diff/doc.h"
+#include "doc/doc.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include "base/err.h"
 #include "base/str.h"
 #include "base/strbuf.h"
-#include "diff/doc-internal.h"
+#include "doc/doc-internal.h"
 #include "model/model.h"
 
 static const char *const kind_names[] = {

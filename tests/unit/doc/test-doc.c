@@ -18,7 +18,7 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/strbuf.h"
-#include "diff/doc.h"
+#include "doc/doc.h"
 
 #define near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
 

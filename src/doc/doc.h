@@ -42,8 +42,8 @@
  *   3. tdoc_free(d).
  * Strings are borrowed from the parsed document and live until tdoc_free().
  */
-#ifndef TDPROF_DIFF_DOC_H
-#define TDPROF_DIFF_DOC_H
+#ifndef TDPROF_DOC_DOC_H
+#define TDPROF_DOC_DOC_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -14,7 +14,7 @@
  * not match, nesting past TRIM_MAX_DEPTH) leaves the document whole, for jansson
  * to parse and to report where it is wrong.
  */
-#include "diff/doc-internal.h"
+#include "doc/doc-internal.h"
 
 #include "base/err.h"
 #include "base/strbuf.h"

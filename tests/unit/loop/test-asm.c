@@ -1,5 +1,5 @@
 /*
- * Unit tests of the assembly side of `tdprof loop` (src/cli/cmd-loop-mca.c): finding
+ * Unit tests of the assembly side of `tdprof loop` (src/loop/mca.c): finding
  * a function's hot loop in gcc, clang and arm64 output, and reading llvm-mca's summary.
  * The assembly below is real compiler output (gcc 12 and clang 14 -O2, x86-64) of
  *   double m[64][64], v[64], o[64];
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "cli/cmd-loop.h"
+#include "loop/loop.h"
 
 static const char gcc_mv[] =
 	"\t.text\n"

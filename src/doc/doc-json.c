@@ -6,7 +6,7 @@
 #include "base/err.h"
 #include "base/str.h"
 #include "base/strbuf.h"
-#include "diff/doc-internal.h"
+#include "doc/doc-internal.h"
 
 #define TDOC_TEXT_DEPTH 4     /* nesting shown when an object becomes text */
 #define TDOC_TEXT_MAX 4096    /* bytes of such a text */

@@ -1,5 +1,5 @@
 /* source.c: the source lines around a document's sites (tdoc_attach_sources, see doc.h). */
-#include "diff/doc.h"
+#include "doc/doc.h"
 
 #include <string.h>
 #include <sys/stat.h>

@@ -1,20 +1,21 @@
 /*
- * exe.h: what `tdprof why` needs to know about the workload's own executable: its
- * function symbols (to tell the program's own code from the dynamic loader and
- * the libraries in valgrind's per-line costs), its source files and compiler
- * flags (DWARF), the instruction addresses of a source line (the DWARF line
- * table), and the disassembly around them (symbol.h's capstone decoder).
+ * exe.h: one executable read by path, for what `tdprof why` needs to know about
+ * the workload: its function symbols (to tell the program's own code from the
+ * dynamic loader and the libraries in valgrind's per-line costs), its source
+ * files, compilation directories and compiler flags (DWARF), the instruction
+ * addresses of a source line (the DWARF line table), and the disassembly around
+ * them (symbol.h's capstone decoder).
  *
  * The file is untrusted input: libelf and libdw check its structures; every table
  * read here is bounded by the limits below, and a binary that cannot be read is
- * not an error of the diagnosis (diag_exe_open() fails, the caller goes on
+ * not an error of the diagnosis (symbol_exe_open() fails, the caller goes on
  * without it).
  *
- * Lifecycle: struct diag_exe x; diag_exe_open(&x, path, &err); queries;
- * diag_exe_close(&x) (also after a failed open). Not thread-safe.
+ * Lifecycle: struct symbol_exe x; symbol_exe_open(&x, path, &err); queries;
+ * symbol_exe_close(&x) (also after a failed open). Not thread-safe.
  */
-#ifndef TDPROF_DIAGNOSE_EXE_H
-#define TDPROF_DIAGNOSE_EXE_H
+#ifndef TDPROF_SYMBOL_EXE_H
+#define TDPROF_SYMBOL_EXE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,28 +25,28 @@ struct tdp_err;
 struct strbuf;
 struct symbol_session;
 
-#define DIAG_EXE_MAX_FUNCS (1u << 22)  /* function symbols kept */
-#define DIAG_EXE_MAX_FILES (1u << 20)  /* distinct source files of the line tables */
-#define DIAG_EXE_MAX_CUS (1u << 20)    /* compile units walked */
-#define DIAG_EXE_MAX_RANGES 64         /* address ranges of one source line */
-#define DIAG_EXE_MAX_PATH 4096         /* longest path handled */
+#define SYMBOL_EXE_MAX_FUNCS (1u << 22)  /* function symbols kept */
+#define SYMBOL_EXE_MAX_FILES (1u << 20)  /* distinct source files of the line tables */
+#define SYMBOL_EXE_MAX_CUS (1u << 20)    /* compile units walked */
+#define SYMBOL_EXE_MAX_RANGES 64         /* address ranges of one source line */
+#define SYMBOL_EXE_MAX_PATH 4096         /* longest path handled */
 
-struct diag_exe_func {
+struct symbol_exe_func {
 	char *name;      /* as valgrind names it: demangled with parameters */
 	uint64_t addr;   /* ELF virtual address */
 	uint64_t size;   /* bytes (0 when the symbol gives none) */
 };
 
-struct diag_exe_range {
+struct symbol_exe_range {
 	uint64_t lo, hi; /* [lo, hi): ELF virtual addresses */
 };
 
-struct diag_exe {
+struct symbol_exe {
 	char *path;                   /* the file opened (owned) */
 	int fd;
 	void *elf;                    /* Elf * (libelf) */
 	void *dwarf;                  /* Dwarf * (libdw); NULL without debug info */
-	struct diag_exe_func *funcs;  /* sorted by name (owned) */
+	struct symbol_exe_func *funcs;  /* sorted by name (owned) */
 	size_t nr_funcs;
 	char **files;                 /* normalised source paths, sorted (owned) */
 	size_t nr_files;
@@ -57,26 +58,26 @@ struct diag_exe {
  * Open the ELF file at path and read its function symbols (.symtab, else .dynsym)
  * and the source files of its DWARF line tables (none without -g). Returns 0;
  * TDP_ENOENT / TDP_EPERM / TDP_EIO (cannot open), TDP_EFORMAT (not an ELF file),
- * TDP_ELIMIT (beyond a DIAG_EXE_MAX_* limit) or TDP_ENOMEM, with err set.
+ * TDP_ELIMIT (beyond a SYMBOL_EXE_MAX_* limit) or TDP_ENOMEM, with err set.
  */
-int diag_exe_open(struct diag_exe *x, const char *path, struct tdp_err *err) __attribute__((warn_unused_result));
+int symbol_exe_open(struct symbol_exe *x, const char *path, struct tdp_err *err) __attribute__((warn_unused_result));
 
-/** Release everything; x may come from a failed diag_exe_open() or be zeroed. */
-void diag_exe_close(struct diag_exe *x);
+/** Release everything; x may come from a failed symbol_exe_open() or be zeroed. */
+void symbol_exe_close(struct symbol_exe *x);
 
 /** The function called `name` (valgrind's spelling), or NULL. */
-const struct diag_exe_func *diag_exe_find_func(const struct diag_exe *x, const char *name);
+const struct symbol_exe_func *symbol_exe_find_func(const struct symbol_exe *x, const char *name);
 
-/** True when `file` (normalised with diag_path_normalise()) is in x's line tables. */
-bool diag_exe_has_file(const struct diag_exe *x, const char *file);
+/** True when `file` (normalised with symbol_path_normalise()) is in x's line tables. */
+bool symbol_exe_has_file(const struct symbol_exe *x, const char *file);
 
 /**
  * The address ranges of source line `line` of `file` (normalised) in the line
  * tables, with the line-0 code that directly follows them (see
- * diag_exe_line0_owner()), into out[0..max); returns how many (0: none, or no
+ * symbol_exe_line0_owner()), into out[0..max); returns how many (0: none, or no
  * debug info).
  */
-size_t diag_exe_line_ranges(const struct diag_exe *x, const char *file, uint64_t line, struct diag_exe_range *out,
+size_t symbol_exe_line_ranges(const struct symbol_exe *x, const char *file, uint64_t line, struct symbol_exe_range *out,
 			    size_t max);
 
 /**
@@ -89,17 +90,17 @@ size_t diag_exe_line_ranges(const struct diag_exe *x, const char *file, uint64_t
  * Returns the line, or 0 when there is none, no debug info, or two lines own such
  * code. Decodes instructions (opens the disassembler on first use).
  */
-uint64_t diag_exe_line0_owner(struct diag_exe *x, const char *file, const char *function, bool indirect);
+uint64_t symbol_exe_line0_owner(struct symbol_exe *x, const char *file, const char *function, bool indirect);
 
 /**
  * The compiler flags recorded in DW_AT_producer of the compile unit of `file`
  * (gcc records them; clang only with -grecord-command-line): the -O, -f, -m and
  * -std options, space-separated, appended to sb. Returns true when any was found.
  */
-bool diag_exe_cflags(const struct diag_exe *x, const char *file, struct strbuf *sb);
+bool symbol_exe_cflags(const struct symbol_exe *x, const char *file, struct strbuf *sb);
 
-/** One instruction of diag_exe_disasm(). */
-struct diag_insn {
+/** One instruction of symbol_exe_disasm(). */
+struct symbol_exe_insn {
 	uint64_t addr;       /* ELF virtual address */
 	char text[200];      /* "jle 0x11d2" (Intel syntax) */
 	uint8_t branch_type; /* enum branch_type (perfdata.h); 0: not a branch */
@@ -107,10 +108,10 @@ struct diag_insn {
 	bool target;         /* the branch the diagnosis points at */
 };
 
-#define DIAG_DISASM_MAX 48 /* instructions shown around a site */
+#define SYMBOL_LISTING_MAX 48 /* instructions shown around a site */
 
-struct diag_disasm {
-	struct diag_insn v[DIAG_DISASM_MAX];
+struct symbol_listing {
+	struct symbol_exe_insn v[SYMBOL_LISTING_MAX];
 	size_t nr;
 	char function[128];  /* the function decoded from; "" when unknown */
 	uint64_t target;     /* address of the target instruction; 0 when none */
@@ -124,8 +125,14 @@ struct diag_disasm {
  * Returns 0; TDP_ENOENT (no address for the line), TDP_ENOTSUP (no decoder for
  * this instruction set), TDP_EFORMAT or TDP_ENOMEM, with err set.
  */
-int diag_exe_disasm(struct diag_exe *x, const char *file, uint64_t line, bool prefer_indirect, size_t context,
-		    struct diag_disasm *out, struct tdp_err *err) __attribute__((warn_unused_result));
+int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, bool prefer_indirect, size_t context,
+		    struct symbol_listing *out, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * The compilation directory (DW_AT_comp_dir) of the compile unit holding the ELF
+ * virtual address vaddr, or NULL (no debug info, no such unit). Borrowed from x.
+ */
+const char *symbol_exe_comp_dir(const struct symbol_exe *x, uint64_t vaddr);
 
 /**
  * Normalise a path lexically into buf (size bytes): "//" and "/./" collapse,
@@ -133,6 +140,6 @@ int diag_exe_disasm(struct diag_exe *x, const char *file, uint64_t line, bool pr
  * not followed (valgrind and DWARF spell paths the same way, so both sides compare
  * equal). Returns buf, or NULL when the result does not fit.
  */
-char *diag_path_normalise(const char *path, char *buf, size_t size);
+char *symbol_path_normalise(const char *path, char *buf, size_t size);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * doc-internal.h: the parts of tdoc_parse() in the files of src/diff/ (include
+ * doc-internal.h: the parts of tdoc_parse() in the files of src/doc/ (include
  * only there): the parse in progress, the typed readers of JSON members
  * (doc-json.c) and the readers of sites, edges and findings (doc-sites.c).
  *
@@ -7,14 +7,14 @@
  * c->err) and does nothing more once one is recorded, so a caller checks c->ret
  * after a series of reads.
  */
-#ifndef TDPROF_DIFF_DOC_INTERNAL_H
-#define TDPROF_DIFF_DOC_INTERNAL_H
+#ifndef TDPROF_DOC_DOC_INTERNAL_H
+#define TDPROF_DOC_DOC_INTERNAL_H
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "diff/doc.h"
+#include "doc/doc.h"
 
 struct strbuf;
 struct tdp_err;

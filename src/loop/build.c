@@ -1,15 +1,16 @@
 /*
- * cmd-loop-build.c: generate, compile and run the harness program of
- * `tdprof loop` (see cmd-loop.h for the steps).
+ * build.c: generate, compile and run the harness program of `tdprof loop`
+ * (see loop.h for the steps).
  */
-#include "cli/cmd-loop.h"
-#include "cli/msg.h"
+#include "loop/loop.h"
+
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/file.h"
 #include "harness/harness-paths.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
@@ -32,13 +33,28 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static void show_argv(char *const argv[])
+void loop_notef(const struct loop_job *j, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (!j->note)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (!strbuf_failed(&sb))
+		j->note(sb.buf);
+	strbuf_release(&sb);
+}
+
+static void show_argv(const struct loop_job *j, char *const argv[])
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	for (size_t i = 0; argv[i]; i++)
 		strbuf_addf(&sb, "%s%s", i ? " " : "", argv[i]);
-	msg_note("running: %s", sb.buf);
+	loop_notef(j, "running: %s", sb.buf);
 	strbuf_release(&sb);
 }
 
@@ -238,8 +254,8 @@ static int compile(struct loop_job *j, const char *const *extra, size_t nr_extra
 	for (size_t i = 0; i < nr_extra; i++)
 		argv[k++] = (char *)extra[i];
 	argv[k] = NULL;
-	if (j->verbose)
-		show_argv(argv);
+	if (j->note)
+		show_argv(j, argv);
 	strbuf_reset(diag);
 	rc = loop_spawn(argv, true, diag, &status, err);
 	if (rc == TDP_ENOCMD) {
@@ -458,8 +474,8 @@ int loop_run(struct loop_job *j, int cpu, long reps, double target_ms, struct st
 	snprintf(a1, sizeof(a1), "%d", cpu);
 	snprintf(a2, sizeof(a2), "%ld", reps);
 	snprintf(a3, sizeof(a3), "%.9g", target_ms / 1e3);
-	if (j->verbose)
-		show_argv(argv);
+	if (j->note)
+		show_argv(j, argv);
 	return loop_spawn(argv, false, out, wstatus, err);
 }
 

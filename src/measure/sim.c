@@ -1,0 +1,62 @@
+/* sim.c: the simulated run of a workload (see run.h). */
+#include "measure/run.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "sim/runner.h"
+
+void measure_sim_init(struct measure_sim *s)
+{
+	memset(s, 0, sizeof(*s));
+	sim_profile_init(&s->profile);
+	if (sim_machine_preset(&s->machine, "generic", NULL))
+		memset(&s->machine, 0, sizeof(s->machine));
+}
+
+void measure_sim_release(struct measure_sim *s)
+{
+	sim_profile_release(&s->profile);
+	s->have_est = false;
+}
+
+int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, struct measure_sim *s,
+		    const struct measure_notify *n, struct tdp_err *err)
+{
+	struct sim_run_opts o = SIM_RUN_OPTS_INIT;
+	struct tdp_err why = TDP_ERR_INIT;
+	struct strbuf line = STRBUF_INIT;
+	int ret;
+
+	o.argv = argv;
+	o.machine = &s->machine;
+	o.path = path;
+	o.tmpdir = tmpdir;
+	sim_machine_describe(&s->machine, s->machine_desc, sizeof(s->machine_desc));
+	if (n->progress) {
+		strbuf_addf(&line, "simulating '%s' under valgrind (cachegrind, machine %s): expect 20-100x its normal "
+			    "run time", argv[0], s->machine.name);
+		n->progress(line.buf);
+	}
+	ret = sim_run(&o, &s->profile, &s->run, err);
+	if (ret)
+		goto out;
+	if (n->progress) {
+		strbuf_reset(&line);
+		strbuf_addf(&line, "simulation done in %.1f s", s->run.wall_ns / 1e9);
+		n->progress(line.buf);
+	}
+	if (sim_estimate(&s->profile, &s->machine, &s->est, &why)) {
+		if (n->warning) {
+			strbuf_reset(&line);
+			strbuf_addf(&line, "no estimate: %s", why.msg);
+			n->warning(line.buf, why.hint[0] ? why.hint : NULL);
+		}
+	} else {
+		s->have_est = true;
+	}
+out:
+	strbuf_release(&line);
+	return ret;
+}
