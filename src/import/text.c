@@ -78,10 +78,14 @@ static bool is_value(const char *s)
 
 /*
  * Remove "(NN.NN%)" (the running percentage) and "( +- NN.NN% )" (the -r
- * variance) from the end of s, in either order. Other parentheses stay.
+ * variance) from the end of s, in either order. Other parentheses stay, but a
+ * tail that is one word ending in '%' ("(abc%)", "(nan%)", "(101%)") is a running
+ * percentage perf would not print: *bad points into s at it and the caller
+ * refuses the line, as the CSV and JSON importers refuse the same value.
  */
-static void strip_tail(char *s, double *pct, double *stddev)
+static void strip_tail(char *s, double *pct, double *stddev, const char **bad)
 {
+	*bad = NULL;
 	for (int k = 0; k < 2; k++) {
 		char inner[80], *open, *t;
 		size_t n;
@@ -91,8 +95,11 @@ static void strip_tail(char *s, double *pct, double *stddev)
 		if (!n || s[n - 1] != ')' || !(open = strrchr(s, '(')))
 			return;
 		n = (size_t)(s + n - 1 - open - 1);
-		if (n >= sizeof(inner))
+		if (n >= sizeof(inner)) {
+			if (memchr(open, '%', n + 1) && !strpbrk(open + 1, " \t"))
+				*bad = open;
 			return;
+		}
 		memcpy(inner, open + 1, n);
 		inner[n] = '\0';
 		rtrim(inner);
@@ -103,9 +110,16 @@ static void strip_tail(char *s, double *pct, double *stddev)
 			t += 2;
 			while (*t == ' ')
 				t++;
-			if (!imp_parse_pct(t, stddev))
+			if (!imp_parse_pct(t, stddev)) {
+				*bad = open;
 				return;
-		} else if (!strchr(t, '%') || !imp_parse_pct(t, pct)) {
+			}
+		} else if (!strchr(t, '%')) {
+			return;
+		} else if (!imp_parse_pct(t, pct)) {
+			/* "(3 of 4 ran, 50%)" is no perf output either, but only one word is a percentage */
+			if (t[strlen(t) - 1] == '%' && !strpbrk(t, " \t"))
+				*bad = open;
 			return;
 		}
 		*open = '\0';
@@ -181,6 +195,7 @@ struct text_state {
 static int parse_row(struct imp_parser *p, struct text_state *st, char *line)
 {
 	char *tok[TEXT_MAX_TOKENS], *hash = NULL, *metric = NULL, shown[64];
+	const char *bad;
 	struct imp_row row = { 0 };
 	struct strbuf slice = STRBUF_INIT;
 	double pct = -1, stddev = -1;
@@ -197,7 +212,11 @@ static int parse_row(struct imp_parser *p, struct text_state *st, char *line)
 		memcpy(shown, line, sizeof(shown) - 4);
 		memcpy(shown + sizeof(shown) - 4, "...", 4);
 	}
-	strip_tail(line, &pct, &stddev);
+	strip_tail(line, &pct, &stddev, &bad);
+	if (bad) {
+		rc = imp_fail(p, TDP_EFORMAT, "running percentage '%s' is not within 0..100%%", bad);
+		goto out;
+	}
 	/* The metric starts at the first '#' after a blank (event names hold none). */
 	for (char *c = line; *c; c++) {
 		if (*c == '#' && (c == line || isspace((unsigned char)c[-1]))) {

@@ -73,6 +73,19 @@ put("import", "text-interval",
 put("import", "text-r", "\n Performance counter stats for 'true' (5 runs):\n\n"
     "              0.50 msec task-clock:u              #    0.500 CPUs utilized            ( +-  1.50% )\n\n"
     "          0.001 +- 0.000100 seconds time elapsed  ( +-  10.00% )\n\n")
+# the running and unit columns of text rows: units, glued and spaced percentages,
+# and the running values the importer refuses ((abc%), (nan%), (101%))
+put("import", "text-running-units", "\n Performance counter stats for 'x':\n\n"
+    "          2,000.50 msec cpu-clock                 #    1.000 CPUs utilized             (99.99%)\n"
+    "               150 ns   duration_time             #  150.0 ns                          (100.00%)\n"
+    "             5,000      cycles:u                  #    2.50 GHz                        ( +-  0.50% )  (50.00%)\n"
+    "             1,000      instructions              #    0.20  insn per cycle          \n"
+    "                                                  #    12.5% stalled                   (0.01%)\n")
+put("import", "text-running-bad", "\n Performance counter stats for 'x':\n\n"
+    "             1,000      cycles                                                      (abc%)\n"
+    "             1,000      instructions                                                (nan%)\n"
+    "             1,000      branches                                                    (101%)\n"
+    "             1,000      branch-misses             ( +- -1% )\n")
 
 # --- perf.data (perfdata/perfdata.h) ------------------------------------------
 # A file-mode image: header, one attr (software cpu-clock) with one id, a data

@@ -443,6 +443,17 @@ static const struct bad bad_inputs[] = {
 	{ " Performance counter stats for 'a':\n 1 cycles\n\n nan seconds time elapsed\n", TDP_EFORMAT,
 	  "'x': line 4: elapsed time 'nan seconds time elapsed' is not a number", __LINE__ },
 	{ " Performance counter stats for 'a':\n", TDP_EFORMAT, "'x': no counts found", __LINE__ },
+	/* text: a running column CSV and JSON would refuse is refused, not read as the event name */
+	{ " Performance counter stats for 'a':\n 1 cycles (abc%)\n", TDP_EFORMAT,
+	  "'x': line 2: running percentage '(abc%)' is not within 0..100%", __LINE__ },
+	{ " Performance counter stats for 'a':\n 1 cycles (nan%)\n", TDP_EFORMAT,
+	  "'x': line 2: running percentage '(nan%)' is not within 0..100%", __LINE__ },
+	{ " Performance counter stats for 'a':\n 2 instructions\n 1 cycles    (101%)\n", TDP_EFORMAT,
+	  "'x': line 3: running percentage '(101%)' is not within 0..100%", __LINE__ },
+	{ " Performance counter stats for 'a':\n 1 cycles # 2 x ( +- 1e9% )\n", TDP_EFORMAT,
+	  "'x': line 2: running percentage '( +- 1e9% )' is not within 0..100%", __LINE__ },
+	{ " Performance counter stats for 'a':\n 1 cycles (50.00%) (x%)\n", TDP_EFORMAT,
+	  "'x': line 2: running percentage '(x%)' is not within 0..100%", __LINE__ },
 };
 
 static void test_bad_inputs(void **state)
