@@ -19,6 +19,7 @@
 #include "report/html.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -84,9 +85,22 @@ static const struct cmd_doc doc = {
 
 struct report_opts {
 	const char *input, *output, *symfs, *kallsyms, *sort, *by, *html;
-	bool json, csv, folded, source, disasm;
+	bool json, csv, folded, source, disasm, partial;
 	long top;
 };
+
+/* A stream read with --partial, or an unfinished file, that stopped early: say what was lost. */
+static void warn_tail(const char *input, const struct perfdata *p)
+{
+	const struct perfdata_stats *st = perfdata_stats(p);
+
+	if (!st->unfinished_tail)
+		return;
+	msg_warning("'%s': the data stops at offset 0x%" PRIx64 " (a cut or damaged record): the last %" PRIu64
+		    " bytes were not read; the report covers the %" PRIu64 " records (%" PRIu64
+		    " samples) before it",
+		    input, st->unfinished_tail, st->tail_bytes, st->records, st->samples);
+}
 
 static enum branches_view parse_view(const char *by)
 {
@@ -175,7 +189,8 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	if (!rc && f.mapped)
 		rc = branch_prefault_start(&pf, f.data, f.size, &err);
 	if (!rc)
-		rc = perfdata_open(&p, f.data, f.size, o->input, PERFDATA_OPEN_UNFINISHED, &err);
+		rc = perfdata_open(&p, f.data, f.size, o->input,
+				   PERFDATA_OPEN_UNFINISHED | (o->partial ? PERFDATA_OPEN_PARTIAL : 0), &err);
 	if (rc)
 		goto fail;
 	if (perfdata_is_unfinished(p))
@@ -210,6 +225,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	pf = NULL;
 	if (rc)
 		goto fail;
+	warn_tail(o->input, p);
 	feat = perfdata_features(p); /* pipe mode: features arrive with the records */
 	if (!li.nr_branch_attrs && !li.spe.present) {
 		msg_error("'%s' has no branch records: no event samples branch stacks and there is no Arm SPE "
@@ -300,6 +316,9 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_STRING(0, "kallsyms", &o.kallsyms, "FILE", "kernel symbols of the recorded kernel"),
 		OPT_BOOL(0, "source", &o.source, "source lines and inline chains (--no-source: faster)"),
 		OPT_BOOL(0, "disasm", &o.disasm, "disassemble the top sites (--no-disasm to skip)"),
+		OPT_GROUP("damaged input"),
+		OPT_BOOL(0, "partial", &o.partial,
+			 "read a cut or damaged pipe stream up to the damage and say what was lost (default: refuse it)"),
 		OPT_END(),
 	};
 	struct strbuf out = STRBUF_INIT;

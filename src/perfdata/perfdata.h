@@ -42,6 +42,12 @@
  * impossible (a writer killed mid-record), recording that offset in
  * perfdata_stats()->unfinished_tail.
  *
+ * Pipe streams have no header to say where they end: a record that is cut short
+ * or impossible is an error naming its offset, like a damaged file, unless
+ * PERFDATA_OPEN_PARTIAL is given; with it, iteration ends there without an
+ * error and perfdata_stats() says where (unfinished_tail) and how many bytes
+ * were not read (tail_bytes), so that the caller can say what was lost.
+ *
  * Not thread-safe: one reader per thread (several readers may share one image).
  */
 #ifndef TDPROF_PERFDATA_PERFDATA_H
@@ -619,8 +625,10 @@ struct perfdata_stats {
 	uint64_t unknown_type;       /* records of a type this reader does not know */
 	uint64_t lost;               /* sum of LOST.lost */
 	uint64_t lost_samples;       /* sum of LOST_SAMPLES.lost */
-	uint64_t unfinished_tail;    /* PERFDATA_OPEN_UNFINISHED: offset where the data
-	                                stopped early (0: it did not) */
+	uint64_t unfinished_tail;    /* PERFDATA_OPEN_UNFINISHED (files) or _PARTIAL
+	                                (pipes): offset where the data stopped early
+	                                (0: it did not) */
+	uint64_t tail_bytes;         /* bytes from unfinished_tail to the end, not read */
 };
 
 /* ---------------------------------------------------------------------------
@@ -634,6 +642,8 @@ enum perfdata_open_flags {
 	/* read a recording whose header was never finished (data size 0) up to the
 	 * end of the file instead of refusing it */
 	PERFDATA_OPEN_UNFINISHED = 1u << 0,
+	/* read a damaged or cut pipe stream up to the damage instead of refusing it */
+	PERFDATA_OPEN_PARTIAL = 1u << 1,
 };
 
 /**

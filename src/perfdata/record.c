@@ -270,7 +270,7 @@ static int frame(struct perfdata *p, struct perfdata_record *rec, struct tdp_err
 	uint64_t off = p->pos, left = p->data_end - p->pos;
 	const uint8_t *r = p->buf + off;
 	uint64_t extra = 0;
-	bool lenient = p->unfinished || (p->pipe && (p->flags & PERFDATA_OPEN_UNFINISHED));
+	bool lenient = p->unfinished || (p->pipe && (p->flags & PERFDATA_OPEN_PARTIAL));
 	int ret = 0;
 
 	if (left < PD_EVENT_HEADER_SIZE) {
@@ -336,6 +336,7 @@ out:
 		/* a writer stopped mid-record: the data ends here */
 		tdp_err_clear(err);
 		p->stats.unfinished_tail = off;
+		p->stats.tail_bytes = p->data_end - off;
 		p->data_end = off;
 		return 0;
 	}
@@ -428,7 +429,9 @@ int pd_prescan_pipe(struct perfdata *p, struct tdp_err *err)
 	}
 	p->prescan_end = p->pos;
 	p->pos = p->data_off;
-	p->stats = (struct perfdata_stats){ 0 };
+	/* the counts start again with the iteration; where a damaged stream ends stays */
+	p->stats = (struct perfdata_stats){ .unfinished_tail = p->stats.unfinished_tail,
+					    .tail_bytes = p->stats.tail_bytes };
 	return ret < 0 ? ret : 0;
 }
 

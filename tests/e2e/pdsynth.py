@@ -95,6 +95,25 @@ def build(nr_samples=20, finished=True):
     return header + attrs + struct.pack("<Q", 7) + data + feats, lay
 
 
+def build_pipe(nr_samples=20):
+    """The same recording as a pipe-mode stream (perf record -o -): the 16-byte
+    header {magic, size 16}, a HEADER_ATTR record (the attr and its id), then the
+    records. Returns (bytes, Layout) with records, samples and data_end set
+    (records[0] is the HEADER_ATTR)."""
+    img, flay = build(nr_samples)
+    lay = Layout()
+    attr = img[flay.attr:flay.attr + ATTR_SIZE]
+    out = MAGIC + struct.pack("<Q", 16)
+    lay.records.append(len(out))
+    out += rec(64, attr + struct.pack("<Q", 7))  # HEADER_ATTR
+    shift = len(out) - flay.data
+    out += img[flay.data:flay.data_end]
+    lay.records += [r + shift for r in flay.records]
+    lay.samples = [r + shift for r in flay.samples]
+    lay.data, lay.data_end = 16, len(out)
+    return out, lay
+
+
 def patch(image, offset, fmt, value):
     b = bytearray(image)
     struct.pack_into(fmt, b, offset, value)

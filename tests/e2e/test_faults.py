@@ -223,6 +223,41 @@ def test_perf_data_truncated_anywhere_is_refused_naming_the_offset():
                   "the message says where the file ends (cut at %d)" % cut, r)
 
 
+def test_pipe_stream_cut_or_damaged_at_any_record_is_refused_naming_the_offset():
+    # A pipe stream has no header saying where it ends: a record cut short, or one
+    # whose size field is impossible, is refused naming that record's offset (exit
+    # 2), as perf script refuses it, never a short report with exit 0.
+    need_branches()
+    img, lay = pdsynth.build_pipe(nr_samples=8)
+    r = report(tmpfile("full.pipe", img))
+    tdp.expect_exit(r, 0)
+    ends = lay.records[1:] + [lay.data_end]
+    for at, end in zip(lay.records, ends):
+        size = end - at
+        for cut in sorted({at + 1, at + 5, at + size // 2, end - 1}):
+            r = report(tmpfile("cut.pipe", img[:cut]))
+            expect_refused(r, "offset 0x%x" % at)
+        for bad in (4, 0xffff):
+            r = report(tmpfile("bad.pipe", pdsynth.patch(img, at + 6, "<H", bad)))
+            expect_refused(r, "offset 0x%x" % at)
+
+
+def test_pipe_stream_read_with_partial_says_what_was_lost():
+    # --partial reads the records before the damage and says where it stopped and
+    # how many bytes were not read; the counts are those of the whole records.
+    need_branches()
+    img, lay = pdsynth.build_pipe(nr_samples=8)
+    for k, at in enumerate(lay.samples):
+        cut = at + 20
+        r = tdp.run("branches", "report", "-i", tmpfile("cut.pipe", img[:cut]), "--partial", "--json", timeout=60)
+        tdp.expect_exit(r, 0)
+        tdp.expect_in("offset 0x%x" % at, r.err, "stderr", r)
+        tdp.expect_in("last %d bytes were not read" % (cut - at), r.err, "stderr", r)
+        tdp.check(r.json()["samples"] == k, "%d whole samples before the cut, got %r" % (k, r.json()["samples"]), r)
+        # the same without --partial: refused
+        expect_refused(report(tmpfile("cut.pipe", img[:cut])), "offset 0x%x" % at)
+
+
 def test_unfinished_recording_is_read_up_to_its_last_whole_record_or_refused():
     # An unfinished recording (data size 0 in the header: the recorder was killed)
     # that ends at or inside a record is "finished but short": tdprof either

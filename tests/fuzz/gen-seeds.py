@@ -212,6 +212,8 @@ body = sample(stx, 0x401000, br, callchain=[0x401000], hw_idx=1)
 put("perfdata", "file-brstack-hwidx", file_mode(stx, body, branch_sample_type=(1 << 3) | (1 << 17)))
 pipe_attr = rec(64, attr(st) + struct.pack("<Q", 7))
 put("perfdata", "pipe-cpu-clock", MAGIC + struct.pack("<Q", 16) + pipe_attr + records(st) + sample(st, 0x401000))
+# a pipe stream cut inside its last sample (read strictly: an error; with PARTIAL: the end)
+put("perfdata", "pipe-cut", (MAGIC + struct.pack("<Q", 16) + pipe_attr + records(st) + sample(st, 0x401000))[:-5])
 
 # perfdata-records: FIELDS (52 bytes: sample_type, read_format, flags,
 # branch_sample_type, regs_user, regs_intr, u32 stack_user) then records.
