@@ -13,6 +13,7 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/output.h"
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/strbuf.h"
@@ -310,10 +311,8 @@ int cmd_selftest(int argc, char **argv, struct tdp_ctx *ctx)
 		run_one(&examples[k], b, machine, &o[k]);
 		passed += o[k].pass;
 	}
-	if (out_path && !(out = fopen(out_path, "we"))) {
-		msg_error("cannot open '%s' for writing: %s", out_path, strerror(errno));
+	if (out_path && !(out = output_open(out_path)))
 		return EXIT_USAGE;
-	}
 	if (json) {
 		if (print_json(out, b, o, passed)) {
 			msg_error("cannot write the JSON document");
@@ -322,9 +321,7 @@ int cmd_selftest(int argc, char **argv, struct tdp_ctx *ctx)
 	} else {
 		print_text(out, b, o, passed);
 	}
-	if (out != stdout ? fclose(out) != 0 : fflush(out) != 0) {
-		msg_error("cannot write '%s': %s", out_path ? out_path : "stdout", strerror(errno));
+	if (output_close(out, out_path))
 		return EXIT_ANALYSIS;
-	}
 	return passed == NR_EXAMPLES ? EXIT_OK : EXIT_ANALYSIS;
 }

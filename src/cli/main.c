@@ -5,6 +5,7 @@
 #include "cli/cmd.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
+#include "base/file.h"
 #include "cli/opts.h"
 #include "base/str.h"
 
@@ -131,6 +132,7 @@ int main(int argc, char **argv)
 	int i;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	tdp_file_guard_install(); /* an input truncated under its mapping: a message, not SIGBUS */
 	ctx.stdout_tty = isatty(STDOUT_FILENO);
 	ctx.color = ctx.stdout_tty && !getenv("NO_COLOR");
 

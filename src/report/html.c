@@ -3,11 +3,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/file.h"
 #include "base/strbuf.h"
 #include "report/html-internal.h"
 
@@ -468,13 +470,35 @@ int html_print_json(FILE *out, html_json_fn *fn, const void *arg, const char *na
 
 int html_write(const char *path, html_json_fn *fn, const void *arg, const struct html_opts *o, struct tdp_err *err)
 {
-	FILE *f = fopen(path, "we");
-	int ret;
+	struct tdp_out out = TDP_OUT_INIT;
+	FILE *f;
+	int ret = tdp_out_open(&out, path, err);
 
-	if (!f)
+	if (ret)
+		return ret;
+	f = fdopen(out.fd, "w");
+	if (!f) {
+		tdp_out_abandon(&out);
 		return tdp_err_set(err, TDP_EUSAGE, "cannot open '%s' for writing: %s", path, strerror(errno));
+	}
+	out.fd = -1; /* fclose() closes it */
 	ret = html_print_json(f, fn, arg, path, o, err);
+	if (ret == TDP_EIO && err && !strstr(err->msg, path)) {
+		/* the renderer does not know the path: "cannot write 'PATH': <its cause>" */
+		char cause[TDP_ERR_MSG_MAX];
+		const char *c = strrchr(err->msg, ':');
+
+		snprintf(cause, sizeof(cause), "%s", c && c[1] == ' ' ? c + 2 : "Input/output error");
+		tdp_err_clear(err);
+		ret = tdp_err_set(err, TDP_EIO, "cannot write '%s': %s", path, cause);
+	}
+	if ((fflush(f) || ferror(f)) && !ret)
+		ret = tdp_err_set(err, TDP_EIO, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 	if (fclose(f) && !ret)
 		ret = tdp_err_set(err, TDP_EIO, "cannot write '%s': %s", path, strerror(errno));
+	if (ret)
+		tdp_out_abandon(&out);
+	else
+		ret = tdp_out_commit(&out, err);
 	return ret;
 }

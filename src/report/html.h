@@ -76,10 +76,12 @@ int html_print_json(FILE *out, html_json_fn *fn, const void *arg, const char *na
 		    struct tdp_err *err) __attribute__((warn_unused_result));
 
 /**
- * html_print_json() into the file path (created or truncated): what --html FILE
- * does. Returns 0; TDP_EUSAGE when path cannot be created ("cannot open 'PATH'
- * for writing: ..."); TDP_EIO when it cannot be written; or html_print_json()'s
- * errors (the file is then left incomplete).
+ * html_print_json() into the file path: what --html FILE does. The page is
+ * written to a temporary file (mode 0600 or --mode, base/file.h tdp_out_open())
+ * renamed over path when complete. Returns 0; TDP_EUSAGE when path cannot be
+ * created ("cannot open 'PATH' for writing: ..."); TDP_EIO when it cannot be
+ * written ("cannot write 'PATH': ..."); or html_print_json()'s errors. On an
+ * error path is left as it was.
  */
 int html_write(const char *path, html_json_fn *fn, const void *arg, const struct html_opts *o, struct tdp_err *err)
 	__attribute__((warn_unused_result));
