@@ -93,7 +93,16 @@ static int open_error(struct tdp_err *err, const char *path, int e)
 	return tdp_err_set(err, TDP_EIO, "cannot open '%s': %s", path, strerror(e));
 }
 
+static int read_stream(int fd, const char *name, size_t max, tdp_file_check_fn *check, void *ctx, char **out,
+		       size_t *len, struct tdp_err *err);
+
 int tdp_read_fd(int fd, const char *name, size_t max, char **out, size_t *len, struct tdp_err *err)
+{
+	return read_stream(fd, name, max, NULL, NULL, out, len, err);
+}
+
+static int read_stream(int fd, const char *name, size_t max, tdp_file_check_fn *check, void *ctx, char **out,
+		       size_t *len, struct tdp_err *err)
 {
 	size_t alloc = 0, used = 0;
 	char *buf = NULL;
@@ -118,8 +127,27 @@ int tdp_read_fd(int fd, const char *name, size_t max, char **out, size_t *len, s
 			break;
 		used += (size_t)n;
 		if (used > max) {
+			int rc = tdp_err_set(err, TDP_ELIMIT, "'%s' is larger than the limit of %zu bytes", name, max);
+
 			tdp_free(buf);
-			return tdp_err_set(err, TDP_ELIMIT, "'%s' is larger than the limit of %zu bytes", name, max);
+			tdp_err_hint(err, "save it to a file and read the file (a regular file is mapped, not copied)");
+			return rc;
+		}
+		if (check) {
+			int rc = check(ctx, (const uint8_t *)buf, used, false, err);
+
+			if (rc) {
+				tdp_free(buf);
+				return rc;
+			}
+		}
+	}
+	if (check) {
+		int rc = check(ctx, (const uint8_t *)(buf ? buf : ""), used, true, err);
+
+		if (rc) {
+			tdp_free(buf);
+			return rc;
 		}
 	}
 	if (!buf) {
@@ -134,6 +162,12 @@ int tdp_read_fd(int fd, const char *name, size_t max, char **out, size_t *len, s
 }
 
 int tdp_file_open(struct tdp_file *f, const char *path, size_t max, struct tdp_err *err)
+{
+	return tdp_file_open_checked(f, path, max, NULL, NULL, err);
+}
+
+int tdp_file_open_checked(struct tdp_file *f, const char *path, size_t max, tdp_file_check_fn *check, void *ctx,
+			  struct tdp_err *err)
 {
 	struct stat st;
 	char *name;
@@ -189,7 +223,7 @@ int tdp_file_open(struct tdp_file *f, const char *path, size_t max, struct tdp_e
 		char *buf;
 		size_t len;
 
-		rc = tdp_read_fd(fd, path, max, &buf, &len, err);
+		rc = read_stream(fd, !strcmp(path, "-") ? "standard input" : path, max, check, ctx, &buf, &len, err);
 		if (rc)
 			goto fail;
 		f->data = (const uint8_t *)buf;

@@ -40,6 +40,22 @@ struct tdp_file {
 int tdp_file_open(struct tdp_file *f, const char *path, size_t max, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 
+/**
+ * Checks a stream as it is read: buf[0..len) is all of it so far, eof true on the
+ * last call. Returns 0 to go on reading, or an error (in err) that stops it.
+ */
+typedef int tdp_file_check_fn(void *ctx, const uint8_t *buf, size_t len, bool eof, struct tdp_err *err);
+
+/**
+ * tdp_file_open(), where a stream (pipe, FIFO, device) is given to check after
+ * every read, so that input that is not what the caller reads (/dev/zero for a
+ * perf.data) is refused after the bytes that show it, not after `max` bytes.
+ * Mapped files are not checked (the caller's parser sees them whole). Returns as
+ * tdp_file_open(), or check's error.
+ */
+int tdp_file_open_checked(struct tdp_file *f, const char *path, size_t max, tdp_file_check_fn *check, void *ctx,
+			  struct tdp_err *err) __attribute__((warn_unused_result));
+
 /** Release what tdp_file_open() took; f may be closed twice. */
 void tdp_file_close(struct tdp_file *f);
 

@@ -27,6 +27,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The most tdp_file_open() reads from a pipe (-i -): larger recordings are read from a file. */
+#define BRANCHES_MAX_STREAM ((size_t)1 << 30)
+
 /* Rows per table of the text report when -n is not given (other formats: all). */
 #define TEXT_TOP_DEFAULT 20
 
@@ -88,6 +91,20 @@ struct report_opts {
 	bool json, csv, folded, source, disasm, partial;
 	long top;
 };
+
+/* -i - and other streams: refuse what is not a perf.data, or is damaged, as it arrives. */
+struct stream_check {
+	struct perfdata_stream s;
+	const char *name;
+	unsigned flags;
+};
+
+static int check_stream(void *ctx, const uint8_t *buf, size_t len, bool eof, struct tdp_err *err)
+{
+	struct stream_check *c = ctx;
+
+	return perfdata_stream_check(&c->s, buf, len, BRANCHES_MAX_STREAM, eof, c->name, c->flags, err);
+}
 
 /* A stream read with --partial, or an unfinished file, that stopped early: say what was lost. */
 static void warn_tail(const char *input, const struct perfdata *p)
@@ -174,6 +191,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	struct branch_result res = BRANCH_RESULT_INIT;
 	struct branch_load_info li;
 	struct branch_annot_opts ao;
+	struct stream_check sc = { PERFDATA_STREAM_INIT, NULL, 0 };
 	struct branches_report r;
 	const struct perfdata_features *feat;
 	enum branch_sort sort = BRANCH_SORT_MISPREDICTS;
@@ -185,7 +203,9 @@ static int run(const struct report_opts *o, struct strbuf *out)
 
 	if (o->sort && !branch_sort_parse(o->sort, &sort))
 		return msg_usage("branches report", "--sort: '%s' is not mispredicts, executions or rate", o->sort);
-	rc = tdp_file_open(&f, o->input, 0, &err);
+	sc.name = o->input;
+	sc.flags = o->partial ? PERFDATA_OPEN_PARTIAL : 0;
+	rc = tdp_file_open_checked(&f, o->input, 0, check_stream, &sc, &err); /* streams: 1 GiB */
 	if (!rc && f.mapped)
 		rc = branch_prefault_start(&pf, f.data, f.size, &err);
 	if (!rc)

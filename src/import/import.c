@@ -588,3 +588,19 @@ out:
 	import_result_release(&r);
 	return rc;
 }
+
+int import_stream_check(void *ctx, const uint8_t *buf, size_t len, bool eof, struct tdp_err *err)
+{
+	struct import_stream *st = ctx;
+
+	(void)eof;
+	for (; st->checked < len; st->checked++) {
+		if (buf[st->checked] == '\n')
+			st->lines++;
+		else if (!buf[st->checked])
+			return tdp_err_set(err, TDP_EFORMAT,
+					   "'%s': line %zu: holds a NUL byte (binary data, not perf stat output)",
+					   st->name, st->lines + 1);
+	}
+	return 0;
+}

@@ -661,6 +661,32 @@ enum perfdata_open_flags {
 int perfdata_open(struct perfdata **out, const uint8_t *buf, size_t len, const char *name,
 		  unsigned flags, struct tdp_err *err) __attribute__((warn_unused_result));
 
+/*
+ * A perf.data arriving on a pipe (-i -, a FIFO, a device), checked as it arrives
+ * so that a stream that is not a perf.data, or is damaged, is refused after the
+ * bytes that show it instead of after reading all of it:
+ *   struct perfdata_stream s = PERFDATA_STREAM_INIT;
+ *   after each read: perfdata_stream_check(&s, buf, len, max, eof, name, flags, &err)
+ * buf[0..len) is everything read so far, max the most the caller will read.
+ * Checks the magic and header size once 16 bytes are in (the message is
+ * perfdata_open()'s), then, for a pipe stream, frames each record as soon as it
+ * is complete (the messages of perfdata_next(), naming the offset), and refuses
+ * a record whose size or payload would run past max (TDP_ELIMIT). File-mode
+ * images on a pipe are only checked by their header here. With
+ * PERFDATA_OPEN_PARTIAL in flags, a framing error stops the checks instead
+ * (the reader then ends there). Returns 0 or the error.
+ */
+struct perfdata_stream {
+	uint64_t next;   /* offset of the first record not yet framed; 0: header not checked */
+	bool pipe;       /* a pipe-mode stream */
+	bool done;       /* nothing more to check */
+};
+
+#define PERFDATA_STREAM_INIT { 0, false, false }
+
+int perfdata_stream_check(struct perfdata_stream *s, const uint8_t *buf, size_t len, size_t max, bool eof,
+			  const char *name, unsigned flags, struct tdp_err *err) __attribute__((warn_unused_result));
+
 /** Free the reader and everything it owns (not the image). p may be NULL. */
 void perfdata_close(struct perfdata *p);
 

@@ -80,6 +80,21 @@ static void read_pipe(const uint8_t *data, size_t size)
 	if (size)
 		memcpy(img + sizeof(hdr), data, size);
 	strict = read_all(img, size + sizeof(hdr), 0);
+	{
+		/* the checks made as a stream arrives (13 bytes at a time) refuse nothing the reader reads */
+		struct perfdata_stream st = PERFDATA_STREAM_INIT;
+		struct tdp_err err = TDP_ERR_INIT;
+		size_t n = size + sizeof(hdr);
+		int ret = 0;
+
+		for (size_t got = 13; !ret; got += 13) {
+			ret = perfdata_stream_check(&st, img, got < n ? got : n, n, got >= n, "fuzz.data", 0, &err);
+			if (got >= n)
+				break;
+		}
+		if (ret && ret != TDP_ENOMEM)
+			FUZZ_CHECK(strict.ret < 0 && err.msg[0]);
+	}
 	partial = read_all(img, size + sizeof(hdr), PERFDATA_OPEN_PARTIAL);
 	if (partial.ret == 0 && partial.tail) {
 		/* what the partial read skipped, the strict read refuses */
