@@ -19,6 +19,7 @@ run python3 "$here/stat-startup.py" --tdprof "$build/tdprof"
 [ -f "$here/branches-report.py" ] && run python3 "$here/branches-report.py" --build "$build"
 [ -f "$here/why-sim.py" ] && run python3 "$here/why-sim.py" --build "$build" --write "$here/RESULTS.md"
 [ -f "$here/loop-spread.py" ] && run python3 "$here/loop-spread.py" --build "$build"
+[ -f "$here/import-append.py" ] && run python3 "$here/import-append.py" --build "$build" --write "$here/RESULTS.md"
 [ -x "$build/bench/perfdata-read" ] && [ -x "$build/bench/gen-big-perfdata" ] && {
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
