@@ -88,6 +88,38 @@ int sim_find_program(const char *name, const char *path, char **out)
 	return ret;
 }
 
+/*
+ * A script's "#!" interpreter, checked as execve() would: a missing one is the
+ * same "not found" (127) as under the PMU backend, not a valgrind failure (1).
+ * Returns 0 (not a script, or its interpreter runs), TDP_ENOCMD or TDP_ENOEXEC
+ * with the interpreter in interp.
+ */
+static int check_interpreter(const char *prog, char *interp, size_t size)
+{
+	char buf[256];
+	ssize_t n;
+	size_t i = 2, j = 0;
+	int fd = open(prog, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0; /* execve() says what is wrong */
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 3 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[n] = '\0';
+	while (buf[i] == ' ' || buf[i] == '\t')
+		i++;
+	while (buf[i] && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && j + 1 < size)
+		interp[j++] = buf[i++];
+	interp[j] = '\0';
+	if (!j || (buf[i] && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n'))
+		return 0; /* none, or longer than we keep: let execve() judge */
+	return check_exec(interp);
+}
+
 /* Remove the private directory and what valgrind left in it (never recursive beyond one level). */
 static void remove_dir(const char *dir)
 {
@@ -367,6 +399,17 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 			tdp_err_set(err, ret, "cannot run '%s': not an executable file (permission denied)",
 				    o->argv[0]);
 		goto out;
+	}
+	{
+		char interp[200];
+
+		ret = check_interpreter(prog, interp, sizeof(interp));
+		if (ret) {
+			tdp_err_set(err, ret, "cannot run '%s': its interpreter '%s' %s", o->argv[0], interp,
+				    ret == TDP_ENOCMD ? "does not exist" : "is not executable");
+			tdp_err_hint(err, "fix the '#!' line of '%s'", o->argv[0]);
+			goto out;
+		}
 	}
 	if (prog[0] == '-') {
 		/* valgrind would read it as an option: "-x" is the same file as "./-x". */

@@ -119,4 +119,24 @@ def test_output_file_errors_are_the_same_everywhere():
     tdp.expect_exit(r, 1)
     tdp.expect_in("cannot write '/dev/full'", r.err, "stderr of --html", r)
 
+def test_missing_interpreter_is_127_on_every_path():
+    """A script whose '#!' interpreter does not exist cannot be run: 127 (README's
+    exit table) under the PMU commands and under the simulated backend alike."""
+    import os
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp(prefix="tdprof-cli-")
+    script = os.path.join(d, "s.sh")
+    with open(script, "w") as f:
+        f.write("#!/nonexistent/interpreter\necho hi\n")
+    os.chmod(script, 0o755)
+    paths = [["stat", "-e", "task-clock"], ["branches", "record", "-e", "cpu-clock", "-o", os.path.join(d, "r.data")]]
+    if shutil.which("valgrind"):
+        paths += [["why", "--backend=sim"], ["topdown", "--backend=sim"]]
+    for argv in paths:
+        r = tdp.run(*argv, "--", script, timeout=120)
+        tdp.expect_exit(r, 127)
+        tdp.expect_in("cannot run '%s'" % script, r.err, "stderr of %s" % " ".join(argv), r)
+
+
 tdp.main(globals())
