@@ -17,6 +17,7 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/file.h"
+#include "base/sigfwd.h"
 #include "base/str.h"
 #include "base/strbuf.h"
 #include "sim/sim-internal.h"
@@ -320,45 +321,35 @@ static char **make_argv(const struct sim_run_opts *o, const char *vg, const char
 
 static int spawn_and_wait(char **argv, char *const *envp, pid_t *pid_out, int *wstatus, struct tdp_err *err)
 {
-	struct sigaction ign, old_int, old_quit;
 	posix_spawnattr_t attr;
-	sigset_t def, none;
+	sigset_t old;
 	pid_t pid;
 	int rc, ret = 0;
 
+	if (tdp_sigfwd_received())
+		return tdp_err_set(err, TDP_ECHILD, "stopped by signal %d before valgrind started",
+				   tdp_sigfwd_received());
 	if ((rc = posix_spawnattr_init(&attr)))
 		return tdp_err_set(err, TDP_ENOMEM, "cannot start valgrind: %s", strerror(rc));
-	sigemptyset(&def);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGQUIT);
-	sigaddset(&def, SIGPIPE);
-	sigemptyset(&none);
-	posix_spawnattr_setsigdefault(&attr, &def);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
+	/* its own process group, to which SIGINT/SIGTERM/SIGHUP to tdprof are passed on (base/sigfwd.h) */
+	tdp_sigfwd_spawnattr(&attr);
+	tdp_sigfwd_block(&old);
 	rc = posix_spawn(&pid, argv[0], NULL, &attr, argv, envp ? envp : environ);
 	posix_spawnattr_destroy(&attr);
 	if (rc) {
-		ret = tdp_err_set(err, rc == ENOENT ? TDP_ENOTSUP : TDP_ECHILD, "cannot start '%s': %s", argv[0],
-				  strerror(rc));
-		goto out;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return tdp_err_set(err, rc == ENOENT ? TDP_ENOTSUP : TDP_ECHILD, "cannot start '%s': %s", argv[0],
+				   strerror(rc));
 	}
 	*pid_out = pid;
+	tdp_sigfwd_child(pid, &old);
 	while (waitpid(pid, wstatus, 0) < 0) {
 		if (errno != EINTR) {
 			ret = tdp_err_set(err, TDP_ECHILD, "cannot wait for valgrind: %s", strerror(errno));
-			goto out;
+			break;
 		}
 	}
-out:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	tdp_sigfwd_child(0, NULL);
 	return ret;
 }
 
@@ -377,6 +368,8 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 	if (!o->argv || !o->argv[0] || !o->machine)
 		return tdp_err_set(err, TDP_EINVAL, "sim_run: no workload or no machine");
 
+	/* from here a SIGINT/SIGTERM/SIGHUP is passed on to valgrind and the directory still removed */
+	tdp_sigfwd_begin();
 	ret = sim_find_program(o->valgrind ? o->valgrind : "valgrind", o->path, &vg);
 	if (ret == TDP_ENOMEM) {
 		ret = tdp_err_oom(err);
@@ -447,6 +440,12 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 	ret = spawn_and_wait(argv, o->envp, &pid, &wstatus, err);
 	if (ret)
 		goto out;
+	if (tdp_sigfwd_received()) {
+		/* passed on to valgrind: whatever it wrote is not the whole run */
+		ret = tdp_err_set(err, TDP_ECHILD, "the simulation was stopped by signal %d (passed on to valgrind "
+				  "and the workload)", tdp_sigfwd_received());
+		goto out;
+	}
 	r->ran = true;
 	r->wall_ns = now_ns() - t0;
 	if (WIFSIGNALED(wstatus)) {
@@ -484,6 +483,7 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 out:
 	if (made_dir)
 		remove_dir(dirbuf.buf);
+	tdp_sigfwd_end();
 	strbuf_release(&dirbuf);
 	strbuf_release(&ab.out);
 	strbuf_release(&ab.log);
