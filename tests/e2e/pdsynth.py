@@ -53,9 +53,10 @@ def sample(ip, branches, callchain, layout=None, at=0):
     return rec(9, b, misc=2)
 
 
-def build(nr_samples=20, finished=True):
+def build(nr_samples=20, finished=True, filename=b"/tmp/loop"):
     """A finished (or, finished=False, unfinished: data size 0, no features)
-    recording of nr_samples branch-stack samples. Returns (bytes, Layout)."""
+    recording of nr_samples branch-stack samples, the code mapped from filename.
+    Returns (bytes, Layout)."""
     lay = Layout()
     attr = bytearray(ATTR_SIZE)
     struct.pack_into("<IIQQQQQ", attr, 0, 1, ATTR_SIZE, 0, 100000, SAMPLE_TYPE, 0, SAMPLE_ID_ALL)
@@ -74,8 +75,9 @@ def build(nr_samples=20, finished=True):
         data += r
 
     add(rec(3, struct.pack("<II", 42, 42) + b"loop\0\0\0\0" + sample_id(), misc=1 << 13))
+    name = filename + b"\0" * (8 - len(filename) % 8)  # NUL-terminated, padded to 8 bytes
     add(rec(10, struct.pack("<IIQQQIIQQII", 42, 42, 0x400000, 0x10000, 0, 8, 1, 1234, 0, 5, 2)
-            + b"/tmp/loop\0\0\0\0\0\0\0" + sample_id(), misc=2))
+            + name + sample_id(), misc=2))
     for i in range(nr_samples):
         br = [(0x401000 + 16 * ((i + k) % 8), 0x401100 + 16 * k, 1 if (i + k) % 3 == 0 else 2) for k in range(4)]
         at = lay.data + len(data)
