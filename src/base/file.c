@@ -400,6 +400,14 @@ int tdp_out_open(struct tdp_out *o, const char *path, struct tdp_err *err)
 		goto out;
 	}
 	o->fd = mkostemp(o->tmp, O_CLOEXEC); /* O_EXCL, mode 0600 */
+	if (o->fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS) && lstat(path, &st) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
+		/* a file of ours in a directory we cannot write: rewritten in place, never through a link */
+		tdp_free(o->tmp);
+		o->tmp = NULL;
+		rc = open_in_place(path, false, true, err, &o->fd);
+		goto out;
+	}
 	if (o->fd < 0) {
 		rc = create_error(err, path, errno);
 		goto out;

@@ -99,6 +99,9 @@ int tdp_write_all(int fd, const void *data, size_t len);
  * PATH.old and path is created afresh with O_EXCL | O_NOFOLLOW, so that a killed
  * recorder still leaves its unfinished file at path.
  *
+ * A file of the caller's in a directory it cannot write is rewritten in place
+ * (O_NOFOLLOW | O_TRUNC), as no temporary can be made next to it.
+ *
  * Links: a link owned by the caller or by root (/dev/stdout) is followed and its
  * target written in place; a link owned by another user is never followed (it is
  * replaced, or renamed to .old). Devices and FIFOs (/dev/null, a pipe) are written

@@ -141,6 +141,24 @@ def test_output_to_a_directory_is_exit_2_naming_it():
         tdp.check("directory" in r.err, "%s: says it is a directory" % label, r)
 
 
+def test_own_file_in_a_read_only_directory_is_rewritten_in_place():
+    # no temporary can be made next to it: the file (ours, not a link) is rewritten
+    if os.geteuid() == 0:
+        raise tdp.Skip("root writes any directory: the case does not arise")
+    d = path("ro")
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(d, "out.txt")
+    with open(out, "w") as f:
+        f.write("old\n")
+    os.chmod(d, 0o500)
+    try:
+        write(["explain", "memory_bound", "-o", out], "explain -o in a read-only directory")
+        with open(out) as f:
+            tdp.check(len(f.read()) > 100, "the report was written")
+    finally:
+        os.chmod(d, 0o700)
+
+
 def test_no_temporary_is_left_behind():
     leftovers = [n for n in os.listdir(TMP) if ".tdprof-" in n]
     tdp.check(not leftovers, "temporaries left: %r" % leftovers)
