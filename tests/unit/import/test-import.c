@@ -522,6 +522,25 @@ static void test_appended_runs(void **state)
 	assert_true(r.counts.v[0].value == 20);
 	import_result_release(&r);
 
+	/* text: each run its own block after "# started on", as perf stat --append -o FILE writes it */
+	{
+		static const char text[] = "# started on Mon Jan  5 10:00:00 2026\n\n"
+					   " Performance counter stats for 'x':\n\n"
+					   "               100      cycles\n\n"
+					   "       1.000000000 seconds time elapsed\n\n"
+					   "# started on Mon Jan  5 10:00:01 2026\n\n"
+					   " Performance counter stats for 'x':\n\n"
+					   "               300      cycles\n\n"
+					   "       3.000000000 seconds time elapsed\n\n";
+
+		assert_int_equal(import_perf_stat_result((const uint8_t *)text, strlen(text), "app.txt", &r, &err), 0);
+		assert_int_equal(r.runs, 2);
+		assert_int_equal(r.counts.nr, 1);
+		assert_true(r.counts.v[0].value == 200);
+		assert_true(fabs(r.counts.elapsed_ns - 2e9) < 1);
+		import_result_release(&r);
+	}
+
 	/* one "# started on" at the top is one run, as before */
 	assert_int_equal(import_perf_stat_result((const uint8_t *)csv, 124, "one.csv", &r, &err), 0);
 	assert_int_equal(r.runs, 1);
