@@ -282,6 +282,8 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	r.top = top;
 	r.view = parse_view(o->by);
 	r.timing_reason = timing_reason(&res, &li, feat);
+	r.stopped_at = perfdata_stats(p)->unfinished_tail;
+	r.unread_bytes = perfdata_stats(p)->tail_bytes;
 	if (o->json)
 		rc = report_branches_json(out, &r, &err);
 	else if (o->csv)

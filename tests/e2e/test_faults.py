@@ -255,6 +255,8 @@ def test_pipe_stream_read_with_partial_says_what_was_lost():
         tdp.expect_in("offset 0x%x" % at, r.err, "stderr", r)
         tdp.expect_in("last %d bytes were not read" % (cut - at), r.err, "stderr", r)
         tdp.check(r.json()["samples"] == k, "%d whole samples before the cut, got %r" % (k, r.json()["samples"]), r)
+        tdp.check(r.json()["data_stopped"] == {"offset": at, "unread_bytes": cut - at},
+                  "the JSON says where the data stopped: %r" % r.json()["data_stopped"], r)
         # the same without --partial: refused
         expect_refused(report(tmpfile("cut.pipe", img[:cut])), "offset 0x%x" % at)
 
