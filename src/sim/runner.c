@@ -121,6 +121,36 @@ static int check_interpreter(const char *prog, char *interp, size_t size)
 	return check_exec(interp);
 }
 
+/*
+ * valgrind keeps /proc/self/cmdline and auxv for its guest in TMPDIR
+ * ("valgrind_proc_PID_cmdline_XXXXXXXX"), created and unlinked as it starts: a
+ * signal in between leaves them. Remove those of our valgrind (its pid, our files).
+ */
+static void remove_valgrind_temps(const char *tmpdir, pid_t pid)
+{
+	char prefix[48];
+	DIR *d;
+	struct dirent *de;
+	size_t n;
+
+	if (pid <= 0)
+		return;
+	n = (size_t)snprintf(prefix, sizeof(prefix), "valgrind_proc_%d_", (int)pid);
+	d = opendir(tmpdir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (strncmp(de->d_name, prefix, n) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
+		unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
 /* Remove the private directory and what valgrind left in it (never recursive beyond one level). */
 static void remove_dir(const char *dir)
 {
@@ -303,6 +333,8 @@ static char **make_argv(const struct sim_run_opts *o, const char *vg, const char
 	ab->v[ab->nr++] = ab->d1;
 	ab->v[ab->nr++] = ab->ll;
 	ab->v[ab->nr++] = o->no_children ? "--trace-children=no" : "--trace-children=yes";
+	/* no gdbserver: its FIFOs and shared memory in TMPDIR would outlive a killed valgrind */
+	ab->v[ab->nr++] = "--vgdb=no";
 	ab->v[ab->nr++] = ab->out.buf;
 	ab->v[ab->nr++] = ab->log.buf;
 	/* --error-exitcode is left unset (0): cachegrind's exit status is the workload's. */
@@ -483,6 +515,8 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 out:
 	if (made_dir)
 		remove_dir(dirbuf.buf);
+	if (tdp_sigfwd_received() || r->signaled)
+		remove_valgrind_temps(o->tmpdir && *o->tmpdir ? o->tmpdir : "/tmp", pid);
 	tdp_sigfwd_end();
 	strbuf_release(&dirbuf);
 	strbuf_release(&ab.out);
