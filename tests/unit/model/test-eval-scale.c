@@ -35,7 +35,7 @@ static void fill(struct countset *cs, size_t ngroups)
 	cs->backend = BACKEND_IMPORT;
 }
 
-static size_t eval_work(size_t ngroups, double *bad_spec, int *group)
+static size_t eval_work(size_t ngroups, double *retiring, int *group)
 {
 	const struct model *m = model_find("zen4");
 	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
@@ -50,7 +50,7 @@ static size_t eval_work(size_t ngroups, double *bad_spec, int *group)
 	assert_int_equal(model_evaluate(m, &cs, &o, &t, &err), 0);
 	for (size_t i = 0; i < t.nr; i++)
 		if (!strcmp(t.v[i].key, "retiring")) {
-			*bad_spec = t.v[i].value;
+			*retiring = t.v[i].value;
 			*group = t.v[i].group;
 		}
 	countset_release(&cs);
