@@ -21,6 +21,7 @@ run python3 "$here/stat-startup.py" --tdprof "$build/tdprof"
 [ -f "$here/loop-spread.py" ] && run python3 "$here/loop-spread.py" --build "$build"
 [ -f "$here/branches-rss.py" ] && run python3 "$here/branches-rss.py" --build "$build"
 [ -f "$here/diff-large.py" ] && run python3 "$here/diff-large.py" --build "$build"
+[ -f "$here/import-append.py" ] && run python3 "$here/import-append.py" --build "$build" --write "$here/RESULTS.md"
 [ -x "$build/bench/perfdata-read" ] && [ -x "$build/bench/gen-big-perfdata" ] && {
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT

@@ -1,7 +1,10 @@
 /* countset.c: counts crossing from backends to analysis (see countset.h). */
 #include "base/countset.h"
 #include "base/alloc.h"
+#include "base/err.h"
 #include "base/str.h"
+
+#include <string.h>
 
 const char *backend_name(enum tdp_backend b)
 {
@@ -68,6 +71,32 @@ size_t countset_nr_groups(const struct countset *cs)
 		if (cs->v[i].group > max)
 			max = cs->v[i].group;
 	return (size_t)(max + 1);
+}
+
+int countset_by_group(const struct countset *cs, size_t **startp, size_t **idxp)
+{
+	size_t ng = countset_nr_groups(cs);
+	size_t *start = tdp_calloc(ng + 2, sizeof(size_t)), *idx = tdp_calloc(cs->nr + 1, sizeof(size_t));
+	size_t *fill = tdp_calloc(ng + 2, sizeof(size_t));
+
+	if (!start || !idx || !fill) {
+		tdp_free(start);
+		tdp_free(idx);
+		tdp_free(fill);
+		return TDP_ENOMEM;
+	}
+	/* counting sort: slot ng holds the ungrouped counts */
+	for (size_t i = 0; i < cs->nr; i++)
+		start[(cs->v[i].group >= 0 ? (size_t)cs->v[i].group : ng) + 1]++;
+	for (size_t g = 0; g <= ng; g++)
+		start[g + 1] += start[g];
+	memcpy(fill, start, (ng + 2) * sizeof(size_t));
+	for (size_t i = 0; i < cs->nr; i++)
+		idx[fill[cs->v[i].group >= 0 ? (size_t)cs->v[i].group : ng]++] = i;
+	tdp_free(fill);
+	*startp = start;
+	*idxp = idx;
+	return 0;
 }
 
 void countset_release(struct countset *cs)

@@ -88,6 +88,15 @@ bool countset_get(const struct countset *cs, const char *name, double *out);
 /** Number of distinct groups (max group + 1; 0 when no count has a group). */
 size_t countset_nr_groups(const struct countset *cs);
 
+/**
+ * The counts by group, in one pass (renderers list groups of imports with
+ * thousands of them): for group g < ng (countset_nr_groups()), its counts are
+ * idx[start[g]..start[g + 1]) in countset order; the ungrouped ones (group -1)
+ * are idx[start[ng]..start[ng + 1]). On success *start (ng + 2 entries) and *idx
+ * (cs->nr entries) are the caller's (tdp_free). Returns 0 or TDP_ENOMEM.
+ */
+int countset_by_group(const struct countset *cs, size_t **start, size_t **idx) __attribute__((warn_unused_result));
+
 /** Free every count; cs is left as after COUNTSET_INIT (keeping backend). */
 void countset_release(struct countset *cs);
 

@@ -162,3 +162,62 @@ char *strbuf_detach(struct strbuf *sb)
 	strbuf_init(sb, sb->cap);
 	return s;
 }
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 (RFC 3629: no overlongs, surrogates or > U+10FFFF). */
+static size_t utf8_len(const unsigned char *s, size_t left)
+{
+	size_t n;
+	unsigned lo = 0x80, hi = 0xbf;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (n > left)
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+void strbuf_add_printable(struct strbuf *sb, const char *s, size_t len, bool keep_lines)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_len(u + i, len - i);
+		bool c0 = n == 1 && (u[i] < 0x20 || u[i] == 0x7f) && !(keep_lines && (u[i] == '\n' || u[i] == '\t'));
+		bool c1 = n == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0;
+
+		if (!n || c0 || c1) {
+			for (size_t k = 0; k < (n ? n : 1); k++)
+				strbuf_addf(sb, "\\x%02x", u[i + k]);
+			i += n ? n : 1;
+			continue;
+		}
+		strbuf_add(sb, s + i, n);
+		i += n;
+	}
+}
+
+void strbuf_add_name(struct strbuf *sb, const char *s)
+{
+	strbuf_add_printable(sb, s, strlen(s), false);
+}

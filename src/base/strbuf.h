@@ -45,6 +45,18 @@ void strbuf_adds(struct strbuf *sb, const char *s);
 /** Append one character. */
 void strbuf_addch(struct strbuf *sb, char c);
 
+/**
+ * Append s[0..len) for a terminal or a text file: control characters (C0, DEL
+ * and the C1 range U+0080..U+009F, which terminals also obey) and bytes that
+ * are not valid UTF-8 become "\xNN", so that a hostile name (an escape
+ * sequence, a newline) shows as text. keep_lines keeps '\n' and '\t' (messages
+ * of several lines); names are written with it false.
+ */
+void strbuf_add_printable(struct strbuf *sb, const char *s, size_t len, bool keep_lines);
+
+/** strbuf_add_printable() of a NUL-terminated name, newlines escaped. */
+void strbuf_add_name(struct strbuf *sb, const char *s);
+
 /** Append printf-formatted text. */
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

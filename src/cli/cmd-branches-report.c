@@ -19,12 +19,16 @@
 #include "report/html.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The most tdp_file_open() reads from a pipe (-i -): larger recordings are read from a file. */
+#define BRANCHES_MAX_STREAM ((size_t)1 << 30)
 
 /* Rows per table of the text report when -n is not given (other formats: all). */
 #define TEXT_TOP_DEFAULT 20
@@ -86,9 +90,36 @@ static const struct cmd_doc doc = {
 
 struct report_opts {
 	const char *input, *output, *symfs, *kallsyms, *sort, *by, *html, *format;
-	bool json, csv, folded, source, disasm, all;
+	bool json, csv, folded, source, disasm, all, partial;
 	long top;
 };
+
+/* -i - and other streams: refuse what is not a perf.data, or is damaged, as it arrives. */
+struct stream_check {
+	struct perfdata_stream s;
+	const char *name;
+	unsigned flags;
+};
+
+static int check_stream(void *ctx, const uint8_t *buf, size_t len, bool eof, struct tdp_err *err)
+{
+	struct stream_check *c = ctx;
+
+	return perfdata_stream_check(&c->s, buf, len, BRANCHES_MAX_STREAM, eof, c->name, c->flags, err);
+}
+
+/* A stream read with --partial, or an unfinished file, that stopped early: say what was lost. */
+static void warn_tail(const char *input, const struct perfdata *p)
+{
+	const struct perfdata_stats *st = perfdata_stats(p);
+
+	if (!st->unfinished_tail)
+		return;
+	msg_warning("'%s': the data stops at offset 0x%" PRIx64 " (a cut or damaged record): the last %" PRIu64
+		    " bytes were not read; the report covers the %" PRIu64 " records (%" PRIu64
+		    " samples) before it",
+		    input, st->unfinished_tail, st->tail_bytes, st->records, st->samples);
+}
 
 static enum branches_view parse_view(const char *by)
 {
@@ -174,6 +205,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	struct branch_result res = BRANCH_RESULT_INIT;
 	struct branch_load_info li;
 	struct branch_annot_opts ao;
+	struct stream_check sc = { PERFDATA_STREAM_INIT, NULL, 0 };
 	struct branches_report r;
 	const struct perfdata_features *feat;
 	enum branch_sort sort = BRANCH_SORT_MISPREDICTS;
@@ -186,11 +218,15 @@ static int run(const struct report_opts *o, struct strbuf *out)
 
 	if (o->sort && !branch_sort_parse(o->sort, &sort))
 		return msg_usage("branches report", "--sort: '%s' is not mispredicts, executions or rate", o->sort);
-	rc = tdp_file_open(&f, o->input, 0, &err);
+	sc.name = o->input;
+	sc.flags = o->partial ? PERFDATA_OPEN_PARTIAL : 0;
+	rc = tdp_file_open_checked(&f, o->input, 0, check_stream, &sc, &err); /* streams: 1 GiB */
 	if (!rc && f.mapped)
 		rc = branch_prefault_start(&pf, f.data, f.size, &err);
 	if (!rc)
-		rc = perfdata_open(&p, f.data, f.size, o->input, PERFDATA_OPEN_UNFINISHED | PERFDATA_OPEN_RAW_BRANCHES,
+		rc = perfdata_open(&p, f.data, f.size, o->input,
+				   PERFDATA_OPEN_UNFINISHED | PERFDATA_OPEN_RAW_BRANCHES |
+					   (o->partial ? PERFDATA_OPEN_PARTIAL : 0),
 				   &err);
 	if (rc)
 		goto fail;
@@ -215,6 +251,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	pf = NULL;
 	if (rc)
 		goto fail;
+	warn_tail(o->input, p);
 	feat = perfdata_features(p); /* pipe mode: features arrive with the records */
 	if (!li.nr_branch_attrs && !li.spe.present) {
 		msg_error("'%s' has no branch records: no event samples branch stacks and there is no Arm SPE "
@@ -235,6 +272,8 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	r.syms = branch_annot_symbols(an);
 	r.sort_executions = sort == BRANCH_SORT_EXECUTIONS;
 	r.top = top;
+	r.stopped_at = perfdata_stats(p)->unfinished_tail;
+	r.unread_bytes = perfdata_stats(p)->tail_bytes;
 	rc = render_find(RENDER_BRANCHES, o->format)->render(out, &r, &err);
 	if (rc)
 		goto fail;
@@ -280,6 +319,9 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_STRING(0, "kallsyms", &o.kallsyms, "FILE", "kernel symbols of the recorded kernel"),
 		OPT_BOOL(0, "source", &o.source, "source lines and inline chains (--no-source: faster)"),
 		OPT_BOOL(0, "disasm", &o.disasm, "disassemble the top sites (--no-disasm to skip)"),
+		OPT_GROUP("damaged input"),
+		OPT_BOOL(0, "partial", &o.partial,
+			 "read a cut or damaged pipe stream up to the damage and say what was lost (default: refuse it)"),
 		OPT_END(),
 	};
 	struct strbuf out = STRBUF_INIT;

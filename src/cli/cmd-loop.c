@@ -11,6 +11,7 @@
 #include "cli/opts.h"
 #include "cli/output.h"
 #include "base/err.h"
+#include "base/sigfwd.h"
 #include "base/strbuf.h"
 #include "loop/loop.h"
 #include "report/loop.h"
@@ -180,6 +181,8 @@ static int measure(struct loop_job *j, long cpu, long reps, double target_ms, co
 
 	memset(&m, 0, sizeof(m));
 	strbuf_init(&diag, LOOP_MAX_OUTPUT);
+	/* SIGINT/SIGTERM/SIGHUP: passed on to the compiler or harness; the directory is still removed */
+	tdp_sigfwd_begin();
 	if (loop_job_open(j, &err) || loop_check(j, &diag, &err) || loop_build(j, &diag, &err)) {
 		rc = fail(&err, &diag);
 		goto out;
@@ -218,6 +221,7 @@ out:
 	strbuf_release(&out);
 	strbuf_release(&text);
 	loop_job_close(j);
+	tdp_sigfwd_end();
 	return rc;
 }
 

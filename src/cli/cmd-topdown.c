@@ -217,7 +217,8 @@ static int run_import(const struct topdown_opts *to, struct tdp_ctx *ctx)
 	const struct model *m = NULL;
 	int ret, rc;
 
-	ret = tdp_file_open(&f, to->import, IMPORT_MAX_INPUT, &err);
+	ret = tdp_file_open_checked(&f, to->import, IMPORT_MAX_INPUT, import_stream_check,
+				    &(struct import_stream){ .name = to->import }, &err);
 	if (!ret)
 		ret = import_perf_stat_result(f.data, f.size, to->import, &res, &err);
 	if (ret) {

@@ -31,3 +31,8 @@ int exitcode_from_wait(int wstatus)
 		return EXIT_SIGNAL_BASE + WTERMSIG(wstatus);
 	return EXIT_ANALYSIS;
 }
+
+int exitcode_signal(int sig)
+{
+	return EXIT_SIGNAL_BASE + sig;
+}

@@ -27,4 +27,7 @@ int exitcode_from_err(int code);
 /** Exit status for a workload's wait() status: its exit code, or 128+signal. */
 int exitcode_from_wait(int wstatus);
 
+/** Exit status of a command stopped by signal sig (passed on to its child): 128+sig. */
+int exitcode_signal(int sig);
+
 #endif

@@ -5,6 +5,8 @@
 #include "cli/cmd.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
+#include "base/file.h"
+#include "base/sigfwd.h"
 #include "cli/opts.h"
 #include "base/str.h"
 
@@ -144,9 +146,10 @@ int main(int argc, char **argv)
 {
 	struct tdp_ctx ctx = { 0 };
 	const struct command *c;
-	int i;
+	int i, status;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	tdp_file_guard_install(); /* an input truncated under its mapping: a message, not SIGBUS */
 	ctx.stdout_tty = isatty(STDOUT_FILENO);
 	ctx.color = ctx.stdout_tty && !getenv("NO_COLOR");
 
@@ -196,5 +199,9 @@ int main(int argc, char **argv)
 	c = find_command(argv[i]);
 	if (!c || !c->fn)
 		return unknown_command(argv[i]);
-	return c->fn(argc - i, argv + i, &ctx);
+	status = c->fn(argc - i, argv + i, &ctx);
+	/* a SIGINT/SIGTERM/SIGHUP passed on to a child (base/sigfwd.h) ends the command as it would the child */
+	if (tdp_sigfwd_received())
+		status = exitcode_signal(tdp_sigfwd_received());
+	return status;
 }

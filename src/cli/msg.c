@@ -20,19 +20,22 @@ void msg_set_quiet(bool q)
 
 /*
  * Messages quote names and values from the input, which may be hostile: control
- * characters (an escape sequence would reach the user's terminal) are written
- * as \xNN. Newlines and tabs stay.
+ * characters (an escape sequence would reach the user's terminal) and bytes that
+ * are not UTF-8 are written as \xNN (base/strbuf.h strbuf_add_printable()).
+ * Newlines and tabs stay.
  */
 static void put_escaped(const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+	struct strbuf sb = STRBUF_INIT;
 
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-			fprintf(stderr, "\\x%02x", c);
-		else
-			fputc(c, stderr);
+	strbuf_add_printable(&sb, s, len, true);
+	if (strbuf_failed(&sb)) {
+		for (size_t i = 0; i < len; i++)
+			fputc((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t' ? '?' : s[i], stderr);
+	} else {
+		fwrite(sb.buf, 1, sb.len, stderr);
 	}
+	strbuf_release(&sb);
 }
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)

@@ -3,6 +3,7 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "base/alloc.h"
+#include "base/file.h"
 #include "base/str.h"
 
 #include <stdio.h>
@@ -155,6 +156,34 @@ static void suggest_long(const struct opt *opts, const char *wanted)
 		msg_hint("did you mean '--%s'?", names[idx[i]]);
 }
 
+/* Commands that write files (-o) also take --mode: the mode those files are created with. */
+static bool writes_files(const struct opt *opts)
+{
+	for (const struct opt *o = opts; o->type != OPT_T_END; o++)
+		if (o->long_name && !strcmp(o->long_name, "output"))
+			return true;
+	return false;
+}
+
+static const char mode_help[] = "create the files written (-o, --html) with MODE (octal; default 0600, "
+				"as they hold the recording's addresses)";
+
+/* --mode MODE: octal 0..07777. Returns 0 or OPTS_USAGE (the message printed). */
+static int parse_mode(const char *cmd, const char *arg)
+{
+	unsigned long v = 0;
+	const char *c = arg;
+
+	for (; *c >= '0' && *c <= '7' && v <= 07777; c++)
+		v = v * 8 + (unsigned long)(*c - '0');
+	if (!*arg || *c || v > 07777) {
+		msg_usage(cmd, "--mode: '%s' is not an octal file mode (0000..7777, e.g. 0644)", arg);
+		return OPTS_USAGE;
+	}
+	tdp_out_set_mode((unsigned)v);
+	return 0;
+}
+
 int opts_parse(const struct opt *opts, const struct cmd_doc *doc, int argc, char **argv)
 {
 	const char *cmd = doc->name;
@@ -180,6 +209,16 @@ int opts_parse(const struct opt *opts, const struct cmd_doc *doc, int argc, char
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
 			bool negated;
 			const struct opt *o = find_long(opts, name, len, &negated);
+
+			if (!o && len == 4 && !strncmp(name, "mode", 4) && writes_files(opts)) {
+				if (!eq && i + 1 >= argc) {
+					msg_usage(cmd, "option '--mode' needs a value (MODE)");
+					return OPTS_USAGE;
+				}
+				if (parse_mode(cmd, eq ? eq + 1 : argv[++i]))
+					return OPTS_USAGE;
+				continue;
+			}
 
 			if (!o) {
 				msg_usage(cmd, "unknown option '--%.*s'", (int)len, name);
@@ -318,6 +357,8 @@ void opts_print_help(const struct opt *opts, const struct cmd_doc *doc)
 		else
 			printf("    %-26s  %s\n", label, o->help);
 	}
+	if (writes_files(opts))
+		printf("    %-26s  %s\n", "--mode MODE", mode_help);
 	printf("    %-26s  %s\n", "-h, --help", "show this help");
 	if (doc->examples) {
 		printf("\nexamples:\n");
@@ -413,6 +454,13 @@ void opts_print_man(const struct opt *opts, const struct cmd_doc *doc)
 		roff(label, strlen(label));
 		putchar('\n');
 		roff(o->help, strlen(o->help));
+		putchar('\n');
+	}
+	if (writes_files(opts)) {
+		fputs(".TP\n.B ", stdout);
+		roff("--mode MODE", strlen("--mode MODE"));
+		putchar('\n');
+		roff(mode_help, strlen(mode_help));
 		putchar('\n');
 	}
 	if (doc->examples) {

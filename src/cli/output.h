@@ -21,17 +21,20 @@
 #include "report/render.h"
 
 /**
- * Open `path` for writing (created 0644, truncated), or return stdout when path is
- * NULL. On failure prints why and returns NULL: the caller exits EXIT_USAGE (2), as
- * a path that cannot be created is a bad argument; a write that fails later is an
- * analysis failure (1, output_close()).
+ * Open `path` for writing, or return stdout when path is NULL. The report goes to
+ * a temporary file (mode 0600 or --mode) that output_close() renames over path
+ * (tdp_out_open(): links of other users are never followed, readers of the old
+ * file keep it). On failure prints why and returns NULL: the caller exits
+ * EXIT_USAGE (2), as a path that cannot be created is a bad argument; a write that
+ * fails later is an analysis failure (1, output_close()).
  */
 FILE *output_open(const char *path);
 
 /**
- * Finish the stream from output_open(): flush it, close it when it is a file.
- * A write error anywhere on the stream (ENOSPC, EIO) is reported here, naming the
- * file. Returns EXIT_OK or EXIT_ANALYSIS.
+ * Finish the stream from output_open(): flush it, close it when it is a file and
+ * rename it into place. A write error anywhere on the stream (ENOSPC, EIO) is
+ * reported here, naming the file (path; NULL: the path given to output_open()),
+ * and leaves the old file as it was. Returns EXIT_OK or EXIT_ANALYSIS.
  */
 int output_close(FILE *f, const char *path);
 

@@ -210,6 +210,8 @@ int imp_read_csv(struct imp_parser *p, char sep)
 	while ((rc = imp_next_line(p, &line)) > 0) {
 		size_t n;
 
+		if (trim(line)[0] == '#')
+			imp_comment(p, trim(line));
 		if (!trim(line)[0] || trim(line)[0] == '#')
 			continue;
 		n = imp_split(line, sep, f, CSV_MAX_FIELDS);

@@ -32,6 +32,7 @@ struct imp_row {
 	double stddev;            /* -r variance in percent; <0 when not printed */
 	double interval;          /* -I timestamp in seconds; <0 when none */
 	size_t line;              /* 1-based line number, for messages */
+	unsigned run;             /* perf stat --append: the run it belongs to (0, 1, ...) */
 };
 
 /* One metric annotation as printed, tied to the row it follows. */
@@ -51,6 +52,7 @@ struct imp_parser {
 	size_t off;                   /* next byte to read */
 	size_t lineno;                /* number of the line last returned (1-based) */
 	char *line;                   /* IMPORT_MAX_LINE + 1 bytes: the current line */
+	unsigned run;                 /* runs appended before the current line (perf stat --append) */
 	struct imp_row *rows;
 	size_t nr_rows;
 	size_t alloc_rows;
@@ -86,6 +88,12 @@ int imp_add_row(struct imp_parser *p, const struct imp_row *row) __attribute__((
  * no metric (returns 0). Without a row yet, the metric is dropped (returns 0).
  * Returns 0, TDP_ELIMIT or TDP_ENOMEM.
  */
+/*
+ * A comment line of perf stat (CSV, JSON): "# started on DATE" after rows starts
+ * the next of several runs appended to one file (perf stat --append).
+ */
+void imp_comment(struct imp_parser *p, const char *line);
+
 int imp_add_metric(struct imp_parser *p, double value, const char *text, bool pct_glued)
 	__attribute__((warn_unused_result));
 

@@ -247,6 +247,7 @@ struct canon {
 	double pct_sum;
 	size_t pct_n;
 	double stddev;
+	unsigned last_run, nr_runs; /* perf stat --append: the runs it has rows in */
 };
 
 static int note_oom(struct imp_parser *p, int rc)
@@ -393,7 +394,8 @@ static int finish(struct imp_parser *p)
 		 * The k-th row of an event within one interval/CPU adds to the k-th
 		 * count of that event: perf prints the same list in each of them.
 		 */
-		if (!(slice = hmap_get(&slices, row->slice, 0, slices.nr, &added)) ||
+		/* appended runs: each run's k-th row of an event is that run's k-th count */
+		if (!(slice = hmap_get(&slices, row->slice, row->run, slices.nr, &added)) ||
 		    !(k = hmap_get(&occ, row->event, *slice, 0, &added)) ||
 		    !(c = hmap_get(&canon_of, row->event, (*k)++, nr_canon, &added))) {
 			rc = tdp_err_oom(p->err);
@@ -413,6 +415,10 @@ static int finish(struct imp_parser *p)
 		row_canon[i] = *c;
 		e = &cn[*c];
 		e->nr_rows++;
+		if (!e->nr_runs || e->last_run != row->run) {
+			e->nr_runs++;
+			e->last_run = row->run;
+		}
 		if (row->stddev > e->stddev)
 			e->stddev = row->stddev;
 		if (row->status == COUNT_NOT_SUPPORTED) {
@@ -435,6 +441,20 @@ static int finish(struct imp_parser *p)
 			}
 		}
 	}
+	if (p->run > 0) {
+		/* runs appended to one file: each count is the mean of its runs, as perf stat -r prints */
+		for (size_t c = 0; c < nr_canon; c++) {
+			if (cn[c].nr_runs < 2)
+				continue;
+			cn[c].sum /= cn[c].nr_runs;
+			cn[c].run_sum /= cn[c].nr_runs;
+			cn[c].ena_sum /= cn[c].nr_runs;
+		}
+		r->runs = p->run + 1;
+		if ((rc = note_oom(p, imp_note(r, "averaged %u runs appended to one file (perf stat --append): each count "
+					       "is the mean of its runs", r->runs))))
+			goto out;
+	}
 	r->counts.backend = BACKEND_IMPORT;
 	rc = make_counts(p, cn, nr_canon);
 	if (!rc)
@@ -444,7 +464,7 @@ static int finish(struct imp_parser *p)
 
 	r->nr_intervals = nr_intervals;
 	/* Slices are intervals x (CPUs, cores, ... or cgroups). */
-	r->nr_aggr = nr_intervals ? slices.nr / nr_intervals : slices.nr;
+	r->nr_aggr = nr_intervals ? slices.nr / nr_intervals : slices.nr / (p->run + 1);
 	if (r->nr_aggr < 2)
 		r->nr_aggr = 0;
 	if (nr_intervals > 1 &&
@@ -459,7 +479,8 @@ static int finish(struct imp_parser *p)
 		if (rc)
 			goto out;
 	} else if (p->nr_metrics &&
-		   (rc = note_oom(p, imp_note(r, "perf's metrics were printed per interval or CPU and are not kept"))))
+		   (rc = note_oom(p, imp_note(r, "perf's metrics were printed per %s and are not kept",
+					      slices.nr == p->run + 1u ? "run" : "interval or CPU"))))
 		goto out;
 
 	if (r->counts.elapsed_ns < 0 && last_interval > 0)
@@ -587,4 +608,20 @@ int import_perf_stat(const uint8_t *buf, size_t len, const char *name, struct co
 out:
 	import_result_release(&r);
 	return rc;
+}
+
+int import_stream_check(void *ctx, const uint8_t *buf, size_t len, bool eof, struct tdp_err *err)
+{
+	struct import_stream *st = ctx;
+
+	(void)eof;
+	for (; st->checked < len; st->checked++) {
+		if (buf[st->checked] == '\n')
+			st->lines++;
+		else if (!buf[st->checked])
+			return tdp_err_set(err, TDP_EFORMAT,
+					   "'%s': line %zu: holds a NUL byte (binary data, not perf stat output)",
+					   st->name, st->lines + 1);
+	}
+	return 0;
 }

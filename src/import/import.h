@@ -82,6 +82,7 @@
 #ifndef TDPROF_IMPORT_IMPORT_H
 #define TDPROF_IMPORT_IMPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -90,6 +91,21 @@
 struct tdp_err;
 
 #define IMPORT_MAX_INPUT ((size_t)256 << 20) /* bytes in one input */
+
+/**
+ * A tdp_file_check_fn (base/file.h) for perf stat output arriving on a pipe or
+ * from a device: refuses binary data at its first NUL byte ("'NAME': line N:
+ * holds a NUL byte ..." as the importer says it), so that /dev/zero is refused
+ * after one read, not after IMPORT_MAX_INPUT bytes. ctx is a struct
+ * import_stream, zeroed, with name set.
+ */
+struct import_stream {
+	const char *name;
+	size_t checked, lines; /* bytes scanned so far, newlines among them */
+};
+
+int import_stream_check(void *ctx, const uint8_t *buf, size_t len, bool eof, struct tdp_err *err)
+	__attribute__((warn_unused_result));
 #define IMPORT_MAX_LINE 65536                 /* bytes in one line */
 #define IMPORT_MAX_ROWS 262144                /* count rows (events x CPUs x intervals) */
 #define IMPORT_MAX_NAME 1024                  /* bytes in an event, unit or metric name */

@@ -311,6 +311,8 @@ int imp_read_json(struct imp_parser *p)
 
 		while (*t == ' ' || *t == '\t')
 			t++;
+		if (*t == '#')
+			imp_comment(p, t);
 		if (!*t || *t == '#')
 			continue;
 		why = scan_object(t, scratch, scratch_size, o);

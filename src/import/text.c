@@ -23,7 +23,9 @@
  * Everything up to the `Performance counter stats for` header is skipped (shell
  * prompts, the workload's output), and so is everything after the closing
  * `seconds time elapsed/user/sys` lines (with a note). Between them, a line perf
- * does not print is an error, and so is a second header (one run per file).
+ * does not print is an error, and so is a second header, unless it follows the
+ * end of a run and a "# started on" line: runs appended to one file (perf stat
+ * --append), whose counts import.c averages.
  */
 #include "import/import-internal.h"
 #include "base/err.h"
@@ -78,10 +80,14 @@ static bool is_value(const char *s)
 
 /*
  * Remove "(NN.NN%)" (the running percentage) and "( +- NN.NN% )" (the -r
- * variance) from the end of s, in either order. Other parentheses stay.
+ * variance) from the end of s, in either order. Other parentheses stay, but a
+ * tail that is one word ending in '%' ("(abc%)", "(nan%)", "(101%)") is a running
+ * percentage perf would not print: *bad points into s at it and the caller
+ * refuses the line, as the CSV and JSON importers refuse the same value.
  */
-static void strip_tail(char *s, double *pct, double *stddev)
+static void strip_tail(char *s, double *pct, double *stddev, const char **bad)
 {
+	*bad = NULL;
 	for (int k = 0; k < 2; k++) {
 		char inner[80], *open, *t;
 		size_t n;
@@ -91,8 +97,11 @@ static void strip_tail(char *s, double *pct, double *stddev)
 		if (!n || s[n - 1] != ')' || !(open = strrchr(s, '(')))
 			return;
 		n = (size_t)(s + n - 1 - open - 1);
-		if (n >= sizeof(inner))
+		if (n >= sizeof(inner)) {
+			if (memchr(open, '%', n + 1) && !strpbrk(open + 1, " \t"))
+				*bad = open;
 			return;
+		}
 		memcpy(inner, open + 1, n);
 		inner[n] = '\0';
 		rtrim(inner);
@@ -103,9 +112,16 @@ static void strip_tail(char *s, double *pct, double *stddev)
 			t += 2;
 			while (*t == ' ')
 				t++;
-			if (!imp_parse_pct(t, stddev))
+			if (!imp_parse_pct(t, stddev)) {
+				*bad = open;
 				return;
-		} else if (!strchr(t, '%') || !imp_parse_pct(t, pct)) {
+			}
+		} else if (!strchr(t, '%')) {
+			return;
+		} else if (!imp_parse_pct(t, pct)) {
+			/* "(3 of 4 ran, 50%)" is no perf output either, but only one word is a percentage */
+			if (t[strlen(t) - 1] == '%' && !strpbrk(t, " \t"))
+				*bad = open;
 			return;
 		}
 		*open = '\0';
@@ -181,6 +197,7 @@ struct text_state {
 static int parse_row(struct imp_parser *p, struct text_state *st, char *line)
 {
 	char *tok[TEXT_MAX_TOKENS], *hash = NULL, *metric = NULL, shown[64];
+	const char *bad;
 	struct imp_row row = { 0 };
 	struct strbuf slice = STRBUF_INIT;
 	double pct = -1, stddev = -1;
@@ -197,7 +214,11 @@ static int parse_row(struct imp_parser *p, struct text_state *st, char *line)
 		memcpy(shown, line, sizeof(shown) - 4);
 		memcpy(shown + sizeof(shown) - 4, "...", 4);
 	}
-	strip_tail(line, &pct, &stddev);
+	strip_tail(line, &pct, &stddev, &bad);
+	if (bad) {
+		rc = imp_fail(p, TDP_EFORMAT, "running percentage '%s' is not within 0..100%%", bad);
+		goto out;
+	}
 	/* The metric starts at the first '#' after a blank (event names hold none). */
 	for (char *c = line; *c; c++) {
 		if (*c == '#' && (c == line || isspace((unsigned char)c[-1]))) {
@@ -354,8 +375,9 @@ static int parse_header(struct imp_parser *p, const char *t)
 int imp_read_text(struct imp_parser *p)
 {
 	struct text_state st = { false };
-	bool has_header, seen_header = false, ended = false;
-	size_t skipped = 0, first_skipped = 0;
+	bool has_header, seen_header = false, ended = false, started = false;
+	size_t skipped = 0, first_skipped = 0, nr_times[3] = { 0, 0, 0 };
+	double times[3] = { 0, 0, 0 }; /* elapsed, user, sys summed over appended runs */
 	char *line;
 	int rc;
 
@@ -368,7 +390,12 @@ int imp_read_text(struct imp_parser *p)
 			t++;
 		rtrim(t);
 		if (strstr(t, header)) {
-			if (seen_header) {
+			if (seen_header && ended && started) {
+				/* perf stat --append: "# started on" and the block of the next run */
+				p->run++;
+				ended = started = false;
+				skipped = 0;
+			} else if (seen_header) {
 				rc = imp_fail(p, TDP_EFORMAT, "a second 'Performance counter stats' block");
 				tdp_err_hint(p->err, "import one perf stat run per file");
 				break;
@@ -388,15 +415,25 @@ int imp_read_text(struct imp_parser *p)
 				rc = imp_fail(p, TDP_EFORMAT, "elapsed time '%s' is not a number", t);
 				break;
 			}
+			times[0] += p->r->counts.elapsed_ns;
+			nr_times[0]++;
 			ended = true;
 			continue;
 		}
 		if (str_ends_with(t, "seconds user") || str_ends_with(t, "seconds sys")) {
-			if (!parse_seconds(t, str_ends_with(t, "user") ? &p->r->user_ns : &p->r->sys_ns)) {
+			bool user = str_ends_with(t, "user");
+
+			if (!parse_seconds(t, user ? &p->r->user_ns : &p->r->sys_ns)) {
 				rc = imp_fail(p, TDP_EFORMAT, "time '%s' is not a number", t);
 				break;
 			}
+			times[user ? 1 : 2] += user ? p->r->user_ns : p->r->sys_ns;
+			nr_times[user ? 1 : 2]++;
 			ended = true;
+			continue;
+		}
+		if (ended && t[0] == '#' && strstr(t, "started on")) {
+			started = true; /* perhaps another run appended (perf stat --append) */
 			continue;
 		}
 		if (ended) {
@@ -421,6 +458,15 @@ int imp_read_text(struct imp_parser *p)
 		rc = parse_row(p, &st, t);
 		if (rc)
 			break;
+	}
+	if (!rc && p->run) {
+		/* appended runs: their mean times, as their counts (import.c) */
+		if (nr_times[0])
+			p->r->counts.elapsed_ns = times[0] / (double)nr_times[0];
+		if (nr_times[1])
+			p->r->user_ns = times[1] / (double)nr_times[1];
+		if (nr_times[2])
+			p->r->sys_ns = times[2] / (double)nr_times[2];
 	}
 	if (!rc && skipped && imp_note(p->r, "skipped %zu line%s after the end of perf's output (from line %zu)",
 				       skipped, skipped == 1 ? "" : "s", first_skipped))

@@ -99,6 +99,7 @@ int imp_add_row(struct imp_parser *p, const struct imp_row *row)
 	r->unit = unit;
 	r->slice = slice;
 	r->line = p->lineno;
+	r->run = p->run;
 	return 0;
 }
 
@@ -340,4 +341,12 @@ size_t imp_split(char *line, char sep, char **f, size_t max)
 		s = e + 1;
 	}
 	return n;
+}
+
+void imp_comment(struct imp_parser *p, const char *line)
+{
+	while (*line == ' ' || *line == '\t' || *line == '#')
+		line++;
+	if (!strncmp(line, "started on", 10) && p->nr_rows && p->rows[p->nr_rows - 1].run == p->run)
+		p->run++;
 }

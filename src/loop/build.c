@@ -6,6 +6,7 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/sigfwd.h"
 #include "base/file.h"
 #include "harness/harness-paths.h"
 
@@ -61,12 +62,19 @@ static void show_argv(const struct loop_job *j, char *const argv[])
 int loop_spawn(char *const argv[], bool with_stderr, struct strbuf *out, int *wstatus, struct tdp_err *err)
 {
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
 	int pipefd[2] = { -1, -1 }, rc = 0, e;
-	bool fa_made = false;
+	bool fa_made = false, attr_made = false;
+	sigset_t old;
 	pid_t pid;
 	char buf[8192];
 	ssize_t n;
 
+	if (tdp_sigfwd_received()) {
+		rc = tdp_err_set(err, TDP_ECHILD, "stopped by signal %d before '%s' ran", tdp_sigfwd_received(),
+				 argv[0]);
+		goto out;
+	}
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		rc = tdp_err_set(err, TDP_ECHILD, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
 		goto out;
@@ -79,12 +87,22 @@ int loop_spawn(char *const argv[], bool with_stderr, struct strbuf *out, int *ws
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
 	if (with_stderr)
 		posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
-	e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	if ((e = posix_spawnattr_init(&attr)) != 0) {
+		rc = tdp_err_set(err, TDP_ECHILD, "cannot run '%s': %s", argv[0], strerror(e));
+		goto out;
+	}
+	attr_made = true;
+	/* its own process group, to which SIGINT/SIGTERM/SIGHUP are passed on (base/sigfwd.h) */
+	tdp_sigfwd_spawnattr(&attr);
+	tdp_sigfwd_block(&old);
+	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
 	if (e) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		rc = tdp_err_set(err, e == ENOENT ? TDP_ENOCMD : TDP_ECHILD, "cannot run '%s': %s", argv[0],
 				 strerror(e));
 		goto out;
 	}
+	tdp_sigfwd_child(pid, &old);
 	close(pipefd[1]);
 	pipefd[1] = -1;
 	/* Read to the end even past the cap, so the child never blocks on a full pipe. */
@@ -103,9 +121,15 @@ int loop_spawn(char *const argv[], bool with_stderr, struct strbuf *out, int *ws
 			break;
 		}
 	}
+	tdp_sigfwd_child(0, NULL);
+	if (!rc && tdp_sigfwd_received())
+		rc = tdp_err_set(err, TDP_ECHILD, "'%s' was stopped by signal %d (passed on from tdprof)", argv[0],
+				 tdp_sigfwd_received());
 	if (!rc && strbuf_failed(out))
 		rc = tdp_err_oom(err);
 out:
+	if (attr_made)
+		posix_spawnattr_destroy(&attr);
 	if (fa_made)
 		posix_spawn_file_actions_destroy(&fa);
 	if (pipefd[0] >= 0)

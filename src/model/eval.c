@@ -21,6 +21,12 @@
 #include "base/strbuf.h"
 #include "model/model-internal.h"
 
+/* The model events a group counted (COUNT_OK), for choose_group(). */
+struct group_events {
+	int group;
+	struct evset events;
+};
+
 struct eval_state {
 	const struct model_compiled *mc;
 	const struct model *m;
@@ -30,6 +36,11 @@ struct eval_state {
 	bool *present;          /* per model event: some count names it */
 	int *chosen;            /* per formula: variant used, -1 none */
 	unsigned char *visit;   /* per formula: 0 new, 1 being selected, 2 done */
+	size_t *ev_start;       /* per model event e: its counts are ev_idx[ev_start[e]..ev_start[e+1]) */
+	size_t *ev_idx;         /* count indices grouped by model event, in countset order */
+	struct group_events *groups; /* per group (ascending): the model events it counted */
+	size_t nr_groups;
+	size_t work;            /* counts and groups visited (model_eval_opts.work) */
 	int group;              /* the group the current node reads from; -1 any */
 	bool split;             /* the current node read a count from another group */
 	char why[METRIC_WHY_MAX];
@@ -150,11 +161,10 @@ static double lookup_event(struct eval_state *st, size_t e)
 	const struct model_event *ev = &st->m->events[e];
 	const struct count *any = NULL, *seen = NULL;
 
-	for (size_t i = 0; i < st->cs->nr; i++) {
-		const struct count *c = &st->cs->v[i];
+	for (size_t k = st->ev_start[e]; k < st->ev_start[e + 1]; k++) {
+		const struct count *c = &st->cs->v[st->ev_idx[k]];
 
-		if (st->match[i] != (int)e)
-			continue;
+		st->work++;
 		seen = c;
 		if (c->status != COUNT_OK)
 			continue;
@@ -224,22 +234,9 @@ static void node_events(struct eval_state *st, size_t node, struct evset *out)
 		model_formula_events(st->mc, (size_t)f, st->chosen[f], st->chosen, &st->env, out, 0);
 }
 
-static unsigned group_cover(const struct eval_state *st, const struct evset *s, int g)
+static unsigned evset_count(const struct evset *a, const struct evset *b)
 {
-	struct evset seen = { { 0, 0 } };
-	unsigned n = 0;
-
-	for (size_t i = 0; i < st->cs->nr; i++) {
-		int e = st->match[i];
-
-		if (e < 0 || st->cs->v[i].group != g || st->cs->v[i].status != COUNT_OK)
-			continue;
-		if (evset_has(s, (size_t)e) && !evset_has(&seen, (size_t)e)) {
-			evset_add(&seen, (size_t)e);
-			n++;
-		}
-	}
-	return n;
+	return (unsigned)(__builtin_popcountll(a->w[0] & b->w[0]) + __builtin_popcountll(a->w[1] & b->w[1]));
 }
 
 /* The group a node reads from: most of its own events, then most of its family's. */
@@ -262,23 +259,13 @@ static int choose_group(struct eval_state *st, size_t node, int max_level)
 				evset_union(&family, &tmp);
 			}
 	}
-	for (size_t i = 0; i < st->cs->nr; i++) {
-		int g = st->cs->v[i].group;
-		unsigned s1, s2;
+	/* one pass over the groups (state_init() made their event sets): linear in the counts */
+	for (size_t k = 0; k < st->nr_groups; k++) {
+		int g = st->groups[k].group;
+		unsigned s1 = evset_count(&own, &st->groups[k].events);
+		unsigned s2 = evset_count(&family, &st->groups[k].events);
 
-		if (g < 0 || st->match[i] < 0)
-			continue;
-		/* each group once: skip it unless this is its first matched count */
-		bool first = true;
-		for (size_t j = 0; j < i; j++)
-			if (st->cs->v[j].group == g && st->match[j] >= 0) {
-				first = false;
-				break;
-			}
-		if (!first)
-			continue;
-		s1 = group_cover(st, &own, g);
-		s2 = group_cover(st, &family, g);
+		st->work++;
 		if (s1 > best1 || (s1 == best1 && s2 > best2) || (s1 == best1 && s2 == best2 && s1 && g < best)) {
 			best1 = s1;
 			best2 = s2;
@@ -294,6 +281,63 @@ const struct metric_node *metric_tree_find(const struct metric_tree *t, const ch
 		if (!strcmp(t->v[i].key, key))
 			return &t->v[i];
 	return NULL;
+}
+
+static int cmp_group_event(const void *a, const void *b)
+{
+	const struct group_events *x = a, *y = b;
+
+	return (x->group > y->group) - (x->group < y->group);
+}
+
+/*
+ * The indexes that keep the evaluation linear in the counts (perf stat --append
+ * over many runs gives 262,144 rows): each model event's counts, and each
+ * group's counted events, sorted by group.
+ */
+static int index_counts(struct eval_state *st)
+{
+	const struct countset *cs = st->cs;
+	size_t ne = st->m->nr_events, n = 0;
+
+	for (size_t i = 0; i < cs->nr; i++)
+		if (st->match[i] >= 0)
+			st->ev_start[st->match[i] + 1]++;
+	for (size_t e = 0; e < ne; e++)
+		st->ev_start[e + 1] += st->ev_start[e];
+	{
+		size_t *fill = tdp_calloc(ne + 1, sizeof(size_t));
+
+		if (!fill)
+			return TDP_ENOMEM;
+		memcpy(fill, st->ev_start, (ne + 1) * sizeof(size_t));
+		for (size_t i = 0; i < cs->nr; i++)
+			if (st->match[i] >= 0)
+				st->ev_idx[fill[st->match[i]]++] = i;
+		tdp_free(fill);
+	}
+	for (size_t i = 0; i < cs->nr; i++) {
+		const struct count *c = &cs->v[i];
+
+		if (c->group < 0 || st->match[i] < 0 || c->status != COUNT_OK)
+			continue;
+		st->groups[n].group = c->group;
+		memset(&st->groups[n].events, 0, sizeof(st->groups[n].events));
+		evset_add(&st->groups[n].events, (size_t)st->match[i]);
+		n++;
+	}
+	qsort(st->groups, n, sizeof(*st->groups), cmp_group_event);
+	st->work += 2 * cs->nr;
+	/* merge the entries of each group */
+	st->nr_groups = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (st->nr_groups && st->groups[st->nr_groups - 1].group == st->groups[i].group) {
+			evset_union(&st->groups[st->nr_groups - 1].events, &st->groups[i].events);
+			continue;
+		}
+		st->groups[st->nr_groups++] = st->groups[i];
+	}
+	return 0;
 }
 
 static int state_init(struct eval_state *st, const struct model_compiled *mc, const struct countset *cs,
@@ -316,9 +360,14 @@ static int state_init(struct eval_state *st, const struct model_compiled *mc, co
 	st->present = tdp_calloc(m->nr_events + 1, sizeof(bool));
 	st->chosen = tdp_calloc(m->nr_formulas + 1, sizeof(int));
 	st->visit = tdp_calloc(m->nr_formulas + 1, 1);
-	if (!st->match || !st->present || !st->chosen || !st->visit)
+	st->ev_start = tdp_calloc(m->nr_events + 2, sizeof(size_t));
+	st->ev_idx = tdp_calloc(cs->nr + 1, sizeof(size_t));
+	st->groups = tdp_calloc(cs->nr + 1, sizeof(*st->groups));
+	if (!st->match || !st->present || !st->chosen || !st->visit || !st->ev_start || !st->ev_idx || !st->groups)
 		return tdp_err_oom(err);
-	return match_counts(st);
+	if (match_counts(st) || index_counts(st))
+		return tdp_err_oom(err);
+	return 0;
 }
 
 static void state_release(struct eval_state *st)
@@ -327,6 +376,9 @@ static void state_release(struct eval_state *st)
 	tdp_free(st->present);
 	tdp_free(st->chosen);
 	tdp_free(st->visit);
+	tdp_free(st->ev_start);
+	tdp_free(st->ev_idx);
+	tdp_free(st->groups);
 }
 
 int model_coverage(const struct model_compiled *mc, const struct countset *cs, int max_level)
@@ -458,6 +510,8 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 		hint_events(&st, err);
 	}
 out:
+	if (o->work)
+		*o->work += st.work;
 	state_release(&st);
 	return rc;
 }

@@ -211,9 +211,11 @@ struct model_eval_opts {
 	bool smt_on;    /* #smt_on */
 	bool core_wide; /* #core_wide */
 	int max_level;  /* 1 or 2 */
+	size_t *work;   /* when set: += the counts and groups the evaluation visited
+	                   (tests check it grows linearly with the counts) */
 };
 
-#define MODEL_EVAL_OPTS_INIT { 0, false, false, 2 }
+#define MODEL_EVAL_OPTS_INIT { 0, false, false, 2, NULL }
 
 struct metric_node {
 	const char *key;         /* vocabulary key ("memory_bound") or own name for extras */

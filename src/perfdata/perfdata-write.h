@@ -3,8 +3,10 @@
  * script and our reader (perfdata.h) read, streaming records as they arrive.
  *
  * Lifecycle:
- *   1. perfdata_writer_open(&w, path, &err): creates (or truncates) path with
- *      mode 0600 and writes a header that marks the file unfinished;
+ *   1. perfdata_writer_open(&w, path, &err): creates path with mode 0600
+ *      (tdp_out_recording(): an existing file is renamed to PATH.old, as perf
+ *      does, and a link planted by another user is never followed) and writes a
+ *      header that marks the file unfinished;
  *   2. perfdata_writer_add_attr() once per event, before the first record;
  *   3. perfdata_writer_add_record() for each record, in the order they should be
  *      read (for a recording: as they come out of the ring buffers); records are
@@ -41,10 +43,11 @@ struct tdp_err;
 struct perfdata_writer;
 
 /**
- * Create path (mode 0600, truncated when it exists; it must be seekable: a
- * regular file) and write the unfinished header.
+ * Create path (mode 0600 or tdp_out_mode(); an existing file is renamed to
+ * PATH.old; it must be seekable: a regular file) and write the unfinished header.
  *   out: set to the new writer on success; untouched on failure.
- * Returns 0, TDP_EIO (cannot create or write, with the path and the cause) or
+ * Returns 0, TDP_EUSAGE (path cannot be created: a directory, no such
+ * directory), TDP_EIO (cannot write, with the path and the cause) or
  * TDP_ENOMEM. On failure nothing is left open.
  */
 int perfdata_writer_open(struct perfdata_writer **out, const char *path, struct tdp_err *err)

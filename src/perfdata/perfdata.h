@@ -43,6 +43,12 @@
  * impossible (a writer killed mid-record), recording that offset in
  * perfdata_stats()->unfinished_tail.
  *
+ * Pipe streams have no header to say where they end: a record that is cut short
+ * or impossible is an error naming its offset, like a damaged file, unless
+ * PERFDATA_OPEN_PARTIAL is given; with it, iteration ends there without an
+ * error and perfdata_stats() says where (unfinished_tail) and how many bytes
+ * were not read (tail_bytes), so that the caller can say what was lost.
+ *
  * Not thread-safe: one reader per thread (several readers may share one image).
  */
 #ifndef TDPROF_PERFDATA_PERFDATA_H
@@ -367,8 +373,10 @@ struct perfdata_stats {
 	uint64_t unknown_type;       /* records of a type this reader does not know */
 	uint64_t lost;               /* sum of LOST.lost */
 	uint64_t lost_samples;       /* sum of LOST_SAMPLES.lost */
-	uint64_t unfinished_tail;    /* PERFDATA_OPEN_UNFINISHED: offset where the data
-	                                stopped early (0: it did not) */
+	uint64_t unfinished_tail;    /* PERFDATA_OPEN_UNFINISHED (files) or _PARTIAL
+	                                (pipes): offset where the data stopped early
+	                                (0: it did not) */
+	uint64_t tail_bytes;         /* bytes from unfinished_tail to the end, not read */
 };
 
 /* ---------------------------------------------------------------------------
@@ -386,6 +394,8 @@ enum perfdata_open_flags {
 	 * NULL, for a reader that decodes them itself in one pass
 	 * (branch_agg_add_raw()): no copy, no per-entry decoding here */
 	PERFDATA_OPEN_RAW_BRANCHES = 1u << 1,
+	/* read a damaged or cut pipe stream up to the damage instead of refusing it */
+	PERFDATA_OPEN_PARTIAL = 1u << 2,
 };
 
 /**
@@ -402,6 +412,32 @@ enum perfdata_open_flags {
  */
 int perfdata_open(struct perfdata **out, const uint8_t *buf, size_t len, const char *name,
 		  unsigned flags, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/*
+ * A perf.data arriving on a pipe (-i -, a FIFO, a device), checked as it arrives
+ * so that a stream that is not a perf.data, or is damaged, is refused after the
+ * bytes that show it instead of after reading all of it:
+ *   struct perfdata_stream s = PERFDATA_STREAM_INIT;
+ *   after each read: perfdata_stream_check(&s, buf, len, max, eof, name, flags, &err)
+ * buf[0..len) is everything read so far, max the most the caller will read.
+ * Checks the magic and header size once 16 bytes are in (the message is
+ * perfdata_open()'s), then, for a pipe stream, frames each record as soon as it
+ * is complete (the messages of perfdata_next(), naming the offset), and refuses
+ * a record whose size or payload would run past max (TDP_ELIMIT). File-mode
+ * images on a pipe are only checked by their header here. With
+ * PERFDATA_OPEN_PARTIAL in flags, a framing error stops the checks instead
+ * (the reader then ends there). Returns 0 or the error.
+ */
+struct perfdata_stream {
+	uint64_t next;   /* offset of the first record not yet framed; 0: header not checked */
+	bool pipe;       /* a pipe-mode stream */
+	bool done;       /* nothing more to check */
+};
+
+#define PERFDATA_STREAM_INIT { 0, false, false }
+
+int perfdata_stream_check(struct perfdata_stream *s, const uint8_t *buf, size_t len, size_t max, bool eof,
+			  const char *name, unsigned flags, struct tdp_err *err) __attribute__((warn_unused_result));
 
 /** Free the reader and everything it owns (not the image). p may be NULL. */
 void perfdata_close(struct perfdata *p);

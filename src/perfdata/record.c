@@ -270,7 +270,7 @@ static int frame(struct perfdata *p, struct perfdata_record *rec, struct tdp_err
 	uint64_t off = p->pos, left = p->data_end - p->pos;
 	const uint8_t *r = p->buf + off;
 	uint64_t extra = 0;
-	bool lenient = p->unfinished || (p->pipe && (p->flags & PERFDATA_OPEN_UNFINISHED));
+	bool lenient = p->unfinished || (p->pipe && (p->flags & PERFDATA_OPEN_PARTIAL));
 	int ret = 0;
 
 	if (left < PD_EVENT_HEADER_SIZE) {
@@ -336,6 +336,7 @@ out:
 		/* a writer stopped mid-record: the data ends here */
 		tdp_err_clear(err);
 		p->stats.unfinished_tail = off;
+		p->stats.tail_bytes = p->data_end - off;
 		p->data_end = off;
 		return 0;
 	}
@@ -428,7 +429,9 @@ int pd_prescan_pipe(struct perfdata *p, struct tdp_err *err)
 	}
 	p->prescan_end = p->pos;
 	p->pos = p->data_off;
-	p->stats = (struct perfdata_stats){ 0 };
+	/* the counts start again with the iteration; where a damaged stream ends stays */
+	p->stats = (struct perfdata_stats){ .unfinished_tail = p->stats.unfinished_tail,
+					    .tail_bytes = p->stats.tail_bytes };
 	return ret < 0 ? ret : 0;
 }
 
@@ -457,4 +460,79 @@ int perfdata_next(struct perfdata *p, struct perfdata_record *out, struct tdp_er
 	else if (!pd_record_type_known(out->type))
 		p->stats.unknown_type++;
 	return 1;
+}
+
+int perfdata_stream_check(struct perfdata_stream *s, const uint8_t *buf, size_t len, size_t max, bool eof,
+			  const char *name, unsigned flags, struct tdp_err *err)
+{
+	struct perfdata p = { 0 };
+	struct perfdata_record rec;
+	int ret = 0;
+
+	if (s->done)
+		return 0;
+	if (!s->next) {
+		struct perfdata *q = NULL;
+		uint64_t hsize = len >= 16 ? pd_u64(buf + 8) : 0;
+
+		if (len < 16 && !eof)
+			return 0;
+		if (len < 16 || memcmp(buf, "PERFILE2", 8) ||
+		    (hsize != PD_PIPE_HEADER_SIZE && hsize != PD_FILE_HEADER_SIZE &&
+		     hsize != PD_FILE_HEADER_SIZE_OLD)) {
+			/* perfdata_open() says what is wrong with the header */
+			ret = perfdata_open(&q, buf, len, name, flags, err);
+			if (!ret) {
+				perfdata_close(q);
+				return 0;
+			}
+			return ret;
+		}
+		s->pipe = hsize == PD_PIPE_HEADER_SIZE;
+		s->next = s->pipe ? PD_PIPE_HEADER_SIZE : hsize;
+		s->done = !s->pipe;
+		if (s->done)
+			return 0;
+	}
+	p.buf = buf;
+	p.len = len;
+	p.name = (char *)(name ? name : "perf.data");
+	p.pipe = true;
+	p.data_end = len;
+	while (!ret && s->next + PD_EVENT_HEADER_SIZE <= len) {
+		const uint8_t *r = buf + s->next;
+		uint32_t type = pd_u32(r);
+		uint64_t size = pd_u16(r + 6), extra = 0, left = len - s->next;
+
+		if (size >= PD_EVENT_HEADER_SIZE) {
+			if (size > left)
+				break; /* not all here yet */
+			if (type == PERFDATA_RECORD_AUXTRACE && size >= 16)
+				extra = pd_u64(r + 8);
+			else if (type == PERFDATA_RECORD_HEADER_TRACING_DATA && size >= 12)
+				extra = pd_u32(r + 8);
+			if (extra > max || s->next + size > max - extra) {
+				ret = pd_error(&p, err, TDP_ELIMIT,
+					       "record at offset 0x%" PRIx64 ": %s payload of %" PRIu64
+					       " bytes runs past the limit of %zu bytes for a stream",
+					       s->next, perfdata_record_type_name(type), extra, max);
+				break;
+			}
+			if (extra > left - size)
+				break;
+		}
+		p.pos = s->next;
+		ret = frame(&p, &rec, err);
+		if (ret == 1) {
+			s->next += rec.raw_len;
+			ret = 0;
+		}
+	}
+	if (ret && (flags & PERFDATA_OPEN_PARTIAL) && ret != TDP_ENOMEM) {
+		/* the reader will end at this record */
+		tdp_err_clear(err);
+		s->done = true;
+		ret = 0;
+	}
+	return ret;
 }

@@ -184,7 +184,6 @@ int perfdata_writer_open(struct perfdata_writer **outp, const char *path, struct
 {
 	static const uint64_t no_feat[4] = { 0 };
 	struct perfdata_writer *w;
-	struct stat st;
 	int ret = 0;
 
 	w = tdp_calloc(1, sizeof(*w));
@@ -197,18 +196,10 @@ int perfdata_writer_open(struct perfdata_writer **outp, const char *path, struct
 		ret = tdp_err_oom(err);
 		goto out;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (w->fd < 0) {
-		ret = tdp_err_set(err, TDP_EIO, "cannot create '%s': %s", path, strerror(errno));
+	/* an existing recording becomes PATH.old (perf's way): its readers keep their inode */
+	ret = tdp_out_recording(path, &w->fd, err);
+	if (ret)
 		goto out;
-	}
-	/* an existing file keeps its mode through O_TRUNC: a recording is private */
-	if (fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) != 0600 &&
-	    fchmod(w->fd, 0600) < 0) {
-		ret = tdp_err_set(err, TDP_EIO, "cannot make '%s' private (mode 0600): %s", path,
-				  strerror(errno));
-		goto out;
-	}
 	w->data_off = PD_FILE_HEADER_SIZE;
 	w->pos = PD_FILE_HEADER_SIZE;
 	w->attr_size = PD_ATTR_SIZE_VER0;

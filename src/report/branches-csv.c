@@ -5,22 +5,32 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* A CSV field: quoted (with doubled quotes) when it holds a comma, quote or newline. */
+/*
+ * A CSV field: control characters and bytes that are not UTF-8 written as \xNN
+ * (a recorded name may hold an escape sequence or a newline), then quoted (with
+ * doubled quotes) when it holds a comma or a quote.
+ */
 static void field(struct strbuf *sb, const char *s)
 {
+	struct strbuf t = STRBUF_INIT;
+	const char *v;
+
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\n\r")) {
-		strbuf_adds(sb, s);
-		return;
+	strbuf_add_name(&t, s);
+	v = strbuf_failed(&t) ? "" : t.buf;
+	if (!strpbrk(v, ",\"")) {
+		strbuf_adds(sb, v);
+	} else {
+		strbuf_addch(sb, '"');
+		for (; *v; v++) {
+			if (*v == '"')
+				strbuf_addch(sb, '"');
+			strbuf_addch(sb, *v);
+		}
+		strbuf_addch(sb, '"');
 	}
-	strbuf_addch(sb, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			strbuf_addch(sb, '"');
-		strbuf_addch(sb, *s);
-	}
-	strbuf_addch(sb, '"');
+	strbuf_release(&t);
 }
 
 static size_t limit(const struct branches_report *r, size_t nr)

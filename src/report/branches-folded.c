@@ -12,15 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* perf's text without its "[k] " / "[.] " level, with ';' (the frame separator) replaced. */
+/*
+ * perf's text without its "[k] " / "[.] " level, with ';' (the frame separator)
+ * replaced and control characters escaped (a newline would split the record).
+ */
 static void frame(struct strbuf *sb, const char *perf_text)
 {
 	const char *s = perf_text;
+	size_t at = sb->len;
 
 	if (s[0] == '[' && s[1] && s[2] == ']' && s[3] == ' ')
 		s += 4;
-	for (; *s; s++)
-		strbuf_addch(sb, *s == ';' ? ':' : *s);
+	strbuf_add_name(sb, s);
+	for (size_t i = at; !strbuf_failed(sb) && i < sb->len; i++)
+		if (sb->buf[i] == ';')
+			sb->buf[i] = ':';
 }
 
 static int pair_cmp(const void *pa, const void *pb)

@@ -441,6 +441,14 @@ int report_branches_json(struct strbuf *out, const struct branches_report *r, st
 	ku64(&w, "lost_samples_records", c->lost_samples);
 	obj_end(&w);
 	kbool(&w, "mispredict_flags", r->res->has_mispred_flags);
+	if (r->stopped_at) {
+		obj(&w, "data_stopped");
+		ku64(&w, "offset", r->stopped_at);
+		ku64(&w, "unread_bytes", r->unread_bytes);
+		obj_end(&w);
+	} else {
+		knull(&w, "data_stopped");
+	}
 	sites(&w, r);
 	edges(&w, r);
 	sym_edges(&w, r);

@@ -22,6 +22,28 @@ static const char *basename_of(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/* The width of a name as strbuf_add_name() writes it. */
+static size_t name_width(const char *s)
+{
+	struct strbuf t = STRBUF_INIT;
+	size_t n;
+
+	strbuf_add_name(&t, s);
+	n = strbuf_failed(&t) ? strlen(s) : t.len;
+	strbuf_release(&t);
+	return n;
+}
+
+/* An escaped name, padded with blanks to width. */
+static void padded_name(struct strbuf *sb, const char *s, size_t width)
+{
+	size_t at = sb->len;
+
+	strbuf_add_name(sb, s);
+	for (size_t n = sb->len >= at ? sb->len - at : width; n < width; n++)
+		strbuf_addch(sb, ' ');
+}
+
 /* "func+0x1a  file.c:12 (inlined into g at x.c:40)", or where the address lies */
 static void where(struct strbuf *sb, const struct branch_loc *l, bool with_source)
 {
@@ -29,23 +51,33 @@ static void where(struct strbuf *sb, const struct branch_loc *l, bool with_sourc
 		strbuf_adds(sb, "?");
 		return;
 	}
+	/* names come from the recording and the binaries: escaped (strbuf_add_name()) */
 	if (l->resolved) {
-		strbuf_addf(sb, "%s+0x%" PRIx64, l->function, l->offset);
+		strbuf_add_name(sb, l->function);
+		strbuf_addf(sb, "+0x%" PRIx64, l->offset);
 	} else if (l->dso && !l->kernel) {
-		strbuf_addf(sb, "%s+0x%" PRIx64, basename_of(l->dso), l->dso_addr);
+		strbuf_add_name(sb, basename_of(l->dso));
+		strbuf_addf(sb, "+0x%" PRIx64, l->dso_addr);
 	} else {
 		strbuf_adds(sb, l->kernel ? "[kernel]" : "[unknown]");
 	}
 	if (!with_source)
 		return;
-	if (l->file)
-		strbuf_addf(sb, "  %s:%u", l->file, l->line);
+	if (l->file) {
+		strbuf_adds(sb, "  ");
+		strbuf_add_name(sb, l->file);
+		strbuf_addf(sb, ":%u", l->line);
+	}
 	for (size_t i = 1; i < l->nr_inlines; i++) {
 		const struct branch_frame *f = &l->inlines[i];
 
-		strbuf_addf(sb, "%s%s", i == 1 ? " (inlined into " : ", into ", f->function ? f->function : "?");
-		if (f->file)
-			strbuf_addf(sb, " at %s:%u", basename_of(f->file), f->line);
+		strbuf_adds(sb, i == 1 ? " (inlined into " : ", into ");
+		strbuf_add_name(sb, f->function ? f->function : "?");
+		if (f->file) {
+			strbuf_adds(sb, " at ");
+			strbuf_add_name(sb, basename_of(f->file));
+			strbuf_addf(sb, ":%u", f->line);
+		}
 		if (i + 1 == l->nr_inlines)
 			strbuf_addch(sb, ')');
 	}
@@ -55,14 +87,22 @@ static void header(struct strbuf *sb, const struct branches_report *r)
 {
 	const struct branch_counts *c = &r->res->counts;
 
-	strbuf_addf(sb, "tdprof branches report: '%s'", r->file);
-	if (r->recorded_by)
-		strbuf_addf(sb, ", recorded by %s", r->recorded_by);
-	if (r->cpu)
-		strbuf_addf(sb, " on %s", r->cpu);
+	strbuf_adds(sb, "tdprof branches report: '");
+	strbuf_add_name(sb, r->file);
+	strbuf_addch(sb, '\'');
+	if (r->recorded_by) {
+		strbuf_adds(sb, ", recorded by ");
+		strbuf_add_name(sb, r->recorded_by);
+	}
+	if (r->cpu) {
+		strbuf_adds(sb, " on ");
+		strbuf_add_name(sb, r->cpu);
+	}
 	strbuf_addf(sb, " (backend %s", r->backend);
-	if (r->event)
-		strbuf_addf(sb, ", event %s", r->event);
+	if (r->event) {
+		strbuf_adds(sb, ", event ");
+		strbuf_add_name(sb, r->event);
+	}
 	if (r->load->spe.present)
 		strbuf_adds(sb, ", Arm SPE");
 	strbuf_adds(sb, ")\n");
@@ -132,7 +172,7 @@ static void edges(struct strbuf *sb, const struct branches_report *r)
 	size_t n = limit(r, sy->nr_sym_edges), wf = 13, wt = 13;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t a = strlen(sy->sym_edges[i].from->perf_text), b = strlen(sy->sym_edges[i].to->perf_text);
+		size_t a = name_width(sy->sym_edges[i].from->perf_text), b = name_width(sy->sym_edges[i].to->perf_text);
 
 		wf = a > wf ? a : wf;
 		wt = b > wt ? b : wt;
@@ -144,8 +184,11 @@ static void edges(struct strbuf *sb, const struct branches_report *r)
 	for (size_t i = 0; i < n; i++) {
 		const struct branch_sym_edge *e = &sy->sym_edges[i];
 
-		strbuf_addf(sb, "  %7.2f%%  %-*s  %-*s  %s\n", pct(e->count, r->res->counts.branch_entries), (int)wf,
-			    e->from->perf_text, (int)wt, e->to->perf_text, flag_text[e->flag < 3 ? e->flag : 2]);
+		strbuf_addf(sb, "  %7.2f%%  ", pct(e->count, r->res->counts.branch_entries));
+		padded_name(sb, e->from->perf_text, wf);
+		strbuf_adds(sb, "  ");
+		padded_name(sb, e->to->perf_text, wt);
+		strbuf_addf(sb, "  %s\n", flag_text[e->flag < 3 ? e->flag : 2]);
 	}
 }
 
@@ -184,7 +227,11 @@ static void blocks(struct strbuf *sb, const struct branches_report *r)
 		strbuf_addch(sb, '\n');
 	}
 	if (sy->block_note)
-		strbuf_addf(sb, "  (instructions and IPC unknown: %s)\n", sy->block_note);
+	{
+		strbuf_adds(sb, "  (instructions and IPC unknown: ");
+		strbuf_add_name(sb, sy->block_note);
+		strbuf_adds(sb, ")\n");
+	}
 }
 
 static void disasm(struct strbuf *sb, const struct branches_report *r)
@@ -201,7 +248,9 @@ static void disasm(struct strbuf *sb, const struct branches_report *r)
 		where(sb, branch_symbols_find(sy, d->addr), true);
 		strbuf_addch(sb, '\n');
 		if (!d->nr_lines) {
-			strbuf_addf(sb, "     (%s)\n", d->error ? d->error : "no code");
+			strbuf_adds(sb, "     (");
+			strbuf_add_name(sb, d->error ? d->error : "no code"); /* it may quote a recorded path */
+			strbuf_adds(sb, ")\n");
 			continue;
 		}
 		for (size_t k = 0; k < d->nr_lines; k++)

@@ -83,6 +83,8 @@ struct branches_report {
 	size_t top;                            /* rows per table; 0: all */
 	enum branches_view view;
 	const char *timing_reason;             /* why there is no timing (when !res->has_timing) */
+	uint64_t stopped_at, unread_bytes;     /* --partial or an unfinished file: where the data
+	                                          stopped early and what was not read (0: it did not) */
 };
 
 /** Append the human-readable report. */

@@ -1,5 +1,6 @@
 /* topdown-json.c: `tdprof topdown --json` (see topdown.h for the keys). */
 #include "report/topdown.h"
+#include "base/alloc.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -140,16 +141,16 @@ static void tree_keys(json_t *o, const struct metric_tree *t, bool *failed)
 static json_t *groups_array(const struct countset *cs, bool *multiplexed, bool *failed)
 {
 	json_t *a = json_array();
-	size_t ng = countset_nr_groups(cs);
-	bool ungrouped = false;
+	size_t ng = countset_nr_groups(cs), *start = NULL, *idx = NULL;
+	bool ungrouped;
 
 	*multiplexed = false;
-	if (!a) {
+	if (!a || countset_by_group(cs, &start, &idx)) {
 		*failed = true;
+		json_decref(a);
 		return NULL;
 	}
-	for (size_t i = 0; i < cs->nr; i++)
-		ungrouped |= cs->v[i].group < 0;
+	ungrouped = start[ng + 1] > start[ng];
 	for (size_t gi = 0; gi < ng + (ungrouped ? 1 : 0); gi++) {
 		int g = gi < ng ? (int)gi : -1;
 		json_t *o = json_object(), *ev = json_array(), *counts = json_array();
@@ -157,11 +158,9 @@ static json_t *groups_array(const struct countset *cs, bool *multiplexed, bool *
 
 		if (!o || !ev || !counts)
 			*failed = true;
-		for (size_t i = 0; i < cs->nr; i++) {
-			const struct count *c = &cs->v[i];
+		for (size_t k = start[gi]; k < start[gi + 1]; k++) {
+			const struct count *c = &cs->v[idx[k]];
 
-			if (c->group != g)
-				continue;
 			jappend(ev, json_string(c->name), failed);
 			jappend(counts, c->status == COUNT_OK ? count_value(c->value) : json_null(), failed);
 			if (c->status == COUNT_OK && c->running_pct >= 0 && (pct < 0 || c->running_pct < pct))
@@ -175,6 +174,8 @@ static json_t *groups_array(const struct countset *cs, bool *multiplexed, bool *
 		jput(o, "running_pct", pct >= 0 ? json_real(pct) : json_null(), failed);
 		jappend(a, o, failed);
 	}
+	tdp_free(start);
+	tdp_free(idx);
 	return a;
 }
 

@@ -1,5 +1,6 @@
 /* topdown-text.c: `tdprof topdown` for a person (see topdown.h). */
 #include "report/topdown.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <string.h>
@@ -129,22 +130,32 @@ static void print_tree(FILE *out, const struct topdown_report *r, const struct m
 	}
 }
 
+/* The lowest running percentage of the counts idx[from..to) (COUNT_OK only when ok_only); -1 when none. */
+static double min_pct(const struct countset *cs, const size_t *idx, size_t from, size_t to, bool ok_only)
+{
+	double pct = -1;
+
+	for (size_t k = from; k < to; k++) {
+		const struct count *c = &cs->v[idx[k]];
+
+		if ((!ok_only || c->status == COUNT_OK) && c->running_pct >= 0 && (pct < 0 || c->running_pct < pct))
+			pct = c->running_pct;
+	}
+	return pct;
+}
+
 /* The groups as the counts came: one line each when there are several. */
 static void print_groups(FILE *out, const struct topdown_report *r)
 {
 	const struct countset *cs = r->counts;
-	size_t ng = countset_nr_groups(cs);
+	size_t ng = countset_nr_groups(cs), *start, *idx;
 	double lo = 101, hi = -1;
 
-	if (!ng)
+	if (!ng || countset_by_group(cs, &start, &idx))
 		return;
 	for (size_t g = 0; g < ng; g++) {
-		double pct = -1;
+		double pct = min_pct(cs, idx, start[g], start[g + 1], true);
 
-		for (size_t i = 0; i < cs->nr; i++)
-			if (cs->v[i].group == (int)g && cs->v[i].status == COUNT_OK && cs->v[i].running_pct >= 0 &&
-			    (pct < 0 || cs->v[i].running_pct < pct))
-				pct = cs->v[i].running_pct;
 		if (pct >= 0) {
 			lo = pct < lo ? pct : lo;
 			hi = pct > hi ? pct : hi;
@@ -157,26 +168,19 @@ static void print_groups(FILE *out, const struct topdown_report *r)
 			"time, its counts scaled up (estimates)\n", ng, ng == 1 ? "" : "s", lo, hi);
 	else
 		fprintf(out, "groups: %zu, each counted all the time (no multiplexing)\n", ng);
-	if (ng < 2)
-		return;
-	for (size_t g = 0; g < ng; g++) {
-		bool first = true;
-		double pct = -1;
+	for (size_t g = 0; ng >= 2 && g < ng; g++) {
+		double pct = min_pct(cs, idx, start[g], start[g + 1], false);
 
-		for (size_t i = 0; i < cs->nr; i++)
-			if (cs->v[i].group == (int)g && cs->v[i].running_pct >= 0 && (pct < 0 || cs->v[i].running_pct < pct))
-				pct = cs->v[i].running_pct;
 		if (pct >= 0)
 			fprintf(out, "  group %zu (%.2f %%):", g, pct);
 		else
 			fprintf(out, "  group %zu:", g);
-		for (size_t i = 0; i < cs->nr; i++)
-			if (cs->v[i].group == (int)g) {
-				fprintf(out, "%s %s", first ? "" : ",", cs->v[i].name);
-				first = false;
-			}
+		for (size_t k = start[g]; k < start[g + 1]; k++)
+			fprintf(out, "%s %s", k == start[g] ? "" : ",", cs->v[idx[k]].name);
 		fputc('\n', out);
 	}
+	tdp_free(start);
+	tdp_free(idx);
 }
 
 void topdown_text_print(FILE *out, const struct topdown_report *r)

@@ -18,6 +18,7 @@
 #include "base/err.h"
 #include "base/file.h"
 #include "base/path.h"
+#include "base/sigfwd.h"
 #include "base/str.h"
 #include "base/strbuf.h"
 #include "sim/sim-internal.h"
@@ -26,6 +27,74 @@ extern char **environ;
 
 #define COST_PREFIX "cost."
 #define LOG_PREFIX "valgrind."
+
+/*
+ * A script's "#!" interpreter, checked as execve() would: a missing one is the
+ * same "not found" (127) as under the PMU backend, not a valgrind failure (1).
+ * Returns 0 (not a script, or its interpreter runs), TDP_ENOCMD or TDP_ENOEXEC
+ * with the interpreter in interp.
+ */
+static int check_interpreter(const char *prog, char *interp, size_t size)
+{
+	char buf[256];
+	ssize_t n;
+	size_t i = 2, j = 0;
+	int fd = open(prog, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0; /* execve() says what is wrong */
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 3 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[n] = '\0';
+	while (buf[i] == ' ' || buf[i] == '\t')
+		i++;
+	while (buf[i] && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && j + 1 < size)
+		interp[j++] = buf[i++];
+	interp[j] = '\0';
+	if (!j || (buf[i] && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n') || !strchr(interp, '/'))
+		return 0; /* none, longer than we keep, or relative: let execve() judge */
+	{
+		char *found = NULL;
+		int r = tdp_find_program(interp, NULL, &found); /* a name with a '/' is checked as it is */
+
+		tdp_free(found);
+		return r == TDP_ENOMEM ? 0 : r;
+	}
+}
+
+/*
+ * valgrind keeps /proc/self/cmdline and auxv for its guest in TMPDIR
+ * ("valgrind_proc_PID_cmdline_XXXXXXXX"), created and unlinked as it starts: a
+ * signal in between leaves them. Remove those of our valgrind (its pid, our files).
+ */
+static void remove_valgrind_temps(const char *tmpdir, pid_t pid)
+{
+	char prefix[48];
+	DIR *d;
+	struct dirent *de;
+	size_t n;
+
+	if (pid <= 0)
+		return;
+	n = (size_t)snprintf(prefix, sizeof(prefix), "valgrind_proc_%d_", (int)pid);
+	d = opendir(tmpdir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (strncmp(de->d_name, prefix, n) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
+		unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
 
 /* Remove the private directory and what valgrind left in it (never recursive beyond one level). */
 static void remove_dir(const char *dir)
@@ -209,6 +278,8 @@ static char **make_argv(const struct sim_run_opts *o, const char *vg, const char
 	ab->v[ab->nr++] = ab->d1;
 	ab->v[ab->nr++] = ab->ll;
 	ab->v[ab->nr++] = o->no_children ? "--trace-children=no" : "--trace-children=yes";
+	/* no gdbserver: its FIFOs and shared memory in TMPDIR would outlive a killed valgrind */
+	ab->v[ab->nr++] = "--vgdb=no";
 	ab->v[ab->nr++] = ab->out.buf;
 	ab->v[ab->nr++] = ab->log.buf;
 	/* --error-exitcode is left unset (0): cachegrind's exit status is the workload's. */
@@ -227,45 +298,35 @@ static char **make_argv(const struct sim_run_opts *o, const char *vg, const char
 
 static int spawn_and_wait(char **argv, char *const *envp, pid_t *pid_out, int *wstatus, struct tdp_err *err)
 {
-	struct sigaction ign, old_int, old_quit;
 	posix_spawnattr_t attr;
-	sigset_t def, none;
+	sigset_t old;
 	pid_t pid;
 	int rc, ret = 0;
 
+	if (tdp_sigfwd_received())
+		return tdp_err_set(err, TDP_ECHILD, "stopped by signal %d before valgrind started",
+				   tdp_sigfwd_received());
 	if ((rc = posix_spawnattr_init(&attr)))
 		return tdp_err_set(err, TDP_ENOMEM, "cannot start valgrind: %s", strerror(rc));
-	sigemptyset(&def);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGQUIT);
-	sigaddset(&def, SIGPIPE);
-	sigemptyset(&none);
-	posix_spawnattr_setsigdefault(&attr, &def);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
+	/* its own process group, to which SIGINT/SIGTERM/SIGHUP to tdprof are passed on (base/sigfwd.h) */
+	tdp_sigfwd_spawnattr(&attr);
+	tdp_sigfwd_block(&old);
 	rc = posix_spawn(&pid, argv[0], NULL, &attr, argv, envp ? envp : environ);
 	posix_spawnattr_destroy(&attr);
 	if (rc) {
-		ret = tdp_err_set(err, rc == ENOENT ? TDP_ENOTSUP : TDP_ECHILD, "cannot start '%s': %s", argv[0],
-				  strerror(rc));
-		goto out;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return tdp_err_set(err, rc == ENOENT ? TDP_ENOTSUP : TDP_ECHILD, "cannot start '%s': %s", argv[0],
+				   strerror(rc));
 	}
 	*pid_out = pid;
+	tdp_sigfwd_child(pid, &old);
 	while (waitpid(pid, wstatus, 0) < 0) {
 		if (errno != EINTR) {
 			ret = tdp_err_set(err, TDP_ECHILD, "cannot wait for valgrind: %s", strerror(errno));
-			goto out;
+			break;
 		}
 	}
-out:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	tdp_sigfwd_child(0, NULL);
 	return ret;
 }
 
@@ -284,6 +345,8 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 	if (!o->argv || !o->argv[0] || !o->machine)
 		return tdp_err_set(err, TDP_EINVAL, "sim_run: no workload or no machine");
 
+	/* from here a SIGINT/SIGTERM/SIGHUP is passed on to valgrind and the directory still removed */
+	tdp_sigfwd_begin();
 	ret = tdp_find_program(o->valgrind ? o->valgrind : "valgrind", o->path, &vg);
 	if (ret == TDP_ENOMEM) {
 		ret = tdp_err_oom(err);
@@ -306,6 +369,17 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 			tdp_err_set(err, ret, "cannot run '%s': not an executable file (permission denied)",
 				    o->argv[0]);
 		goto out;
+	}
+	{
+		char interp[200];
+
+		ret = check_interpreter(prog, interp, sizeof(interp));
+		if (ret) {
+			tdp_err_set(err, ret, "cannot run '%s': its interpreter '%s' %s", o->argv[0], interp,
+				    ret == TDP_ENOCMD ? "does not exist" : "is not executable");
+			tdp_err_hint(err, "fix the '#!' line of '%s'", o->argv[0]);
+			goto out;
+		}
 	}
 	if (prog[0] == '-') {
 		/* valgrind would read it as an option: "-x" is the same file as "./-x". */
@@ -343,6 +417,12 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 	ret = spawn_and_wait(argv, o->envp, &pid, &wstatus, err);
 	if (ret)
 		goto out;
+	if (tdp_sigfwd_received()) {
+		/* passed on to valgrind: whatever it wrote is not the whole run */
+		ret = tdp_err_set(err, TDP_ECHILD, "the simulation was stopped by signal %d (passed on to valgrind "
+				  "and the workload)", tdp_sigfwd_received());
+		goto out;
+	}
 	r->ran = true;
 	r->wall_ns = now_ns() - t0;
 	if (WIFSIGNALED(wstatus)) {
@@ -380,6 +460,9 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 out:
 	if (made_dir)
 		remove_dir(dirbuf.buf);
+	if (tdp_sigfwd_received() || r->signaled)
+		remove_valgrind_temps(o->tmpdir && *o->tmpdir ? o->tmpdir : "/tmp", pid);
+	tdp_sigfwd_end();
 	strbuf_release(&dirbuf);
 	strbuf_release(&ab.out);
 	strbuf_release(&ab.log);

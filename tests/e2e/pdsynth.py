@@ -53,9 +53,10 @@ def sample(ip, branches, callchain, layout=None, at=0):
     return rec(9, b, misc=2)
 
 
-def build(nr_samples=20, finished=True):
+def build(nr_samples=20, finished=True, filename=b"/tmp/loop"):
     """A finished (or, finished=False, unfinished: data size 0, no features)
-    recording of nr_samples branch-stack samples. Returns (bytes, Layout)."""
+    recording of nr_samples branch-stack samples, the code mapped from filename.
+    Returns (bytes, Layout)."""
     lay = Layout()
     attr = bytearray(ATTR_SIZE)
     struct.pack_into("<IIQQQQQ", attr, 0, 1, ATTR_SIZE, 0, 100000, SAMPLE_TYPE, 0, SAMPLE_ID_ALL)
@@ -74,8 +75,9 @@ def build(nr_samples=20, finished=True):
         data += r
 
     add(rec(3, struct.pack("<II", 42, 42) + b"loop\0\0\0\0" + sample_id(), misc=1 << 13))
+    name = filename + b"\0" * (8 - len(filename) % 8)  # NUL-terminated, padded to 8 bytes
     add(rec(10, struct.pack("<IIQQQIIQQII", 42, 42, 0x400000, 0x10000, 0, 8, 1, 1234, 0, 5, 2)
-            + b"/tmp/loop\0\0\0\0\0\0\0" + sample_id(), misc=2))
+            + name + sample_id(), misc=2))
     for i in range(nr_samples):
         br = [(0x401000 + 16 * ((i + k) % 8), 0x401100 + 16 * k, 1 if (i + k) % 3 == 0 else 2) for k in range(4)]
         at = lay.data + len(data)
@@ -93,6 +95,25 @@ def build(nr_samples=20, finished=True):
     header = MAGIC + struct.pack("<QQQQQQQQ", HEADER_SIZE, ATTR_SIZE + 16, lay.attr, len(attrs), lay.data,
                                  len(data) if finished else 0, 0, 0) + bytes(bitmap)
     return header + attrs + struct.pack("<Q", 7) + data + feats, lay
+
+
+def build_pipe(nr_samples=20):
+    """The same recording as a pipe-mode stream (perf record -o -): the 16-byte
+    header {magic, size 16}, a HEADER_ATTR record (the attr and its id), then the
+    records. Returns (bytes, Layout) with records, samples and data_end set
+    (records[0] is the HEADER_ATTR)."""
+    img, flay = build(nr_samples)
+    lay = Layout()
+    attr = img[flay.attr:flay.attr + ATTR_SIZE]
+    out = MAGIC + struct.pack("<Q", 16)
+    lay.records.append(len(out))
+    out += rec(64, attr + struct.pack("<Q", 7))  # HEADER_ATTR
+    shift = len(out) - flay.data
+    out += img[flay.data:flay.data_end]
+    lay.records += [r + shift for r in flay.records]
+    lay.samples = [r + shift for r in flay.samples]
+    lay.data, lay.data_end = 16, len(out)
+    return out, lay
 
 
 def patch(image, offset, fmt, value):

@@ -103,11 +103,13 @@ def test_unknown_command_option_is_usage_error():
 
 
 def test_output_file_errors_are_the_same_everywhere():
-    """-o FILE: a path that cannot be created is a bad argument (exit 2), a write that
-    fails (a full disk: /dev/full) is exit 1; both name the file (src/cli/output.c)."""
+    """-o FILE (a report or a recording) and --html FILE: a path that cannot be
+    created, or a directory, is a bad argument (exit 2), a write that fails (a full
+    disk: /dev/full) is exit 1; both name the file (base/file.h tdp_out_open())."""
     import os
     import tempfile
-    bad = os.path.join(tempfile.mkdtemp(prefix="tdprof-cli-"), "no", "such", "dir", "out")
+    tmp = tempfile.mkdtemp(prefix="tdprof-cli-")
+    bad = os.path.join(tmp, "no", "such", "dir", "out")
     perfdata = os.path.join(tdp.SHARED, "perfdata", "perf.data.branch_stack_spec")
     commands = [  # (arguments before -o FILE, arguments after it)
         (["info"], []),
@@ -116,12 +118,48 @@ def test_output_file_errors_are_the_same_everywhere():
     ]
     if os.path.exists(perfdata):
         commands.append((["branches", "report", "-i", perfdata], []))
+    # a recording and an HTML page follow the same rule as the reports
+    import pdsynth
+    synth = os.path.join(tmp, "synth.data")
+    with open(synth, "wb") as f:
+        f.write(pdsynth.build(nr_samples=4)[0])
+    commands.append((["branches", "record", "-e", "cpu-clock"], ["--", "true"]))
     for before, after in commands:
         r = tdp.run(*before, "-o", bad, *after)
         tdp.expect_exit(r, 2)
         tdp.expect_in("cannot open '%s' for writing" % bad, r.err, "stderr of %s" % before[0], r)
+        r = tdp.run(*before, "-o", tmp, *after)
+        tdp.expect_exit(r, 2)
+        tdp.expect_in("'%s' for writing: it is a directory" % tmp, r.err, "stderr of %s" % before[0], r)
         r = tdp.run(*before, "-o", "/dev/full", *after)
         tdp.expect_exit(r, 1)
         tdp.expect_in("cannot write '/dev/full'", r.err, "stderr of %s" % before[0], r)
+    html = ["branches", "report", "-i", synth, "--no-source", "--html"]
+    r = tdp.run(*html, bad)
+    tdp.expect_exit(r, 2)
+    tdp.expect_in("cannot open '%s' for writing" % bad, r.err, "stderr of --html", r)
+    r = tdp.run(*html, "/dev/full")
+    tdp.expect_exit(r, 1)
+    tdp.expect_in("cannot write '/dev/full'", r.err, "stderr of --html", r)
+
+def test_missing_interpreter_is_127_on_every_path():
+    """A script whose '#!' interpreter does not exist cannot be run: 127 (README's
+    exit table) under the PMU commands and under the simulated backend alike."""
+    import os
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp(prefix="tdprof-cli-")
+    script = os.path.join(d, "s.sh")
+    with open(script, "w") as f:
+        f.write("#!/nonexistent/interpreter\necho hi\n")
+    os.chmod(script, 0o755)
+    paths = [["stat", "-e", "task-clock"], ["branches", "record", "-e", "cpu-clock", "-o", os.path.join(d, "r.data")]]
+    if shutil.which("valgrind"):
+        paths += [["why", "--backend=sim"], ["topdown", "--backend=sim"]]
+    for argv in paths:
+        r = tdp.run(*argv, "--", script, timeout=120)
+        tdp.expect_exit(r, 127)
+        tdp.expect_in("cannot run '%s'" % script, r.err, "stderr of %s" % " ".join(argv), r)
+
 
 tdp.main(globals())

@@ -20,6 +20,7 @@ import os
 import resource
 import shutil
 import signal
+import struct
 import subprocess
 import tempfile
 
@@ -220,6 +221,92 @@ def test_perf_data_truncated_anywhere_is_refused_naming_the_offset():
         expect_refused(r)
         tdp.check("offset" in r.err or "bytes" in r.err or "empty" in r.err,
                   "the message says where the file ends (cut at %d)" % cut, r)
+
+
+def test_pipe_stream_cut_or_damaged_at_any_record_is_refused_naming_the_offset():
+    # A pipe stream has no header saying where it ends: a record cut short, or one
+    # whose size field is impossible, is refused naming that record's offset (exit
+    # 2), as perf script refuses it, never a short report with exit 0.
+    need_branches()
+    img, lay = pdsynth.build_pipe(nr_samples=8)
+    r = report(tmpfile("full.pipe", img))
+    tdp.expect_exit(r, 0)
+    ends = lay.records[1:] + [lay.data_end]
+    for at, end in zip(lay.records, ends):
+        size = end - at
+        for cut in sorted({at + 1, at + 5, at + size // 2, end - 1}):
+            r = report(tmpfile("cut.pipe", img[:cut]))
+            expect_refused(r, "offset 0x%x" % at)
+        for bad in (4, 0xffff):
+            r = report(tmpfile("bad.pipe", pdsynth.patch(img, at + 6, "<H", bad)))
+            expect_refused(r, "offset 0x%x" % at)
+
+
+def test_pipe_stream_read_with_partial_says_what_was_lost():
+    # --partial reads the records before the damage and says where it stopped and
+    # how many bytes were not read; the counts are those of the whole records.
+    need_branches()
+    img, lay = pdsynth.build_pipe(nr_samples=8)
+    for k, at in enumerate(lay.samples):
+        cut = at + 20
+        r = tdp.run("branches", "report", "-i", tmpfile("cut.pipe", img[:cut]), "--partial", "--json", timeout=60)
+        tdp.expect_exit(r, 0)
+        tdp.expect_in("offset 0x%x" % at, r.err, "stderr", r)
+        tdp.expect_in("last %d bytes were not read" % (cut - at), r.err, "stderr", r)
+        tdp.check(r.json()["samples"] == k, "%d whole samples before the cut, got %r" % (k, r.json()["samples"]), r)
+        tdp.check(r.json()["data_stopped"] == {"offset": at, "unread_bytes": cut - at},
+                  "the JSON says where the data stopped: %r" % r.json()["data_stopped"], r)
+        # the same without --partial: refused
+        expect_refused(report(tmpfile("cut.pipe", img[:cut])), "offset 0x%x" % at)
+
+
+def feed(argv, chunks, limit=64 << 20):
+    """Run tdprof with chunks() written to its stdin until it stops reading (or
+    limit bytes). Returns (Result-like code, stderr, bytes it accepted)."""
+    p = subprocess.Popen([tdp.TDPROF] + argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    sent = 0
+    try:
+        for c in chunks():
+            p.stdin.write(c)
+            p.stdin.flush()
+            sent += len(c)
+            if sent >= limit:
+                break
+        p.stdin.close()
+    except BrokenPipeError:
+        pass
+    err = p.stderr.read().decode(errors="replace")
+    p.wait(timeout=120)
+    return p.returncode, err, sent
+
+
+def test_stdin_and_devices_are_refused_after_the_bytes_that_show_it():
+    # The magic, the header and each pipe record are checked as they arrive:
+    # /dev/zero is "bad magic" (not "too large" after 1 GiB), and a stream that
+    # goes wrong is refused within 1 MB of reading it, naming the offset.
+    need_branches()
+    expect_refused(report("/dev/zero"), "'/dev/zero': not a perf.data file: bad magic at offset 0x0")
+    expect_refused(import_("/dev/zero"), "'/dev/zero': line 1: holds a NUL byte")
+    code, err, sent = feed(["topdown", "--import", "-", "--cpu", "zen4"],
+                           lambda: iter([b"1,,cycles,100,100.00,,\n" * 1000, b"\0"] + [bytes(1 << 16)] * 4096))
+    tdp.check(code == 2 and "line 1001: holds a NUL byte" in err, "import of a NUL stream: %d %s" % (code, err))
+    tdp.check(sent <= (1 << 20) + (2 << 16), "import: %d bytes were accepted before the refusal" % sent)
+    pipe_hdr = pdsynth.MAGIC + struct.pack("<Q", 16)
+    huge_aux = struct.pack("<IHHQ", 71, 0, 16, 1 << 40)  # AUXTRACE claiming a 1 TiB payload
+    streams = [
+        ("zeros", lambda: iter([bytes(1 << 16)] * 4096), "bad magic at offset 0x0"),
+        ("a pipe header, then zeros", lambda: iter([pipe_hdr] + [bytes(1 << 16)] * 4096),
+         "record at offset 0x10: size 0 is smaller than its header"),
+        ("a 1 TiB AUXTRACE payload", lambda: iter([pipe_hdr, huge_aux] + [bytes(1 << 16)] * 4096),
+         "record at offset 0x10: AUXTRACE payload of 1099511627776 bytes runs past the limit"),
+    ]
+    for what, chunks, needle in streams:
+        code, err, sent = feed(["branches", "report", "-i", "-"], chunks)
+        tdp.check(code == 2, "%s: exit %d, want 2: %s" % (what, code, err))
+        tdp.expect_in(needle, err, "stderr for %s" % what)
+        # what it read, plus what the pipe buffered (64 KiB) and one chunk in flight
+        tdp.check(sent <= (1 << 20) + (2 << 16), "%s: %d bytes were accepted before the refusal" % (what, sent))
 
 
 def test_unfinished_recording_is_read_up_to_its_last_whole_record_or_refused():

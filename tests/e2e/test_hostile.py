@@ -99,6 +99,48 @@ def run_family(rng, seeds, suffix, argv, rounds=ROUNDS):
     return exits
 
 
+HOSTILE_NAME = b"/tmp/ev\x1b[31mil\nname\xff\xc2\x9b"
+
+
+def run_bytes(*args):
+    """tdprof with bytes out (names may not be UTF-8)."""
+    p = subprocess.run([tdp.TDPROF] + list(args), capture_output=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_control_characters_of_recorded_names_are_escaped():
+    # A recorded file name with an escape sequence, a newline, a byte that is not
+    # UTF-8 and a C1 control (CSI): text, CSV and folded reports show \xNN, never
+    # the raw bytes, and keep one record per line.
+    img, _ = pdsynth.build(nr_samples=8, filename=HOSTILE_NAME)
+    path = os.path.join(TMP, "names.data")
+    with open(path, "wb") as f:
+        f.write(img)
+    for fmt, rows in (([], None), (["--csv"], 1 + 8), (["--folded"], None)):
+        code, out, err = run_bytes("branches", "report", "-i", path, "--no-source", "-n", "0", *fmt)
+        tdp.check(code == 0, "exit %d: %r" % (code, err))
+        for raw in (b"\x1b", b"\xff", b"\xc2\x9b", b"il\nname"):
+            tdp.check(raw not in out, "%s: raw %r in the report" % (fmt or "text", raw))
+        if fmt != ["--folded"]:  # folded names functions, and these addresses have none
+            tdp.check(b"ev\\x1b[31mil\\x0aname\\xff\\xc2\\x9b" in out,
+                      "%s: the name escaped:\n%s" % (fmt or "text", out[:600]))
+        if rows is not None:
+            tdp.check(len([l for l in out.splitlines() if l.startswith((b"1,", b"2,", b"3,", b"4,", b"5,", b"6,", b"7,", b"8,"))]) <= rows,
+                      "CSV rows stay rows")
+    # JSON carries the real name (JSON escapes it)
+    code, out, err = run_bytes("branches", "report", "-i", path, "--no-source", "--json")
+    tdp.check(code == 0 and b"\\u001b[31mil\\u000aname" in out, "JSON escapes the name its own way")
+
+
+def test_messages_escape_bytes_of_the_input():
+    # an error message quoting a hostile path: no raw escape, newline or bad UTF-8 on stderr
+    bad = os.fsencode(TMP) + b"/no\x1b]0;owned\x07such-file\xff"
+    code, out, err = run_bytes(b"branches", b"report", b"-i", bad)
+    tdp.check(code == 2, "exit %d" % code)
+    tdp.check(b"\x1b" not in err and b"\x07" not in err and b"\xff" not in err, "raw bytes on stderr: %r" % err)
+    tdp.check(b"no\\x1b]0;owned\\x07such" in err and b"\\xff" in err, "escaped on stderr: %r" % err)
+
+
 def test_perf_stat_output_mutated_never_crashes_topdown_import():
     rng = random.Random(7)
     seeds = fixtures("import", lambda n: not n.endswith(".md"))

@@ -73,6 +73,19 @@ put("import", "text-interval",
 put("import", "text-r", "\n Performance counter stats for 'true' (5 runs):\n\n"
     "              0.50 msec task-clock:u              #    0.500 CPUs utilized            ( +-  1.50% )\n\n"
     "          0.001 +- 0.000100 seconds time elapsed  ( +-  10.00% )\n\n")
+# the running and unit columns of text rows: units, glued and spaced percentages,
+# and the running values the importer refuses ((abc%), (nan%), (101%))
+put("import", "text-running-units", "\n Performance counter stats for 'x':\n\n"
+    "          2,000.50 msec cpu-clock                 #    1.000 CPUs utilized             (99.99%)\n"
+    "               150 ns   duration_time             #  150.0 ns                          (100.00%)\n"
+    "             5,000      cycles:u                  #    2.50 GHz                        ( +-  0.50% )  (50.00%)\n"
+    "             1,000      instructions              #    0.20  insn per cycle          \n"
+    "                                                  #    12.5% stalled                   (0.01%)\n")
+put("import", "text-running-bad", "\n Performance counter stats for 'x':\n\n"
+    "             1,000      cycles                                                      (abc%)\n"
+    "             1,000      instructions                                                (nan%)\n"
+    "             1,000      branches                                                    (101%)\n"
+    "             1,000      branch-misses             ( +- -1% )\n")
 
 # --- perf.data (perfdata/perfdata.h) ------------------------------------------
 # A file-mode image: header, one attr (software cpu-clock) with one id, a data
@@ -199,6 +212,8 @@ body = sample(stx, 0x401000, br, callchain=[0x401000], hw_idx=1)
 put("perfdata", "file-brstack-hwidx", file_mode(stx, body, branch_sample_type=(1 << 3) | (1 << 17)))
 pipe_attr = rec(64, attr(st) + struct.pack("<Q", 7))
 put("perfdata", "pipe-cpu-clock", MAGIC + struct.pack("<Q", 16) + pipe_attr + records(st) + sample(st, 0x401000))
+# a pipe stream cut inside its last sample (read strictly: an error; with PARTIAL: the end)
+put("perfdata", "pipe-cut", (MAGIC + struct.pack("<Q", 16) + pipe_attr + records(st) + sample(st, 0x401000))[:-5])
 
 # perfdata-records: FIELDS (52 bytes: sample_type, read_format, flags,
 # branch_sample_type, regs_user, regs_intr, u32 stack_user) then records.

@@ -130,6 +130,38 @@ static void test_alloc_failure(void **state)
 	}
 }
 
+/* Names for a terminal: control characters, C1 and bytes that are not UTF-8 as \xNN; UTF-8 kept. */
+static void test_printable(void **state)
+{
+	static const struct {
+		const char *in, *want, *want_lines;
+	} cases[] = {
+		{ "plain", "plain", "plain" },
+		{ "a\x1b[31mb", "a\\x1b[31mb", "a\\x1b[31mb" },
+		{ "two\nlines\tx", "two\\x0alines\\x09x", "two\nlines\tx" },
+		{ "del\x7f", "del\\x7f", "del\\x7f" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "csi\xc2\x9b", "csi\\xc2\\x9b", "csi\\xc2\\x9b" },              /* C1 CSI */
+		{ "bad\xff\xfe", "bad\\xff\\xfe", "bad\\xff\\xfe" },
+		{ "over\xc0\xaf", "over\\xc0\\xaf", "over\\xc0\\xaf" },           /* overlong '/' */
+		{ "surr\xed\xa0\x80", "surr\\xed\\xa0\\x80", "surr\\xed\\xa0\\x80" }, /* U+D800 */
+		{ "cut\xe2\x82", "cut\\xe2\\x82", "cut\\xe2\\x82" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+		strbuf_add_name(&a, cases[i].in);
+		strbuf_add_printable(&b, cases[i].in, strlen(cases[i].in), true);
+		if (strcmp(a.buf, cases[i].want) || strcmp(b.buf, cases[i].want_lines))
+			fail_msg("case %zu: '%s' / '%s'", i, a.buf, b.buf);
+		strbuf_release(&a);
+		strbuf_release(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_cap_is_sticky),
 		cmocka_unit_test(test_detach),
 		cmocka_unit_test(test_alloc_failure),
+		cmocka_unit_test(test_printable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

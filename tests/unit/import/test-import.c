@@ -443,6 +443,17 @@ static const struct bad bad_inputs[] = {
 	{ " Performance counter stats for 'a':\n 1 cycles\n\n nan seconds time elapsed\n", TDP_EFORMAT,
 	  "'x': line 4: elapsed time 'nan seconds time elapsed' is not a number", __LINE__ },
 	{ " Performance counter stats for 'a':\n", TDP_EFORMAT, "'x': no counts found", __LINE__ },
+	/* text: a running column CSV and JSON would refuse is refused, not read as the event name */
+	{ " Performance counter stats for 'a':\n 1 cycles (abc%)\n", TDP_EFORMAT,
+	  "'x': line 2: running percentage '(abc%)' is not within 0..100%", __LINE__ },
+	{ " Performance counter stats for 'a':\n 1 cycles (nan%)\n", TDP_EFORMAT,
+	  "'x': line 2: running percentage '(nan%)' is not within 0..100%", __LINE__ },
+	{ " Performance counter stats for 'a':\n 2 instructions\n 1 cycles    (101%)\n", TDP_EFORMAT,
+	  "'x': line 3: running percentage '(101%)' is not within 0..100%", __LINE__ },
+	{ " Performance counter stats for 'a':\n 1 cycles # 2 x ( +- 1e9% )\n", TDP_EFORMAT,
+	  "'x': line 2: running percentage '( +- 1e9% )' is not within 0..100%", __LINE__ },
+	{ " Performance counter stats for 'a':\n 1 cycles (50.00%) (x%)\n", TDP_EFORMAT,
+	  "'x': line 2: running percentage '(x%)' is not within 0..100%", __LINE__ },
 };
 
 static void test_bad_inputs(void **state)
@@ -464,6 +475,76 @@ static void test_bad_inputs(void **state)
 		}
 		import_result_release(&r);
 	}
+}
+
+/*
+ * perf stat --append: runs follow each other in one file, each after its
+ * "# started on" line. They are runs, not more groups: each count is the mean
+ * of its runs (as -r prints), and the groups are those of one run.
+ */
+static void test_appended_runs(void **state)
+{
+	static const char csv[] = "# started on Mon Jan  5 10:00:00 2026\n\n"
+				  "100,,cycles,1000,50.00,,\n300,,instructions,1000,50.00,,\n"
+				  "7,,task-clock,2000,100.00,,\n"
+				  "# started on Mon Jan  5 10:00:01 2026\n\n"
+				  "300,,cycles,3000,50.00,,\n500,,instructions,3000,50.00,,\n"
+				  "9,,task-clock,4000,100.00,,\n";
+	static const char json[] = "# started on Mon Jan  5 10:00:00 2026\n"
+				   "{\"counter-value\" : \"10\", \"unit\" : \"\", \"event\" : \"cycles\", "
+				   "\"event-runtime\" : 10, \"pcnt-running\" : 100.00}\n"
+				   "# started on Mon Jan  5 10:00:01 2026\n"
+				   "{\"counter-value\" : \"30\", \"unit\" : \"\", \"event\" : \"cycles\", "
+				   "\"event-runtime\" : 10, \"pcnt-running\" : 100.00}\n";
+	struct import_result r = IMPORT_RESULT_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	const struct count *c;
+
+	(void)state;
+	assert_int_equal(import_perf_stat_result((const uint8_t *)csv, strlen(csv), "app.csv", &r, &err), 0);
+	assert_int_equal(r.runs, 2);
+	assert_int_equal(r.counts.nr, 3);
+	assert_int_equal(countset_nr_groups(&r.counts), 2);
+	c = countset_find(&r.counts, "cycles", -1);
+	assert_non_null(c);
+	assert_true(c->value == 200 && c->running_ns == 2000 && c->enabled_ns == 4000);
+	assert_true(fabs(c->running_pct - 50.0) < 1e-9);
+	c = countset_find(&r.counts, "instructions", -1);
+	assert_true(c && c->value == 400 && c->group == 0);
+	c = countset_find(&r.counts, "task-clock", -1);
+	assert_true(c && c->group == 1);
+	assert_true(r.nr_notes >= 1 && strstr(r.notes[0], "averaged 2 runs appended"));
+	import_result_release(&r);
+
+	assert_int_equal(import_perf_stat_result((const uint8_t *)json, strlen(json), "app.json", &r, &err), 0);
+	assert_int_equal(r.runs, 2);
+	assert_int_equal(r.counts.nr, 1);
+	assert_true(r.counts.v[0].value == 20);
+	import_result_release(&r);
+
+	/* text: each run its own block after "# started on", as perf stat --append -o FILE writes it */
+	{
+		static const char text[] = "# started on Mon Jan  5 10:00:00 2026\n\n"
+					   " Performance counter stats for 'x':\n\n"
+					   "               100      cycles\n\n"
+					   "       1.000000000 seconds time elapsed\n\n"
+					   "# started on Mon Jan  5 10:00:01 2026\n\n"
+					   " Performance counter stats for 'x':\n\n"
+					   "               300      cycles\n\n"
+					   "       3.000000000 seconds time elapsed\n\n";
+
+		assert_int_equal(import_perf_stat_result((const uint8_t *)text, strlen(text), "app.txt", &r, &err), 0);
+		assert_int_equal(r.runs, 2);
+		assert_int_equal(r.counts.nr, 1);
+		assert_true(r.counts.v[0].value == 200);
+		assert_true(fabs(r.counts.elapsed_ns - 2e9) < 1);
+		import_result_release(&r);
+	}
+
+	/* one "# started on" at the top is one run, as before */
+	assert_int_equal(import_perf_stat_result((const uint8_t *)csv, 124, "one.csv", &r, &err), 0);
+	assert_int_equal(r.runs, 1);
+	import_result_release(&r);
 }
 
 /* A NUL byte, a line over the limit, more rows than the limit. */
@@ -549,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_appended_runs),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_alloc_failures),
 	};

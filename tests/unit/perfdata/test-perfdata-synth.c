@@ -716,17 +716,32 @@ static void errors(void **state)
 	expect_error(&m, 0, TDP_EFORMAT, "record at offset 0x98: size 4 is smaller than its header (8)");
 	tdp_free(m.p);
 
-	/* a record that claims more than there is; in pipe mode with UNFINISHED, the end */
+	/*
+	 * a record that claims more than there is: in pipe mode an error even with
+	 * UNFINISHED (a stream has no header to be unfinished); with PARTIAL, the end,
+	 * and the stats say where and how much was not read
+	 */
 	memset(&m, 0, sizeof(m));
 	pipe_begin(&m, &s, 1, NULL, NULL);
 	at = rec_begin(&m, PERFDATA_RECORD_FINISHED_ROUND, 0);
 	rec_end(&m, at);
 	m.p[at + 6] = 64;
 	expect_error(&m, 0, TDP_EFORMAT, "size 64 runs past the end of the data");
+	expect_error(&m, PERFDATA_OPEN_UNFINISHED, TDP_EFORMAT, "size 64 runs past the end of the data");
 	{
 		struct tdp_err err = TDP_ERR_INIT;
+		struct perfdata *p = NULL;
+		struct perfdata_record r;
+		int n = 0, ret;
 
-		assert_int_equal(read_all(&m, PERFDATA_OPEN_UNFINISHED, &err), 0);
+		assert_int_equal(perfdata_open(&p, m.p, m.len, "synth", PERFDATA_OPEN_PARTIAL, &err), 0);
+		while ((ret = perfdata_next(p, &r, &err)) > 0)
+			n++;
+		assert_int_equal(ret, 0);
+		assert_int_equal(n, 1); /* the HEADER_ATTR before it */
+		assert_int_equal(perfdata_stats(p)->unfinished_tail, at);
+		assert_int_equal(perfdata_stats(p)->tail_bytes, m.len - at);
+		perfdata_close(p);
 	}
 	tdp_free(m.p);
 
