@@ -24,6 +24,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BEGIN = "<!-- import-append: begin (written by bench/import-append.py) -->"
 END = "<!-- import-append: end -->"
@@ -48,15 +51,9 @@ def make(path, target, started=True):
 
 
 def run_child(argv):
-    with open(os.devnull, "wb") as null:
-        t0 = time.monotonic()
-        p = subprocess.Popen(argv, stdout=null, stderr=subprocess.DEVNULL)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.monotonic() - t0
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        sys.exit("%s: exit %d" % (" ".join(argv), code))
-    return wall, ru.ru_utime + ru.ru_stime
+    """(wall s, cpu s) of argv."""
+    wall, cpu, _ = benchlib.measure_ok(argv)
+    return wall, cpu
 
 
 def main():
