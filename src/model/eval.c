@@ -419,6 +419,35 @@ static void hint_events(struct eval_state *st, struct tdp_err *err)
 	strbuf_release(&sb);
 }
 
+/* Every metric beside the tree (model_metric_def), in the model's order, each
+ * from the counts of any group (perf computes Info metrics the same way). */
+static void eval_metrics(struct eval_state *st, struct metric_tree *out)
+{
+	const struct model *m = st->m;
+
+	for (size_t i = 0; i < m->nr_metrics && out->nr_metrics < MODEL_MAX_METRICS; i++) {
+		const struct model_metric_def *d = &m->metrics[i];
+		struct metric_value *v = &out->metrics[out->nr_metrics++];
+		int f = model_formula_index(m, d->formula);
+
+		v->def = d;
+		v->value = NAN;
+		if (f < 0) {
+			snprintf(v->why, sizeof(v->why), "the model has no formula '%s'", d->formula);
+			continue;
+		}
+		st->why[0] = '\0';
+		st->group = -1;
+		v->value = eval_formula(st, (size_t)f);
+		if (isnan(v->value) || isinf(v->value)) {
+			v->value = NAN;
+			snprintf(v->why, sizeof(v->why), "%s", st->why[0] ? st->why : "not measurable");
+		} else {
+			v->flagged = !isnan(d->threshold) && v->value > d->threshold;
+		}
+	}
+}
+
 int model_eval(const struct model_compiled *mc, const struct countset *cs, const struct model_eval_opts *o,
 	       struct metric_tree *out, struct tdp_err *err)
 {
@@ -442,7 +471,7 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 	memset(out, 0, sizeof(*out));
 	out->model = m;
 	out->kind = m->kind;
-	out->max_level = o->max_level >= 2 ? 2 : 1;
+	out->max_level = o->max_level < 1 ? 1 : o->max_level > MODEL_MAX_LEVEL ? MODEL_MAX_LEVEL : o->max_level;
 	out->level1_sum = NAN;
 	out->verdict.value = NAN;
 	out->verdict.node_value = NAN;
@@ -458,7 +487,7 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 			struct metric_node *n;
 			int f = mc->node_formula[i];
 
-			if ((mc->node_parent[i] < 0 ? 1 : 2) != level)
+			if (model_node_level(mc, i) != level)
 				continue;
 			n = &out->v[out->nr++];
 			n->key = nd->key;
@@ -468,6 +497,8 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 			n->formula = m->formulas[f].name;
 			n->source = m->formulas[f].source;
 			n->level = level;
+			if (nd->label)
+				n->label = nd->label;
 			n->extra = nd->extra;
 			n->threshold = nd->threshold;
 			n->value = NAN;
@@ -500,6 +531,7 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 			}
 		}
 	}
+	eval_metrics(&st, out);
 	if (measurable && sum_ok && l1) {
 		out->level1_sum = sum;
 		out->sum_off = m->kind == MODEL_KIND_SLOTS && fabs(sum - 100.0) > 1.0;

@@ -53,6 +53,9 @@ static inline void evset_union(struct evset *s, const struct evset *o)
 /** Index of the formula called name (case-insensitive) in m, or -1. */
 int model_formula_index(const struct model *m, const char *name);
 
+/* The level of node i: its def's level, else 1 without a parent and 2 with one. */
+int model_node_level(const struct model_compiled *mc, size_t i);
+
 /** Index of the node with key in m, or -1. */
 int model_node_index(const struct model *m, const char *key);
 

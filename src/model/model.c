@@ -95,6 +95,13 @@ int model_formula_index(const struct model *m, const char *name)
 	return -1;
 }
 
+int model_node_level(const struct model_compiled *mc, size_t i)
+{
+	if (mc->m->nodes[i].level > 0)
+		return mc->m->nodes[i].level;
+	return mc->node_parent[i] < 0 ? 1 : 2;
+}
+
 int model_node_index(const struct model *m, const char *key)
 {
 	if (!key)

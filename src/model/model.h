@@ -55,7 +55,9 @@ struct strbuf;
 #define MODEL_MAX_ALIASES 12  /* other spellings of one event, or other names of a model */
 #define MODEL_MAX_EVENTS 96   /* events of one model */
 #define MODEL_MAX_FORMULAS 80 /* formulas of one model */
-#define MODEL_MAX_NODES 24    /* nodes of one tree */
+#define MODEL_MAX_NODES 160   /* nodes of one tree (Intel's TMA has ~110 at levels 1-6) */
+#define MODEL_MAX_METRICS 192 /* Info, bottleneck and stage-2 metrics of one model */
+#define MODEL_MAX_LEVEL 6     /* deepest tree level any vendor defines (Intel TMA) */
 #define MODEL_EVKEY_MAX 256   /* bytes of a canonical event name (model_event_key) */
 #define METRIC_WHY_MAX 192    /* bytes of the reason a node is not measurable */
 
@@ -118,6 +120,40 @@ struct model_node_def {
 	bool extra;           /* a vendor extra node (not one of the four), named as such */
 	bool approx_children; /* its children are measured separately and add up to it
 	                         only approximately (model_validate does not check the sum) */
+	/* From the vendor data (generated tables); NULL / 0 in hand-written ones. */
+	int level;               /* 1..MODEL_MAX_LEVEL; 0: 1 without a parent, else 2 */
+	const char *label;       /* display name ("Fetch Latency"); NULL: model_node_label(key) */
+	const char *description; /* the vendor's description of the node */
+	const char *hint;        /* the vendor's tuning hint ("Tuning Hint" column) */
+	const char *locate_with; /* the event to sample to find its code (TMA "Locate-with") */
+	const char *groups;      /* the vendor's metric groups, ';'-separated ("BvMP;TopdownL2") */
+};
+
+/*
+ * A metric beside the tree: Intel's Info.* metrics (IPC, CPI, MPKIs, latencies)
+ * and Bottleneck rows, Arm's stage-2 metric groups (Branch_Effectiveness, ...).
+ * Its formula gives the value in its own unit (not scaled to percent).
+ */
+enum model_metric_kind {
+	MODEL_METRIC_INFO = 0,   /* Intel Info.* and other ratios shown on request (--info) */
+	MODEL_METRIC_BOTTLENECK, /* Intel's Bottlenecks view: a cost in percent of slots */
+	MODEL_METRIC_STAGE2,     /* Arm's methodology stage 2: explored under a level-1 node */
+};
+
+struct model_metric_def {
+	const char *key;         /* the vendor's metric name ("IPC", "Mispredictions", "branch_mpki") */
+	const char *formula;     /* the formula giving the value */
+	enum model_metric_kind kind;
+	const char *group;       /* "Info.Core", "Branch_Effectiveness", ...; NULL: none */
+	const char *unit;        /* "percent", "ratio", "per_kilo_instructions", "cycles", "percent_of_slots" */
+	const char *description;
+	double threshold;        /* flagged above it (in unit); NAN: never */
+};
+
+/* Arm's methodology: the stage-2 metric groups to explore under a level-1 node. */
+struct model_explore {
+	const char *node;        /* level-1 key ("frontend_bound") */
+	const char *groups;      /* ';'-separated metric groups (model_metric_def.group) */
 };
 
 struct model {
@@ -140,6 +176,10 @@ struct model {
 	size_t nr_formulas;
 	const struct model_node_def *nodes;     /* level 1 first, then level 2 */
 	size_t nr_nodes;
+	const struct model_metric_def *metrics; /* beside the tree; NULL: none */
+	size_t nr_metrics;
+	const struct model_explore *explore;    /* Arm stage-2 exploration; NULL: none */
+	size_t nr_explore;
 };
 
 /* ---------------------------------------------------------------------------
@@ -210,7 +250,7 @@ struct model_eval_opts {
 	double slots;   /* #slots; 0: the model's (an Arm PMU's caps/slots goes here) */
 	bool smt_on;    /* #smt_on */
 	bool core_wide; /* #core_wide */
-	int max_level;  /* 1 or 2 */
+	int max_level;  /* 1..MODEL_MAX_LEVEL */
 	size_t *work;   /* when set: += the counts and groups the evaluation visited
 	                   (tests check it grows linearly with the counts) */
 };
@@ -235,6 +275,14 @@ struct metric_node {
 	char why[METRIC_WHY_MAX];/* why value is NAN; "" otherwise */
 };
 
+/* A metric_def's value (model_eval computes every metric of the model). */
+struct metric_value {
+	const struct model_metric_def *def;
+	double value;            /* in def->unit; NAN: not measurable */
+	bool flagged;            /* above def->threshold */
+	char why[METRIC_WHY_MAX];/* why value is NAN; "" otherwise */
+};
+
 struct metric_verdict {
 	const char *category;    /* key of the principal bottleneck; NULL when nothing is measurable */
 	const char *node;        /* its largest level-2 child, or NULL */
@@ -255,6 +303,8 @@ struct metric_tree {
 	bool sum_off;            /* slot models: level1_sum is more than 1 point away from 100 */
 	bool simulated;          /* from the simulated backend: next steps must run without a PMU */
 	struct metric_verdict verdict; /* filled by model_classify() */
+	size_t nr_metrics;
+	struct metric_value metrics[MODEL_MAX_METRICS]; /* the model's metrics, in its order */
 };
 
 /**
