@@ -139,7 +139,7 @@ static int write_html(const struct diff_cli *c, const struct diff_result *r, str
 	struct html_opts ho = HTML_OPTS_INIT;
 	struct tdp_err err = TDP_ERR_INIT;
 	const char *dirs[1] = { c->source_dir };
-	FILE *f;
+	struct output out;
 	int ret;
 
 	ho.source_dirs = dirs;
@@ -153,16 +153,15 @@ static int write_html(const struct diff_cli *c, const struct diff_result *r, str
 		msg_err(&err);
 		return EXIT_ANALYSIS;
 	}
-	f = output_open(c->html_path);
-	if (!f)
-		return EXIT_USAGE;
-	ret = html_print_diff(f, r, &ho, &err);
+	if ((ret = output_open(&out, c->html_path)))
+		return ret;
+	ret = html_print_diff(out.f, r, &ho, &err);
 	if (ret) {
 		msg_err(&err);
-		fclose(f);
+		output_close(&out, false);
 		return EXIT_ANALYSIS;
 	}
-	return output_close(f, c->html_path);
+	return output_close(&out, true);
 }
 
 int cmd_diff(int argc, char **argv, struct tdp_ctx *ctx)

@@ -236,7 +236,8 @@ static int run_sim(char *const *argv, const char *machine, const char *out_path,
 	struct stat_report rep = { 0 };
 	struct strbuf cmd = STRBUF_INIT, target = STRBUF_INIT, note = STRBUF_INIT;
 	struct tdp_err err = TDP_ERR_INIT;
-	FILE *out = stdout;
+	struct output out = OUTPUT_INIT;
+	bool done = false;
 	int rc;
 
 	measure_sim_init(&s);
@@ -266,19 +267,17 @@ static int run_sim(char *const *argv, const char *machine, const char *out_path,
 	rep.hw_note = note.buf;
 	if (sep)
 		msg_note("%s", note.buf);
-	if (!(out = output_open(out_path))) {
-		out = stdout;
-		rc = EXIT_USAGE;
+	if ((rc = output_open(&out, out_path)))
 		goto out;
-	}
-	if (render(out, &none, &cs, &rep, json, sep, false, &err)) {
+	if (render(out.f, &none, &cs, &rep, json, sep, false, &err)) {
 		msg_err(&err);
 		rc = EXIT_ANALYSIS;
 		goto out;
 	}
+	done = true;
 	rc = s.run.status;
 out:
-	if (output_close(out, out != stdout ? out_path : NULL) && rc == EXIT_OK)
+	if (output_close(&out, done) && rc == EXIT_OK)
 		rc = EXIT_ANALYSIS;
 	strbuf_release(&cmd);
 	strbuf_release(&target);
@@ -398,7 +397,8 @@ static int run_pmu(const struct stat_opts *o, struct pmu_session_opts *so)
 	struct strbuf cmd = STRBUF_INIT, target = STRBUF_INIT, note = STRBUF_INIT;
 	struct stat_report rep = { 0 };
 	struct live L = { 0 };
-	FILE *out = stdout;
+	struct output out = OUTPUT_INIT;
+	bool done = false;
 	bool hide_llc = o->events == NULL;
 	int rc = EXIT_USAGE, ret;
 
@@ -415,12 +415,9 @@ static int run_pmu(const struct stat_opts *o, struct pmu_session_opts *so)
 		rc = exitcode_from_err(ret);
 		goto out;
 	}
-	if (!(out = output_open(o->out_path))) {
-		out = stdout;
-		rc = EXIT_USAGE;
+	if ((rc = output_open(&out, o->out_path)))
 		goto out;
-	}
-	L.out = out;
+	L.out = out.f;
 	L.sep = o->sep;
 	L.print = !o->json;
 	L.hide_llc = hide_llc;
@@ -460,14 +457,15 @@ static int run_pmu(const struct stat_opts *o, struct pmu_session_opts *so)
 	/* With -I, perf prints no summary in its CSV layout; tdprof's text adds one after the intervals. */
 	if (!(o->sep && o->interval)) {
 		if (o->interval && !o->json && !o->sep)
-			fputc('\n', out);
-		ret = render(out, &res, &shown, &rep, o->json, o->sep, hide_llc, &err);
+			fputc('\n', out.f);
+		ret = render(out.f, &res, &shown, &rep, o->json, o->sep, hide_llc, &err);
 		if (ret) {
 			msg_err(&err);
 			rc = EXIT_ANALYSIS;
 			goto out;
 		}
 	}
+	done = true;
 	if (res.signal) {
 		const char *sig = sigabbrev_np(res.signal) ? sigabbrev_np(res.signal) : "?";
 
@@ -477,7 +475,7 @@ static int run_pmu(const struct stat_opts *o, struct pmu_session_opts *so)
 			msg_note("counting stopped by SIG%s", sig);
 	}
 out:
-	if (output_close(out, out != stdout ? o->out_path : NULL) && rc == EXIT_OK)
+	if (output_close(&out, done) && rc == EXIT_OK)
 		rc = EXIT_ANALYSIS;
 	strbuf_release(&cmd);
 	strbuf_release(&target);
