@@ -15,6 +15,7 @@
 #include "report/loop.h"
 #include "report/repeat.h"
 #include "report/selftest.h"
+#include "report/stat.h"
 #include "report/topdown.h"
 #include "report/why.h"
 
@@ -247,6 +248,53 @@ static const struct renderer explain_renderers[] = {
 	{ NULL, NULL },
 };
 
+static int stat_text_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	const struct stat_report *r = doc;
+
+	(void)err;
+	if (r->after_intervals)
+		fputc('\n', out);
+	stat_text_print(out, r);
+	return 0;
+}
+
+static int stat_json_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	return stat_json_print(out, doc, err);
+}
+
+static int stat_csv_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	const struct stat_report *r = doc;
+
+	(void)err;
+	stat_csv_print(out, r->counts, r->runs, r->csv_sep ? r->csv_sep : ",");
+	return 0;
+}
+
+static int stat_text(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_capture(out, stat_text_file, doc, err);
+}
+
+static int stat_json(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_capture(out, stat_json_file, doc, err);
+}
+
+static int stat_csv(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_capture(out, stat_csv_file, doc, err);
+}
+
+static const struct renderer stat_renderers[] = {
+	{ "text", stat_text },
+	{ "json", stat_json },
+	{ "csv", stat_csv },
+	{ NULL, NULL },
+};
+
 static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_TOPDOWN] = topdown_renderers,
 	[RENDER_WHY] = why_renderers,
@@ -257,6 +305,7 @@ static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_SELFTEST] = selftest_renderers,
 	[RENDER_LIST] = list_renderers,
 	[RENDER_EXPLAIN] = explain_renderers,
+	[RENDER_STAT] = stat_renderers,
 };
 
 const struct renderer *render_table(enum render_kind k)

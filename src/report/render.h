@@ -9,8 +9,8 @@
  * file) and one row in its table here (render.c). Renderers only format: every
  * rate, share and derived figure is in the document struct they are given.
  *
- * Kinds not yet in a table render through their own functions (the other
- * headers of report/).
+ * Every document kind has a table; a kind's printers (its header in report/)
+ * remain for what streams before the document (stat's -I intervals).
  *
  * Usage:
  *   const struct renderer *r = render_find(RENDER_TOPDOWN, format);
@@ -37,6 +37,7 @@ enum render_kind {
 	RENDER_SELFTEST,    /* struct selftest_report (report/selftest.h) */
 	RENDER_LIST,        /* struct list_report (report/list.h) */
 	RENDER_EXPLAIN,     /* struct explain_report (report/explain.h) */
+	RENDER_STAT,        /* struct stat_report (report/stat.h) */
 	RENDER_KINDS,
 };
 
