@@ -68,20 +68,6 @@ static enum branches_view parse_view(const char *by)
 	return BRANCHES_VIEW_BLOCK;
 }
 
-/* The JSON document of r into out (for --html, which draws the page from it). */
-static int json_doc(FILE *out, const void *r, struct tdp_err *err)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int ret = report_branches_json(&sb, r, err);
-
-	if (!ret && strbuf_failed(&sb))
-		ret = tdp_err_oom(err);
-	if (!ret && fwrite(sb.buf, 1, sb.len, out) != sb.len)
-		ret = tdp_err_set(err, TDP_EIO, "cannot write the JSON document");
-	strbuf_release(&sb);
-	return ret;
-}
-
 /* The annotator's options; returns $HOME/.debug (free) when it is one of bid_dirs[2], else NULL. */
 static char *annot_opts(const struct report_opts *o, size_t top, const char **bid_dirs, struct branch_annot_opts *ao)
 {
@@ -144,9 +130,13 @@ int branches_report_run(const struct report_opts *o, struct strbuf *out)
 	enum branch_sort sort = BRANCH_SORT_MISPREDICTS;
 	char recorder[128], *debug_dir = NULL;
 	const char *bid_dirs[2] = { NULL, NULL };
-	bool text = !o->json && !o->csv && !o->folded;
-	/* JSON is ranked and cut like the text (its rows_left_out says by how much); --all or -n 0: every row */
-	size_t top = o->all ? 0 : o->top >= 0 ? (size_t)o->top : text || o->json ? TEXT_TOP_DEFAULT : 0;
+	/*
+	 * JSON (and the HTML page drawn from it) is ranked and cut like the text (its
+	 * rows_left_out says by how much); CSV and folded hold every row; --all or -n 0:
+	 * every row
+	 */
+	bool cut = strcmp(o->format, "csv") && strcmp(o->format, "folded");
+	size_t top = o->all ? 0 : o->top >= 0 ? (size_t)o->top : cut ? TEXT_TOP_DEFAULT : 0;
 	int rc, status = EXIT_OK;
 
 	if (o->sort && !branch_sort_parse(o->sort, &sort))
@@ -211,7 +201,7 @@ int branches_report_run(const struct report_opts *o, struct strbuf *out)
 	if (rc)
 		goto fail;
 	if (o->html)
-		status = output_html(o->html, json_doc, &r);
+		status = output_html_of(o->html, RENDER_BRANCHES, &r);
 	goto out;
 fail:
 	if (rc == TDP_ENOENT && !err.hint[0] && !p)

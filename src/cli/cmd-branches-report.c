@@ -21,7 +21,7 @@ const char cmd_branches_report_summary[] = "rank misprediction sites, edges and 
 static const struct cmd_doc doc = {
 	.name = "branches report",
 	.summary = cmd_branches_report_summary,
-	.usage = "branches report [-i FILE] [--symfs DIR] [--json | --csv | --folded] [-n TOP] "
+	.usage = "branches report [-i FILE] [--symfs DIR] [--json | --csv | --folded | --format FMT] [-n TOP] "
 		 "[--sort mispredicts|executions|rate] [--by site|edge|type|block] [--no-source] [--no-disasm] "
 		 "[-o FILE]",
 	.description =
@@ -78,11 +78,12 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_STRING('i', "input", &o.input, "FILE", "the perf.data to read (default perf.data; - for stdin)"),
 		OPT_STRING('o', "output", &o.output, "FILE", "write the report to FILE instead of stdout"),
 		OPT_GROUP("format"),
-		OPT_CHOICE(0, "format", &o.format, "text|json|csv|folded", "the report's format (default text)"),
+		OPT_CHOICE(0, "format", &o.format, "text|json|csv|folded|html", "the report's format (default text; "
+										   "html: the page of --html)"),
 		OPT_BOOL(0, "json", &o.json, "write one JSON document (--format=json)"),
 		OPT_BOOL(0, "csv", &o.csv, "write one CSV table (the --by view; sites by default)"),
 		OPT_BOOL(0, "folded", &o.folded, "write folded stacks for flamegraph.pl ('FROM;TO N')"),
-		OPT_STRING(0, "html", &o.html, "FILE", "also write a self-contained HTML report to FILE"),
+		OPT_STRING(0, "html", &o.html, "FILE", "also write a self-contained HTML report to FILE (--format html)"),
 		OPT_LONG('n', "top", &o.top, "N", "rows per table (text and JSON: 20, CSV and folded: all; 0: all)", 0,
 			 1L << 30),
 		OPT_BOOL(0, "all", &o.all, "every row of every table (as -n 0)"),

@@ -9,6 +9,7 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/opts.h"
+#include "cli/output.h"
 #include "cli/why-run.h"
 #include "base/strbuf.h"
 #include "diagnose/diagnose.h"
@@ -22,8 +23,8 @@ const char cmd_why_summary[] = "the whole workflow in one command: why is it slo
 static const struct cmd_doc doc = {
 	.name = "why",
 	.summary = cmd_why_summary,
-	.usage = "why [--backend=auto|pmu|sim] [--sim-machine M] [-l 1|2] [--no-drill] [-n TOP] [--json] [-o FILE] -- "
-		 "CMD [ARGS]",
+	.usage = "why [--backend=auto|pmu|sim] [--sim-machine M] [-l 1|2] [--no-drill] [-n TOP] [--json | --format FMT] "
+		 "[-o FILE] [--html FILE] -- CMD [ARGS]",
 	.description =
 		"Runs CMD once and goes through the top-down workflow for you: triage (CPI, branch, i-cache and "
 		"last-level-cache misses per 1000 instructions), the top-down tree (level 2 where the backend "
@@ -56,7 +57,7 @@ static const struct cmd_doc doc = {
 		"when the program's own code ran at least half of the instructions (a short program would "
 		"otherwise look like its start-up); the output names the scope and gives the whole run beside it.\n"
 		"\n"
-		"With --json and no -o, CMD's standard output goes to stderr, so that stdout holds only the "
+		"With --json (or --format html) and no -o, CMD's standard output goes to stderr, so that stdout holds only the "
 		"JSON document. Build CMD with -g for source lines (and -fno-omit-frame-pointer does no harm). To reuse counts "
 		"recorded elsewhere, 'tdprof topdown --import FILE' classifies them; 'why' runs the workload, so "
 		"it takes no --import.",
@@ -90,10 +91,12 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_GROUP("output"),
 		OPT_LONG('n', "top", &wo.top, "N", "sites listed (default 10; JSON and -v list them all up to N)", 1,
 			 DIAG_MAX_SITES),
-		OPT_CHOICE(0, "format", &wo.format, "text|json", "the output's format (default text)"),
+		OPT_CHOICE(0, "format", &wo.format, "text|json|html", "the output's format (default text; html: the "
+								       "page of --html)"),
 		OPT_BOOL(0, "json", &wo.json, "one JSON document (--format=json)"),
 		OPT_STRING('o', "output", &wo.out_path, "FILE", "write the result to FILE instead of stdout"),
-		OPT_STRING(0, "html", &wo.html, "FILE", "also write a self-contained HTML report to FILE"),
+		OPT_STRING(0, "html", &wo.html, "FILE", "also write a self-contained HTML report to FILE (the page of "
+							"--format html)"),
 		OPT_END(),
 	};
 	struct strbuf cmd = STRBUF_INIT;

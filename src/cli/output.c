@@ -125,6 +125,17 @@ const char *output_format(const char *cmd, const char *format, const char *alias
 	return alias ? alias : format ? format : dflt;
 }
 
+int output_html_of(const char *path, enum render_kind k, const void *doc)
+{
+	const struct renderer *r = render_find(k, "html");
+
+	if (!r) {
+		msg_error("this document has no HTML page");
+		return EXIT_USAGE;
+	}
+	return output_render(path, r, doc);
+}
+
 struct html_job {
 	html_json_fn *fn;
 	const void *doc;

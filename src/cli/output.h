@@ -87,8 +87,17 @@ int output_render(const char *path, const struct renderer *r, const void *doc);
 const char *output_format(const char *cmd, const char *format, const char *alias, const char *dflt);
 
 /**
- * --html FILE: the page report/html.h draws from the JSON document that fn prints
- * of doc, with the default options. Prints the error; returns an exit status.
+ * --html FILE, the shortcut of `--format html` beside another format: the "html"
+ * renderer of kind k (report/render.h) on doc, written to path. Every kind whose
+ * table has an "html" row takes it the same way (topdown, why, branches report,
+ * diff). Prints the error; returns an exit status (EXIT_USAGE when k has no page).
+ */
+int output_html_of(const char *path, enum render_kind k, const void *doc);
+
+/**
+ * --html FILE, the older form: the page report/html.h draws from the JSON
+ * document that fn prints of doc, with the default options (the same page as
+ * output_html_of()). Prints the error; returns an exit status.
  */
 int output_html(const char *path, html_json_fn *fn, const void *doc);
 

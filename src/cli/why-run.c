@@ -21,12 +21,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
-
-static int json_doc(FILE *out, const void *r, struct tdp_err *err)
-{
-	return why_json_print(out, r, err);
-}
 
 /*
  * -r N: keep the tree of the run just diagnosed. Returns true when the series
@@ -73,7 +69,7 @@ static int render(const struct why_opts *wo, const struct why_report *r, struct 
 	rr.verbose = ctx->verbose > 0;
 	rc = output_render(wo->out_path, render_find(RENDER_WHY, wo->format), &rr);
 	if (rc == EXIT_OK && wo->html)
-		rc = output_html(wo->html, json_doc, &rr);
+		rc = output_html_of(wo->html, RENDER_WHY, &rr);
 	return rc;
 }
 
@@ -87,10 +83,10 @@ static void fill_opts(struct diag_opts *o, const struct why_opts *wo, const char
 	o->top = (size_t)wo->top;
 }
 
-/* With --json on stdout, the workload's own output would corrupt the document. */
+/* With a document (JSON, HTML) on stdout, the workload's own output would corrupt it. */
 static bool divert(const struct why_opts *wo)
 {
-	return wo->json && !wo->out_path;
+	return strcmp(wo->format, "text") && !wo->out_path;
 }
 
 int why_run_sim(const struct why_opts *wo, char *const *argv, const char *command, struct tdp_ctx *ctx)
