@@ -113,6 +113,44 @@ static void fill_report(const struct report_opts *o, const struct perfdata_featu
 	r->timing_reason = branch_timing_reason(res, li, feat);
 }
 
+/* Open the recording (a file mapped and prefaulted, or a stream checked as it arrives) and its reader. */
+static int open_input(const struct report_opts *o, struct tdp_file *f, struct branch_prefault **pf,
+		      struct perfdata **p, struct tdp_err *err)
+{
+	struct stream_check sc = { PERFDATA_STREAM_INIT, o->input, o->partial ? PERFDATA_OPEN_PARTIAL : 0 };
+	int rc = tdp_file_open_checked(f, o->input, 0, check_stream, &sc, err); /* streams: 1 GiB */
+
+	if (!rc && f->mapped)
+		rc = branch_prefault_start(pf, f->data, f->size, err);
+	if (!rc)
+		rc = perfdata_open(p, f->data, f->size, o->input,
+				   PERFDATA_OPEN_UNFINISHED | PERFDATA_OPEN_RAW_BRANCHES |
+					   (o->partial ? PERFDATA_OPEN_PARTIAL : 0),
+				   err);
+	return rc;
+}
+
+/* Aggregate every branch record of p into *agg while *an names their addresses. */
+static int load(struct perfdata *p, const struct tdp_file *f, struct branch_prefault *pf,
+		const struct branch_annot_opts *ao, const struct perfdata_features *feat, struct branch_agg **agg,
+		struct branch_annot **an, struct branch_load_info *li, struct tdp_err *err)
+{
+	int rc = branch_agg_new(agg, err);
+
+	if (!rc)
+		rc = branch_annot_new(an, ao, err);
+	if (!rc)
+		rc = branch_annot_features(*an, feat, err);
+	if (!rc) {
+		struct branch_load_opts lo = { .on_record = branch_annot_record, .ctx = *an, .pf = pf };
+
+		/* a second CPU aggregates while this one decodes (large inputs only) */
+		lo.threaded = f->size >= BRANCH_PREFAULT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+		rc = branch_load(p, *agg, &lo, li, err);
+	}
+	return rc;
+}
+
 int branches_report_run(const struct report_opts *o, struct strbuf *out)
 {
 	struct tdp_err err = TDP_ERR_INIT;
@@ -124,7 +162,6 @@ int branches_report_run(const struct report_opts *o, struct strbuf *out)
 	struct branch_result res = BRANCH_RESULT_INIT;
 	struct branch_load_info li;
 	struct branch_annot_opts ao;
-	struct stream_check sc = { PERFDATA_STREAM_INIT, NULL, 0 };
 	struct branches_report r;
 	const struct perfdata_features *feat;
 	enum branch_sort sort = BRANCH_SORT_MISPREDICTS;
@@ -141,16 +178,7 @@ int branches_report_run(const struct report_opts *o, struct strbuf *out)
 
 	if (o->sort && !branch_sort_parse(o->sort, &sort))
 		return msg_usage("branches report", "--sort: '%s' is not mispredicts, executions or rate", o->sort);
-	sc.name = o->input;
-	sc.flags = o->partial ? PERFDATA_OPEN_PARTIAL : 0;
-	rc = tdp_file_open_checked(&f, o->input, 0, check_stream, &sc, &err); /* streams: 1 GiB */
-	if (!rc && f.mapped)
-		rc = branch_prefault_start(&pf, f.data, f.size, &err);
-	if (!rc)
-		rc = perfdata_open(&p, f.data, f.size, o->input,
-				   PERFDATA_OPEN_UNFINISHED | PERFDATA_OPEN_RAW_BRANCHES |
-					   (o->partial ? PERFDATA_OPEN_PARTIAL : 0),
-				   &err);
+	rc = open_input(o, &f, &pf, &p, &err);
 	if (rc)
 		goto fail;
 	if (perfdata_is_unfinished(p))
@@ -158,18 +186,7 @@ int branches_report_run(const struct report_opts *o, struct strbuf *out)
 			    "records it holds", o->input);
 	debug_dir = annot_opts(o, top, bid_dirs, &ao);
 	feat = perfdata_features(p);
-	rc = branch_agg_new(&agg, &err);
-	if (!rc)
-		rc = branch_annot_new(&an, &ao, &err);
-	if (!rc)
-		rc = branch_annot_features(an, feat, &err);
-	if (!rc) {
-		struct branch_load_opts lo = { .on_record = branch_annot_record, .ctx = an, .pf = pf };
-
-		/* a second CPU aggregates while this one decodes (large inputs only) */
-		lo.threaded = f.size >= BRANCH_PREFAULT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
-		rc = branch_load(p, agg, &lo, &li, &err);
-	}
+	rc = load(p, &f, pf, &ao, feat, &agg, &an, &li, &err);
 	branch_prefault_stop(pf);
 	pf = NULL;
 	if (rc)

@@ -177,6 +177,62 @@ static int parse_mode(const char *cmd, const char *arg)
 	return 0;
 }
 
+/*
+ * The long option argv[*i] ("--name", "--name=value", "--no-flag", "--mode M"):
+ * store it, taking its value from the next argument when needed (*i moves on).
+ * Returns 0 or OPTS_USAGE (the message printed).
+ */
+static int parse_long(const struct opt *opts, const struct cmd_doc *doc, int argc, char **argv, int *ip)
+{
+	const char *cmd = doc->name;
+	const char *name = argv[*ip] + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	bool negated;
+	const struct opt *o = find_long(opts, name, len, &negated);
+
+	if (!o && len == 4 && !strncmp(name, "mode", 4) && opts_writes_files(opts)) {
+		if (!eq && *ip + 1 >= argc) {
+			msg_usage(cmd, "option '--mode' needs a value (MODE)");
+			return OPTS_USAGE;
+		}
+		if (parse_mode(cmd, eq ? eq + 1 : argv[++*ip]))
+			return OPTS_USAGE;
+		return 0;
+	}
+
+	if (!o) {
+		msg_usage(cmd, "unknown option '--%.*s'", (int)len, name);
+		if (!hint_elsewhere(doc, 0, name, len))
+			suggest_long(opts, name);
+		return OPTS_USAGE;
+	}
+	if (o->type == OPT_T_BOOL || o->type == OPT_T_COUNT) {
+		if (eq) {
+			msg_usage(cmd, "option '--%s' takes no value", o->long_name);
+			return OPTS_USAGE;
+		}
+		if (o->type == OPT_T_BOOL)
+			*(bool *)o->value = !negated;
+		else
+			(*(int *)o->value)++;
+		return 0;
+	}
+	if (negated) {
+		msg_usage(cmd, "unknown option '--%.*s'", (int)len, name);
+		return OPTS_USAGE;
+	}
+	const char *arg = eq ? eq + 1 : NULL;
+	if (!arg) {
+		if (*ip + 1 >= argc) {
+			msg_usage(cmd, "option '--%s' needs a value (%s)", o->long_name,
+				  o->argh ? o->argh : "VALUE");
+			return OPTS_USAGE;
+		}
+		arg = argv[++*ip];
+	}
+	return set_value(o, arg, cmd) ? OPTS_USAGE : 0;
+}
+
 int opts_parse(const struct opt *opts, const struct cmd_doc *doc, int argc, char **argv)
 {
 	const char *cmd = doc->name;
@@ -198,52 +254,7 @@ int opts_parse(const struct opt *opts, const struct cmd_doc *doc, int argc, char
 			return OPTS_HELP_SHOWN;
 		}
 		if (a[1] == '-') {
-			const char *name = a + 2, *eq = strchr(name, '=');
-			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-			bool negated;
-			const struct opt *o = find_long(opts, name, len, &negated);
-
-			if (!o && len == 4 && !strncmp(name, "mode", 4) && opts_writes_files(opts)) {
-				if (!eq && i + 1 >= argc) {
-					msg_usage(cmd, "option '--mode' needs a value (MODE)");
-					return OPTS_USAGE;
-				}
-				if (parse_mode(cmd, eq ? eq + 1 : argv[++i]))
-					return OPTS_USAGE;
-				continue;
-			}
-
-			if (!o) {
-				msg_usage(cmd, "unknown option '--%.*s'", (int)len, name);
-				if (!hint_elsewhere(doc, 0, name, len))
-					suggest_long(opts, name);
-				return OPTS_USAGE;
-			}
-			if (o->type == OPT_T_BOOL || o->type == OPT_T_COUNT) {
-				if (eq) {
-					msg_usage(cmd, "option '--%s' takes no value", o->long_name);
-					return OPTS_USAGE;
-				}
-				if (o->type == OPT_T_BOOL)
-					*(bool *)o->value = !negated;
-				else
-					(*(int *)o->value)++;
-				continue;
-			}
-			if (negated) {
-				msg_usage(cmd, "unknown option '--%.*s'", (int)len, name);
-				return OPTS_USAGE;
-			}
-			const char *arg = eq ? eq + 1 : NULL;
-			if (!arg) {
-				if (i + 1 >= argc) {
-					msg_usage(cmd, "option '--%s' needs a value (%s)", o->long_name,
-						  o->argh ? o->argh : "VALUE");
-					return OPTS_USAGE;
-				}
-				arg = argv[++i];
-			}
-			if (set_value(o, arg, cmd))
+			if (parse_long(opts, doc, argc, argv, &i))
 				return OPTS_USAGE;
 			continue;
 		}
