@@ -32,7 +32,8 @@ static int no_facility(const struct cpu_system *sys)
 	return EXIT_ANALYSIS;
 }
 
-static int plan_spe(const struct rec_opts *ro, const struct cpu_system *sys, struct branches_plan *p, struct tdp_err *err)
+static int plan_spe(const struct branches_record_opts *ro, const struct cpu_system *sys, struct branches_plan *p,
+		    struct tdp_err *err)
 {
 	const struct cpu_pmu *spe = cpu_pmu_list_first(&sys->pmus, CPU_PMU_SPE);
 	long min_interval;
@@ -61,7 +62,7 @@ static int plan_spe(const struct rec_opts *ro, const struct cpu_system *sys, str
 }
 
 /* Choose the event, the filter and the sampling rate. Returns an exit status, or -1 to go on. */
-int branches_plan(const struct rec_opts *ro, const struct cpu_system *sys, struct branches_plan *p)
+int branches_plan(const struct branches_record_opts *ro, const struct cpu_system *sys, struct branches_plan *p)
 {
 	enum cpu_branch_facility f = sys->branch.facility;
 	const struct cpu_pmu *core = cpu_pmu_list_first(&sys->pmus, CPU_PMU_CORE);

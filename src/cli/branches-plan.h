@@ -25,7 +25,7 @@
 struct tdp_err;
 
 /* The options of `branches record`. */
-struct rec_opts {
+struct branches_record_opts {
 	char *event;
 	const char *filter, *out, *pid_s, *spe_filter;
 	long period, freq, pages;
@@ -46,7 +46,7 @@ struct branches_plan {
 int branches_fail(struct tdp_err *err);
 
 /** Choose the event, the filter and the sampling rate. Returns -1 to go on, or the exit status (printed). */
-int branches_plan(const struct rec_opts *ro, const struct cpu_system *sys, struct branches_plan *p);
+int branches_plan(const struct branches_record_opts *ro, const struct cpu_system *sys, struct branches_plan *p);
 
 /** perf's default frequency, lowered to the kernel's limit with a warning, as perf does. */
 void branches_cap_freq(struct pmu_sampling_opts *so);

@@ -69,7 +69,8 @@ static enum branches_view parse_view(const char *by)
 }
 
 /* The annotator's options; returns $HOME/.debug (free) when it is one of bid_dirs[2], else NULL. */
-static char *annot_opts(const struct report_opts *o, size_t top, const char **bid_dirs, struct branch_annot_opts *ao)
+static char *annot_opts(const struct branches_report_opts *o, size_t top, const char **bid_dirs,
+			struct branch_annot_opts *ao)
 {
 	const char *home = getenv("HOME");
 	char *debug_dir = NULL;
@@ -90,7 +91,7 @@ static char *annot_opts(const struct report_opts *o, size_t top, const char **bi
 }
 
 /* The document of a loaded recording: where it came from and what it holds (recorder: its buffer). */
-static void fill_report(const struct report_opts *o, const struct perfdata_features *feat,
+static void fill_report(const struct branches_report_opts *o, const struct perfdata_features *feat,
 			const struct branch_load_info *li, const struct branch_result *res, char *recorder,
 			size_t size, struct branches_report *r)
 {
@@ -114,7 +115,7 @@ static void fill_report(const struct report_opts *o, const struct perfdata_featu
 }
 
 /* Open the recording (a file mapped and prefaulted, or a stream checked as it arrives) and its reader. */
-static int open_input(const struct report_opts *o, struct tdp_file *f, struct branch_prefault **pf,
+static int open_input(const struct branches_report_opts *o, struct tdp_file *f, struct branch_prefault **pf,
 		      struct perfdata **p, struct tdp_err *err)
 {
 	struct stream_check sc = { PERFDATA_STREAM_INIT, o->input, o->partial ? PERFDATA_OPEN_PARTIAL : 0 };
@@ -151,7 +152,7 @@ static int load(struct perfdata *p, const struct tdp_file *f, struct branch_pref
 	return rc;
 }
 
-int branches_report_run(const struct report_opts *o, struct strbuf *out)
+int branches_report_run(const struct branches_report_opts *o, struct strbuf *out)
 {
 	struct tdp_err err = TDP_ERR_INIT;
 	struct tdp_file f = TDP_FILE_INIT;

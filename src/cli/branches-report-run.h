@@ -15,13 +15,13 @@
 
 struct strbuf;
 
-struct report_opts {
+struct branches_report_opts {
 	const char *input, *output, *symfs, *kallsyms, *sort, *by, *html, *format;
 	bool json, csv, folded, source, disasm, all, partial;
 	long top;
 };
 
 /** Load, aggregate and annotate o->input; render it into out. Returns an exit status. */
-int branches_report_run(const struct report_opts *o, struct strbuf *out);
+int branches_report_run(const struct branches_report_opts *o, struct strbuf *out);
 
 #endif

@@ -105,7 +105,7 @@ static void summary(const char *path, const struct pmu_sampling_stats *st, uint6
 }
 
 /* The combinations of options that make no sense (prints the usage error); *pid from -p. */
-static int check_usage(const struct rec_opts *ro, bool has_cmd, long *pid)
+static int check_usage(const struct branches_record_opts *ro, bool has_cmd, long *pid)
 {
 	if (ro->pid_s && !str_to_long(ro->pid_s, 1, 0x7fffffff, pid))
 		return msg_usage(doc.name, "-p: '%s' is not a process id", ro->pid_s);
@@ -123,7 +123,7 @@ static int check_usage(const struct rec_opts *ro, bool has_cmd, long *pid)
 }
 
 /* Record into ro->out as p plans. Returns an exit status, or -1 when the file is finished. */
-static int record(const struct rec_opts *ro, const struct branches_plan *p, const struct cpu_system *sys,
+static int record(const struct branches_record_opts *ro, const struct branches_plan *p, const struct cpu_system *sys,
 		  int argc, char **argv, struct measure_record *r)
 {
 	struct tdp_err err = TDP_ERR_INIT;
@@ -160,7 +160,7 @@ static int record(const struct rec_opts *ro, const struct branches_plan *p, cons
 
 int cmd_branches_record(int argc, char **argv, struct tdp_ctx *ctx)
 {
-	struct rec_opts ro = { .out = "perf.data", .spe_filter = "mispredicted" };
+	struct branches_record_opts ro = { .out = "perf.data", .spe_filter = "mispredicted" };
 	struct opt opts[] = {
 		OPT_GROUP("what to sample"),
 		OPT_LIST('e', "event", &ro.event, "EVENT", "the sampling event (default: cycles; r0c4 on AMD BRS)"),

@@ -73,7 +73,7 @@ static const struct cmd_doc doc = {
 
 int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 {
-	struct report_opts o = { .input = "perf.data", .source = true, .disasm = true, .top = -1 };
+	struct branches_report_opts o = { .input = "perf.data", .source = true, .disasm = true, .top = -1 };
 	const struct opt opts[] = {
 		OPT_STRING('i', "input", &o.input, "FILE", "the perf.data to read (default perf.data; - for stdin)"),
 		OPT_STRING('o', "output", &o.output, "FILE", "write the report to FILE instead of stdout"),
