@@ -127,6 +127,15 @@ def test_why_format_html():
     tdp.expect_in("estimate (simulated)", text, "the page")
 
 
+def test_why_format_html_on_stdout_keeps_the_workload_out():
+    # the page on stdout is a document: the workload's own output goes to stderr meanwhile
+    r = tdp.run("why", "--backend=sim", "--format", "html", "--", "/bin/echo", "tdprof-workload-says", timeout=300)
+    tdp.expect_exit(r, 0)
+    tdp.check(r.out.startswith("<!DOCTYPE html>") and r.out.rstrip().endswith("</html>"), "stdout is one page", r)
+    tdp.check("tdprof-workload-says" in r.err.splitlines(), "the workload's line went to stderr", r)
+    tdp.check("\ntdprof-workload-says\n" not in r.out, "the workload's line is not in the page", r)
+
+
 def test_topdown_format_html():
     csv = write("icx.csv", ICX)
     r = tdp.run("topdown", "--import", csv, "--cpu", "icelakex", "--format", "html", "-o", path("td.html"))
