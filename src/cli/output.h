@@ -19,9 +19,11 @@
  *
  * A file is a temporary in path's directory until output_close() renames it
  * (base/file.h: tdp_out_open()), so a failed or interrupted command never leaves
- * half a report at path. SIGINT, SIGTERM and SIGHUP during a run are passed on to
- * the workload (pmu/session, base/sigfwd.h) and the command then finishes through
- * output_close() as usual; only SIGKILL can leave the temporary
+ * half a report at path. SIGINT, SIGTERM and SIGHUP during a run (the only long
+ * time an output is open: stat's) are passed on to the workload (pmu/session.h,
+ * base/sigfwd.h) and the command then finishes through output_close() as usual,
+ * so no process-global list of temporaries is needed. A signal in the moment the
+ * finished report is written, or SIGKILL, can still leave the temporary
  * (".NAME.tdprof-XXXXXX"), never a partial NAME.
  */
 #ifndef TDPROF_CLI_OUTPUT_H
