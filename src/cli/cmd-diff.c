@@ -25,7 +25,7 @@ const char cmd_diff_summary[] = "what changed between two runs: top-down, sites 
 static const struct cmd_doc doc = {
 	.name = "diff",
 	.summary = cmd_diff_summary,
-	.usage = "diff A.json B.json [--json] [-o FILE] [--html FILE] [--noise-floor POINTS] [-n TOP]",
+	.usage = "diff A.json B.json [--json | --format FMT] [-o FILE] [--html FILE] [--noise-floor POINTS] [-n TOP]",
 	.description =
 		"Compares two documents of one kind: two 'tdprof topdown --json', two 'tdprof why --json' or two "
 		"'tdprof branches report --json' outputs, typically of a good build (A) and a bad one (B). It "
@@ -81,7 +81,8 @@ static int parse(int argc, char **argv, struct diff_cli *c, const char **files)
 		OPT_STRING(0, "source-dir", &c->source_dir, "DIR", "also look for relative source files here "
 								   "(--html)"),
 		OPT_GROUP("output"),
-		OPT_CHOICE(0, "format", &c->format, "text|json", "the comparison's format (default text)"),
+		OPT_CHOICE(0, "format", &c->format, "text|json|html", "the comparison's format (default text; html: "
+								      "the page of --html)"),
 		OPT_BOOL(0, "json", &c->json, "one JSON document (--format=json)"),
 		OPT_STRING('o', "output", &c->out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_STRING(0, "html", &c->html_path, "FILE", "also write a self-contained HTML page to FILE"),
@@ -134,35 +135,22 @@ static int load(const char *path, struct tdoc **out)
 	return EXIT_OK;
 }
 
-static int write_html(const struct diff_cli *c, const struct diff_result *r, struct tdoc *a, struct tdoc *b)
+/* The page (--html, --format html) shows the source lines of the sites it details: attach them. */
+static int attach_sources(const struct diff_cli *c, struct tdoc *a, struct tdoc *b)
 {
-	struct html_opts ho = HTML_OPTS_INIT;
 	struct tdp_err err = TDP_ERR_INIT;
 	const char *dirs[1] = { c->source_dir };
-	FILE *f;
-	int ret;
-
-	ho.source_dirs = dirs;
-	ho.nr_source_dirs = c->source_dir ? 1 : 0;
-	ho.max_sites = (size_t)c->top;
+	size_t nr = c->source_dir ? 1 : 0;
 	/* the sources of the sites the page details (the diff's first sites are drawn from both) */
-	ret = tdoc_attach_sources(a, HTML_SITES_DEFAULT, HTML_SOURCE_CONTEXT, dirs, ho.nr_source_dirs, &err);
+	int ret = tdoc_attach_sources(a, HTML_SITES_DEFAULT, HTML_SOURCE_CONTEXT, dirs, nr, &err);
+
 	if (!ret)
-		ret = tdoc_attach_sources(b, HTML_SITES_DEFAULT, HTML_SOURCE_CONTEXT, dirs, ho.nr_source_dirs, &err);
+		ret = tdoc_attach_sources(b, HTML_SITES_DEFAULT, HTML_SOURCE_CONTEXT, dirs, nr, &err);
 	if (ret) {
 		msg_err(&err);
 		return EXIT_ANALYSIS;
 	}
-	f = output_open(c->html_path);
-	if (!f)
-		return EXIT_USAGE;
-	ret = html_print_diff(f, r, &ho, &err);
-	if (ret) {
-		msg_err(&err);
-		fclose(f);
-		return EXIT_ANALYSIS;
-	}
-	return output_close(f, c->html_path);
+	return EXIT_OK;
 }
 
 int cmd_diff(int argc, char **argv, struct tdp_ctx *ctx)
@@ -196,7 +184,9 @@ int cmd_diff(int argc, char **argv, struct tdp_ctx *ctx)
 		rc = EXIT_ANALYSIS;
 		goto out;
 	}
-	if (c.html_path && (rc = write_html(&c, &r, a, b)))
+	if ((c.html_path || !strcmp(c.format, "html")) && (rc = attach_sources(&c, a, b)))
+		goto out;
+	if (c.html_path && (rc = output_html_of(c.html_path, RENDER_DIFF, &r)))
 		goto out;
 	rc = output_render(c.out_path, render_find(RENDER_DIFF, c.format), &r);
 out:

@@ -1,5 +1,6 @@
-/* opts.c: table-driven option parsing, --help and man pages (see opts.h). */
+/* opts.c: table-driven option parsing (see opts.h); --help and man pages are opts-help.c. */
 #include "cli/opts.h"
+#include "cli/opts-internal.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "base/alloc.h"
@@ -10,15 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char opts_common_exit_status[] =
-	"0: success.\n"
-	"N: when a workload ran, its own exit status; 128+N when it died of signal N, as a shell reports it.\n"
-	"126: the workload exists but cannot be executed (check its permissions).\n"
-	"127: the workload was not found (check the name and PATH).\n"
-	"1: the analysis failed (the message says why: no PMU, permissions, a helper failed).\n"
-	"2: a usage error or bad input (the message names the option, file or offset).";
-
-static bool takes_arg(const struct opt *o)
+bool opts_takes_arg(const struct opt *o)
 {
 	return o->type == OPT_T_STRING || o->type == OPT_T_LIST || o->type == OPT_T_LONG ||
 	       o->type == OPT_T_DOUBLE || o->type == OPT_T_CHOICE;
@@ -157,7 +150,7 @@ static void suggest_long(const struct opt *opts, const char *wanted)
 }
 
 /* Commands that write files (-o) also take --mode: the mode those files are created with. */
-static bool writes_files(const struct opt *opts)
+bool opts_writes_files(const struct opt *opts)
 {
 	for (const struct opt *o = opts; o->type != OPT_T_END; o++)
 		if (o->long_name && !strcmp(o->long_name, "output"))
@@ -165,7 +158,7 @@ static bool writes_files(const struct opt *opts)
 	return false;
 }
 
-static const char mode_help[] = "create the files written (-o, --html) with MODE (octal; default 0600, "
+const char opts_mode_help[] = "create the files written (-o, --html) with MODE (octal; default 0600, "
 				"as they hold the recording's addresses)";
 
 /* --mode MODE: octal 0..07777. Returns 0 or OPTS_USAGE (the message printed). */
@@ -182,6 +175,62 @@ static int parse_mode(const char *cmd, const char *arg)
 	}
 	tdp_out_set_mode((unsigned)v);
 	return 0;
+}
+
+/*
+ * The long option argv[*i] ("--name", "--name=value", "--no-flag", "--mode M"):
+ * store it, taking its value from the next argument when needed (*i moves on).
+ * Returns 0 or OPTS_USAGE (the message printed).
+ */
+static int parse_long(const struct opt *opts, const struct cmd_doc *doc, int argc, char **argv, int *ip)
+{
+	const char *cmd = doc->name;
+	const char *name = argv[*ip] + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	bool negated;
+	const struct opt *o = find_long(opts, name, len, &negated);
+
+	if (!o && len == 4 && !strncmp(name, "mode", 4) && opts_writes_files(opts)) {
+		if (!eq && *ip + 1 >= argc) {
+			msg_usage(cmd, "option '--mode' needs a value (MODE)");
+			return OPTS_USAGE;
+		}
+		if (parse_mode(cmd, eq ? eq + 1 : argv[++*ip]))
+			return OPTS_USAGE;
+		return 0;
+	}
+
+	if (!o) {
+		msg_usage(cmd, "unknown option '--%.*s'", (int)len, name);
+		if (!hint_elsewhere(doc, 0, name, len))
+			suggest_long(opts, name);
+		return OPTS_USAGE;
+	}
+	if (o->type == OPT_T_BOOL || o->type == OPT_T_COUNT) {
+		if (eq) {
+			msg_usage(cmd, "option '--%s' takes no value", o->long_name);
+			return OPTS_USAGE;
+		}
+		if (o->type == OPT_T_BOOL)
+			*(bool *)o->value = !negated;
+		else
+			(*(int *)o->value)++;
+		return 0;
+	}
+	if (negated) {
+		msg_usage(cmd, "unknown option '--%.*s'", (int)len, name);
+		return OPTS_USAGE;
+	}
+	const char *arg = eq ? eq + 1 : NULL;
+	if (!arg) {
+		if (*ip + 1 >= argc) {
+			msg_usage(cmd, "option '--%s' needs a value (%s)", o->long_name,
+				  o->argh ? o->argh : "VALUE");
+			return OPTS_USAGE;
+		}
+		arg = argv[++*ip];
+	}
+	return set_value(o, arg, cmd) ? OPTS_USAGE : 0;
 }
 
 int opts_parse(const struct opt *opts, const struct cmd_doc *doc, int argc, char **argv)
@@ -205,52 +254,7 @@ int opts_parse(const struct opt *opts, const struct cmd_doc *doc, int argc, char
 			return OPTS_HELP_SHOWN;
 		}
 		if (a[1] == '-') {
-			const char *name = a + 2, *eq = strchr(name, '=');
-			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-			bool negated;
-			const struct opt *o = find_long(opts, name, len, &negated);
-
-			if (!o && len == 4 && !strncmp(name, "mode", 4) && writes_files(opts)) {
-				if (!eq && i + 1 >= argc) {
-					msg_usage(cmd, "option '--mode' needs a value (MODE)");
-					return OPTS_USAGE;
-				}
-				if (parse_mode(cmd, eq ? eq + 1 : argv[++i]))
-					return OPTS_USAGE;
-				continue;
-			}
-
-			if (!o) {
-				msg_usage(cmd, "unknown option '--%.*s'", (int)len, name);
-				if (!hint_elsewhere(doc, 0, name, len))
-					suggest_long(opts, name);
-				return OPTS_USAGE;
-			}
-			if (o->type == OPT_T_BOOL || o->type == OPT_T_COUNT) {
-				if (eq) {
-					msg_usage(cmd, "option '--%s' takes no value", o->long_name);
-					return OPTS_USAGE;
-				}
-				if (o->type == OPT_T_BOOL)
-					*(bool *)o->value = !negated;
-				else
-					(*(int *)o->value)++;
-				continue;
-			}
-			if (negated) {
-				msg_usage(cmd, "unknown option '--%.*s'", (int)len, name);
-				return OPTS_USAGE;
-			}
-			const char *arg = eq ? eq + 1 : NULL;
-			if (!arg) {
-				if (i + 1 >= argc) {
-					msg_usage(cmd, "option '--%s' needs a value (%s)", o->long_name,
-						  o->argh ? o->argh : "VALUE");
-					return OPTS_USAGE;
-				}
-				arg = argv[++i];
-			}
-			if (set_value(o, arg, cmd))
+			if (parse_long(opts, doc, argc, argv, &i))
 				return OPTS_USAGE;
 			continue;
 		}
@@ -292,183 +296,3 @@ int opts_exit(int rc)
 	return rc == OPTS_HELP_SHOWN ? EXIT_OK : EXIT_USAGE;
 }
 
-static void option_label(const struct opt *o, char *buf, size_t size)
-{
-	int n = 0;
-
-	if (o->short_name && o->long_name)
-		n = snprintf(buf, size, "-%c, --%s", o->short_name, o->long_name);
-	else if (o->short_name)
-		n = snprintf(buf, size, "-%c", o->short_name);
-	else
-		n = snprintf(buf, size, "    --%s", o->long_name);
-	if (takes_arg(o) && n >= 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, " %s", o->argh ? o->argh : "VALUE");
-}
-
-/* Print text with each line indented; used for description and examples. */
-static void print_indented(const char *text, const char *indent)
-{
-	const char *p = text;
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (n)
-			printf("%s%.*s\n", indent, (int)n, p);
-		else
-			putchar('\n');
-		p += n;
-		if (*p == '\n')
-			p++;
-	}
-}
-
-void opts_print_help(const struct opt *opts, const struct cmd_doc *doc)
-{
-	const char *u = doc->usage;
-
-	printf("tdprof %s: %s\n\n", doc->name, doc->summary);
-	while (u && *u) {
-		const char *nl = strchr(u, '\n');
-		size_t n = nl ? (size_t)(nl - u) : strlen(u);
-
-		printf("%s tdprof %.*s\n", u == doc->usage ? "usage:" : "   or:", (int)n, u);
-		u += n;
-		if (*u == '\n')
-			u++;
-	}
-	if (doc->description) {
-		putchar('\n');
-		print_indented(doc->description, "");
-	}
-	putchar('\n');
-	for (const struct opt *o = opts; o->type != OPT_T_END; o++) {
-		char label[96];
-
-		if (o->type == OPT_T_GROUP) {
-			printf("\n%s\n", o->help);
-			continue;
-		}
-		option_label(o, label, sizeof(label));
-		if (strlen(label) > 26)
-			printf("    %s\n%32s%s\n", label, "", o->help);
-		else
-			printf("    %-26s  %s\n", label, o->help);
-	}
-	if (writes_files(opts))
-		printf("    %-26s  %s\n", "--mode MODE", mode_help);
-	printf("    %-26s  %s\n", "-h, --help", "show this help");
-	if (doc->examples) {
-		printf("\nexamples:\n");
-		print_indented(doc->examples, "    ");
-	}
-}
-
-/* Print s escaped for roff: backslashes and leading dots/quotes. */
-static void roff(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\\')
-			fputs("\\e", stdout);
-		else if (s[i] == '-')
-			fputs("\\-", stdout);
-		else if ((s[i] == '.' || s[i] == '\'') && (i == 0 || s[i - 1] == '\n'))
-			fputs("\\&.", stdout);
-		else
-			putchar(s[i]);
-	}
-}
-
-static void roff_lines(const char *text, bool examples)
-{
-	const char *p = text;
-	int line = 0;
-
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (!n)
-			fputs(".PP\n", stdout);
-		else if (examples && line % 2 == 0) {
-			fputs(".TP\n.B ", stdout);
-			roff(p, n);
-			putchar('\n');
-		} else {
-			roff(p, n);
-			putchar('\n');
-		}
-		if (n)
-			line++;
-		p += n;
-		if (*p == '\n')
-			p++;
-	}
-}
-
-void opts_print_man(const struct opt *opts, const struct cmd_doc *doc)
-{
-	char title[64];
-
-	snprintf(title, sizeof(title), "tdprof-%s", doc->name);
-	for (char *c = title; *c; c++)
-		if (*c == ' ')
-			*c = '-';
-		else if (*c >= 'a' && *c <= 'z')
-			*c = (char)(*c - 'a' + 'A');
-	printf(".TH %s 1 \"\" \"tdprof\" \"tdprof manual\"\n", title);
-	printf(".SH NAME\ntdprof\\-");
-	roff(doc->name, strlen(doc->name));
-	printf(" \\- ");
-	roff(doc->summary, strlen(doc->summary));
-	printf("\n.SH SYNOPSIS\n");
-	for (const char *u = doc->usage; u && *u;) {
-		const char *nl = strchr(u, '\n');
-		size_t n = nl ? (size_t)(nl - u) : strlen(u);
-
-		fputs(".B tdprof ", stdout);
-		roff(u, n);
-		fputs("\n.br\n", stdout);
-		u += n;
-		if (*u == '\n')
-			u++;
-	}
-	if (doc->description) {
-		fputs(".SH DESCRIPTION\n", stdout);
-		roff_lines(doc->description, false);
-	}
-	fputs(".SH OPTIONS\n", stdout);
-	for (const struct opt *o = opts; o->type != OPT_T_END; o++) {
-		char label[96];
-
-		if (o->type == OPT_T_GROUP) {
-			fputs(".SS ", stdout);
-			roff(o->help, strlen(o->help));
-			putchar('\n');
-			continue;
-		}
-		option_label(o, label, sizeof(label));
-		fputs(".TP\n.B ", stdout);
-		roff(label, strlen(label));
-		putchar('\n');
-		roff(o->help, strlen(o->help));
-		putchar('\n');
-	}
-	if (writes_files(opts)) {
-		fputs(".TP\n.B ", stdout);
-		roff("--mode MODE", strlen("--mode MODE"));
-		putchar('\n');
-		roff(mode_help, strlen(mode_help));
-		putchar('\n');
-	}
-	if (doc->examples) {
-		fputs(".SH EXAMPLES\n", stdout);
-		roff_lines(doc->examples, true);
-	}
-	fputs(".SH EXIT STATUS\n", stdout);
-	roff_lines(doc->exit_status ? doc->exit_status : opts_common_exit_status, false);
-	fputs(".SH SEE ALSO\n", stdout);
-	roff_lines(doc->see_also ? doc->see_also : "tdprof(1), perf(1)", false);
-}

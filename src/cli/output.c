@@ -9,93 +9,95 @@
 #include <errno.h>
 #include <string.h>
 
-/*
- * The outputs open now (-o and --html at once at most): each FILE's tdp_out, so
- * that output_close() can publish it (rename the temporary over the path).
- */
-#define OUTPUT_MAX 4
-static struct {
-	FILE *f;
-	struct tdp_out o;
-} open_outputs[OUTPUT_MAX];
-
-FILE *output_open(const char *path)
+int output_open(struct output *out, const char *path)
 {
 	struct tdp_err err = TDP_ERR_INIT;
-	struct tdp_out o = TDP_OUT_INIT;
-	FILE *f;
-	size_t i;
 
-	if (!path)
-		return stdout;
-	for (i = 0; i < OUTPUT_MAX && open_outputs[i].f; i++)
-		;
-	if (i == OUTPUT_MAX) {
-		msg_error("cannot open '%s' for writing: too many outputs at once", path);
-		return NULL;
+	*out = (struct output)OUTPUT_INIT;
+	out->path = path;
+	if (!path) {
+		out->f = stdout;
+		return EXIT_OK;
 	}
-	if (tdp_out_open(&o, path, &err)) {
+	if (tdp_out_open(&out->o, path, &err)) {
 		msg_err(&err);
-		return NULL;
+		return EXIT_USAGE;
 	}
-	f = fdopen(o.fd, "w");
-	if (!f) {
+	out->f = fdopen(out->o.fd, "w");
+	if (!out->f) {
 		msg_error("cannot open '%s' for writing: %s", path, strerror(errno));
-		tdp_out_abandon(&o);
-		return NULL;
+		tdp_out_abandon(&out->o);
+		return EXIT_USAGE;
 	}
-	o.fd = -1; /* fclose() closes it */
-	open_outputs[i].f = f;
-	open_outputs[i].o = o;
-	return f;
+	out->o.fd = -1; /* fclose() closes it */
+	return EXIT_OK;
 }
 
-int output_close(FILE *f, const char *path)
+int output_close(struct output *out, bool ok)
 {
 	struct tdp_err err = TDP_ERR_INIT;
-	struct tdp_out *o = NULL;
+	FILE *f = out->f;
 	/* ferror() catches a failed write that an earlier fwrite()/fprintf() did not report */
-	int failed = fflush(f) != 0 || ferror(f);
-	int e = errno;
+	int failed, e;
 
-	for (size_t i = 0; i < OUTPUT_MAX; i++)
-		if (open_outputs[i].f == f && f != stdout)
-			o = &open_outputs[i].o;
-	if (o && !path)
-		path = o->path;
-	if (f != stdout && fclose(f) != 0 && !failed) {
+	if (!f)
+		return EXIT_OK;
+	out->f = NULL;
+	failed = fflush(f) != 0 || ferror(f);
+	e = errno;
+	if (f == stdout) {
+		if (failed && ok) {
+			msg_error("cannot write 'standard output': %s", strerror(e ? e : EIO));
+			return EXIT_ANALYSIS;
+		}
+		return EXIT_OK;
+	}
+	if (fclose(f) != 0 && !failed) {
 		failed = 1;
 		e = errno;
 	}
-	if (o) {
-		if (failed)
-			tdp_out_abandon(o);
-		else if (tdp_out_commit(o, &err))
-			failed = 2;
-		for (size_t i = 0; i < OUTPUT_MAX; i++)
-			if (open_outputs[i].f == f)
-				open_outputs[i].f = NULL;
-	}
-	if (failed == 2) {
-		msg_err(&err);
-		return EXIT_ANALYSIS;
+	if (!ok) {
+		tdp_out_abandon(&out->o); /* the temporary goes; an old file at path stays */
+		return EXIT_OK;
 	}
 	if (failed) {
-		msg_error("cannot write '%s': %s", path ? path : "standard output", strerror(e ? e : EIO));
+		msg_error("cannot write '%s': %s", out->path, strerror(e ? e : EIO));
+		tdp_out_abandon(&out->o);
+		return EXIT_ANALYSIS;
+	}
+	if (tdp_out_commit(&out->o, &err)) {
+		msg_err(&err);
 		return EXIT_ANALYSIS;
 	}
 	return EXIT_OK;
 }
 
+int output_put(struct output *out, const struct renderer *r, const void *doc)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	int rc = EXIT_OK;
+
+	if (r->render(&sb, doc, &err)) {
+		msg_err(&err);
+		rc = EXIT_ANALYSIS;
+	} else if (sb.len) {
+		fwrite(sb.buf, 1, sb.len, out->f); /* a failed write is output_close()'s to report */
+	}
+	strbuf_release(&sb);
+	return rc;
+}
+
 int output_write(const char *path, const void *buf, size_t len)
 {
-	FILE *f = output_open(path);
+	struct output out;
+	int rc = output_open(&out, path);
 
-	if (!f)
-		return EXIT_USAGE;
+	if (rc)
+		return rc;
 	if (len)
-		fwrite(buf, 1, len, f);
-	return output_close(f, path);
+		fwrite(buf, 1, len, out.f);
+	return output_close(&out, true);
 }
 
 int output_render(const char *path, const struct renderer *r, const void *doc)
@@ -121,6 +123,17 @@ const char *output_format(const char *cmd, const char *format, const char *alias
 		return NULL;
 	}
 	return alias ? alias : format ? format : dflt;
+}
+
+int output_html_of(const char *path, enum render_kind k, const void *doc)
+{
+	const struct renderer *r = render_find(k, "html");
+
+	if (!r) {
+		msg_error("this document has no HTML page");
+		return EXIT_USAGE;
+	}
+	return output_render(path, r, doc);
 }
 
 struct html_job {

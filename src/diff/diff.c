@@ -9,18 +9,6 @@
 #include "base/strbuf.h"
 #include "diff/diff-internal.h"
 
-const char *diff_rule_name(enum diff_rule r)
-{
-	return r == DIFF_RULE_INTERVALS ? "intervals" : "noise_floor";
-}
-
-const char *diff_match_name(enum diff_match m)
-{
-	static const char *const names[] = { "location", "function+offset", "address", "only_a", "only_b" };
-
-	return (size_t)m < sizeof(names) / sizeof(names[0]) ? names[m] : "unknown";
-}
-
 static bool str_differ(const char *a, const char *b)
 {
 	if (!a || !b)
@@ -287,12 +275,4 @@ int diff_compare(const struct tdoc *a, const struct tdoc *b, const struct diff_o
 	if (ret)
 		diff_result_release(out);
 	return ret;
-}
-
-void diff_result_release(struct diff_result *r)
-{
-	tdp_free(r->sites);
-	tdp_free(r->edges);
-	tdp_free(r->verdict.text);
-	memset(r, 0, sizeof(*r));
 }

@@ -2,7 +2,9 @@
  * diff.h: `tdprof diff A.json B.json`: what changed between two documents of the
  * same kind (topdown, why, branches report), whether it is beyond the noise, and
  * where: the analysis behind the diff renderers (report/diff.h, report/html.h).
- * It works on documents only (diff/doc.h) and never measures. docs/diff.md is
+ * It works on documents only (doc/doc.h) and never measures; its result, the
+ * diff document that the renderers draw, is doc/diff-result.h (below report/,
+ * which does not include diff/). docs/diff.md is
  * the user's account of the rules below.
  *
  * Nodes. Every level-1 and level-2 node of either tree, side by side: A's value,
@@ -39,7 +41,8 @@
  *    site is parse.c:212 in parse_token, +41 % mispredicts (1000 to 1410)".
  *
  * Lifecycle: diff_check(a, b) (refuses documents that cannot be compared), then
- * diff_compare(a, b, &opts, &res, &err), read res, diff_result_release(&res).
+ * diff_compare(a, b, &opts, &res, &err), read res, diff_result_release(&res)
+ * (doc/diff-result.h).
  * a and b are borrowed and must outlive res.
  */
 #ifndef TDPROF_DIFF_DIFF_H
@@ -48,6 +51,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "doc/diff-result.h"
 #include "doc/doc.h"
 
 struct strbuf;
@@ -57,91 +61,8 @@ struct tdp_err;
 #define DIFF_NOISE_FLOOR_MAX 100.0
 #define DIFF_TOP_DEFAULT 10          /* sites and edges the renderers show */
 
-struct diff_opts {
-	double noise_floor;  /* points; single-run changes at or below it are noise */
-	size_t top;          /* sites and edges to show (all are compared) */
-};
-
 #define DIFF_OPTS_INIT { DIFF_NOISE_FLOOR_DEFAULT, DIFF_TOP_DEFAULT }
 
-enum diff_rule {
-	DIFF_RULE_NOISE_FLOOR = 0, /* single runs: |change| > noise floor */
-	DIFF_RULE_INTERVALS,       /* runs on both sides: the 95 % intervals do not overlap */
-};
-
-/** "noise_floor" or "intervals" (JSON). */
-const char *diff_rule_name(enum diff_rule r);
-
-struct diff_node {
-	const char *key, *parent, *label;
-	int level;
-	const struct tdoc_node *a, *b; /* NULL when that document lacks the node */
-	double delta;                  /* b - a in points; NAN when either is not measured */
-	double half;                   /* half-width of the change's 95 % interval; NAN with single runs */
-	enum diff_rule rule;           /* how `flagged` was decided for this node */
-	bool flagged;                  /* moved beyond the noise */
-};
-
-enum diff_match {
-	DIFF_MATCH_LOCATION = 0, /* file and line (and function) */
-	DIFF_MATCH_OFFSET,       /* function and offset within it */
-	DIFF_MATCH_ADDRESS,      /* the same address (unresolved code) */
-	DIFF_ONLY_A,             /* gone in B */
-	DIFF_ONLY_B,             /* new in B */
-};
-
-/** "location", "function+offset", "address", "only_a", "only_b" (JSON). */
-const char *diff_match_name(enum diff_match m);
-
-struct diff_site {
-	const struct tdoc_site *a, *b; /* the pair; one is NULL when unmatched */
-	enum diff_match how;
-	double va, vb;                 /* the measure in A and B (0 on the side that lacks the site) */
-	double delta;                  /* vb - va */
-	double pct;                    /* 100 * delta / va; NAN when va is 0 */
-};
-
-struct diff_edge {
-	const struct tdoc_edge *a, *b;
-	enum diff_match how;
-	double va, vb, delta, pct;     /* mispredicts (count when no edge has mispredicts) */
-};
-
-struct diff_verdict {
-	const struct diff_node *node;  /* the level-1 node that moved most beyond the noise; NULL: none */
-	const struct diff_node *child; /* its level-2 child that moved most the same way; NULL */
-	const struct diff_node *largest; /* the level-1 node with the largest change, flagged or not */
-	const struct diff_site *top;   /* B's site with the most of the measure (its pair); NULL: no sites */
-	bool top_is_new;               /* A's site with the most of it was another one */
-	double summary_a, summary_b;   /* branches: mispredicted entries in A and B; NAN otherwise */
-	char *text;                    /* heap: the paragraph */
-};
-
-struct diff_result {
-	const struct tdoc *a, *b;      /* borrowed */
-	struct diff_opts opts;
-	enum tdoc_kind kind;
-	enum diff_rule rule;           /* intervals when both documents have runs */
-	struct diff_node nodes[2 * TDOC_MAX_NODES];
-	size_t nr_nodes;               /* A's tree order, then nodes only B has */
-	size_t rank[2 * TDOC_MAX_NODES]; /* indices into nodes with a change, largest |change| first */
-	size_t nr_rank;
-	const char *measure;           /* what sites are compared on ("mispredicts"); NULL: no sites */
-	struct diff_site *sites;       /* heap: every site of A and B, paired, largest |change| first */
-	size_t nr_sites;
-	size_t nr_sites_nonzero;       /* the first ones, whose measure is not 0 on both sides (the
-	                                  others sort last: renderers leave them out) */
-	size_t sites_matched, sites_only_a, sites_only_b;
-	struct diff_edge *edges;       /* heap: as sites */
-	size_t nr_edges;
-	size_t nr_edges_nonzero;
-	size_t edges_matched;
-	const char *edge_measure;      /* what edges are compared on: "mispredicts" when both documents
-	                                  recorded them, else "count"; NULL: no edges */
-	struct diff_verdict verdict;
-};
-
-#define DIFF_RESULT_INIT { 0 }
 
 /**
  * Refuse documents that cannot be compared: of different kinds, models (cpu, or
@@ -167,13 +88,5 @@ const char *diff_site_measure(const struct tdoc *a, const struct tdoc *b, const 
 int diff_compare(const struct tdoc *a, const struct tdoc *b, const struct diff_opts *o, struct diff_result *out,
 		 struct tdp_err *err) __attribute__((warn_unused_result));
 
-/**
- * Append a site's name for people: "parse.c:212 in parse_token" (the file's base
- * name), else "parse_token+0x1a", "parse_token", "0x401136" or "site N".
- */
-void diff_site_name(const struct tdoc_site *s, struct strbuf *sb);
-
-/** Free what diff_compare() allocated; out is left as after DIFF_RESULT_INIT. */
-void diff_result_release(struct diff_result *r);
 
 #endif

@@ -8,26 +8,6 @@
 #include "base/strbuf.h"
 #include "diff/diff-internal.h"
 
-void diff_site_name(const struct tdoc_site *s, struct strbuf *sb)
-{
-	const char *file = s->file ? strrchr(s->file, '/') : NULL;
-
-	file = file ? file + 1 : s->file;
-	if (file && s->line) {
-		strbuf_addf(sb, "%s:%" PRIu64, file, s->line);
-		if (s->function)
-			strbuf_addf(sb, " in %s", s->function);
-	} else if (s->function && s->has_offset) {
-		strbuf_addf(sb, "%s+0x%" PRIx64, s->function, s->offset);
-	} else if (s->function) {
-		strbuf_adds(sb, s->function);
-	} else if (s->has_address) {
-		strbuf_addf(sb, "0x%" PRIx64, s->address);
-	} else {
-		strbuf_addf(sb, "site %zu", s->rank);
-	}
-}
-
 static void nodes_part(const struct diff_result *r, struct strbuf *sb)
 {
 	const struct diff_verdict *v = &r->verdict;

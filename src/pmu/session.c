@@ -33,7 +33,7 @@
 struct session {
 	const struct pmu_session_opts *o;
 	struct pmu_session_result *res;
-	int sfd;                 /* signalfd for SIGINT/SIGTERM */
+	int sfd;                 /* signalfd for SIGINT/SIGTERM/SIGHUP */
 	pid_t *tids;             /* attach: the tasks */
 	size_t nr_tids;
 	int *cpus;               /* -a / -C */
@@ -107,7 +107,7 @@ out:
 }
 
 /*
- * Read pending SIGINT/SIGTERM. Returns true when counting should stop now
+ * Read pending SIGINT/SIGTERM/SIGHUP. Returns true when counting should stop now
  * (attached or CPU-wide without a workload).
  */
 static bool handle_signals(struct session *S, struct pmu_workload *w)
@@ -211,6 +211,7 @@ static int run_once(struct session *S, const struct pmu_event_list *events, stru
 		sigprocmask(SIG_SETMASK, NULL, &child_mask);
 		sigdelset(&child_mask, SIGINT);
 		sigdelset(&child_mask, SIGTERM);
+		sigdelset(&child_mask, SIGHUP);
 		ret = pmu_workload_prepare(&w, o->argv, &child_mask, err);
 		if (ret)
 			goto out;
@@ -393,6 +394,7 @@ int pmu_session_run(const struct pmu_event_list *events, const struct pmu_sessio
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP); /* a closed terminal: the workload ends, the report is still written */
 	sigprocmask(SIG_BLOCK, &block, &old);
 	S.sfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (S.sfd < 0) {

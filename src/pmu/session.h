@@ -14,13 +14,13 @@
  *   2. pmu_session_run(&events, &o, &r, &err);
  *   3. read r.counts, r.wstatus, ...; pmu_session_result_release(&r).
  *
- * Signals: while a session runs, SIGINT and SIGTERM are blocked in the calling
+ * Signals: while a session runs, SIGINT, SIGTERM and SIGHUP are blocked in the calling
  * thread and read from a signalfd; the previous mask is restored before returning.
  * With a forked workload a signal sent to tdprof with kill(2) is forwarded to the
  * workload and the session waits for the workload to end (a terminal's ^C already
  * reaches the whole foreground process group, so it is not sent twice); the counts
  * are then returned as usual and r.signal says what happened. When attached (-p,
- * -t) or counting CPUs without a workload, SIGINT/SIGTERM end the counting.
+ * -t) or counting CPUs without a workload, they end the counting.
  * The workload starts with the mask the caller had, so it sees signals as usual.
  *
  * Overhead: the workload is forked and parked before the counters are opened with
@@ -93,7 +93,7 @@ struct pmu_session_result {
 	bool workload_ran;          /* a workload was executed: wstatus is valid */
 	int wstatus;                /* wait status of the last run */
 	double user_ns, sys_ns;     /* CPU time of the last run's workload (rusage); <0 unknown */
-	int signal;                 /* SIGINT or SIGTERM received during the session; 0 none */
+	int signal;                 /* SIGINT, SIGTERM or SIGHUP received during the session; 0 none */
 	struct pmu_interval *intervals; /* with keep_intervals */
 	size_t nr_intervals;
 	size_t intervals_alloc;

@@ -1,6 +1,6 @@
 /*
  * diff.h (report): the renderers of `tdprof diff`: a table for a person and one
- * JSON document for tools, from a struct diff_result (diff/diff.h). They format
+ * JSON document for tools, from a struct diff_result (doc/diff-result.h). They format
  * only: the changes, the flags, the ranking and the verdict come computed.
  *
  * JSON document:
@@ -32,7 +32,7 @@
 
 #include <stdio.h>
 
-#include "diff/diff.h"
+#include "doc/diff-result.h"
 
 struct tdp_err;
 

@@ -11,7 +11,7 @@
  * findings of `why`, the edges of a branch report, the notes; for a diff, A and B
  * side by side, the changes, the flags and the verdict.
  *
- * It is drawn from the document structure (diff/doc.h), that is from the command's
+ * It is drawn from the document structure (doc/doc.h), that is from the command's
  * own JSON document, never from a recomputation: every bar carries the JSON's
  * number as data-value and a width of exactly 10 * value (data-key, data-level,
  * data-parent say which node), so a test can check the picture against the JSON.
@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "diff/diff.h"
+#include "doc/diff-result.h"
 #include "doc/doc.h"
 
 struct tdp_err;

@@ -10,11 +10,13 @@
 #include "report/branches.h"
 #include "report/diff.h"
 #include "report/explain.h"
+#include "report/html.h"
 #include "report/info.h"
 #include "report/list.h"
 #include "report/loop.h"
 #include "report/repeat.h"
 #include "report/selftest.h"
+#include "report/stat.h"
 #include "report/topdown.h"
 #include "report/why.h"
 
@@ -37,6 +39,34 @@ int render_capture(struct strbuf *out, render_file_fn *fn, const void *doc, stru
 	}
 	free(buf); /* open_memstream's buffer comes from the C library's malloc */
 	return ret;
+}
+
+struct html_job {
+	render_fn *json;
+	const void *doc;
+};
+
+/* The page of the JSON document j->json renders (render_capture() takes it into memory). */
+static int html_page(FILE *out, const void *arg, struct tdp_err *err)
+{
+	const struct html_job *j = arg;
+	struct html_opts ho = HTML_OPTS_INIT;
+	struct strbuf json = STRBUF_INIT;
+	int ret = j->json(&json, j->doc, err);
+
+	if (!ret && strbuf_failed(&json))
+		ret = tdp_err_oom(err);
+	if (!ret)
+		ret = html_print_json_text(out, json.buf, json.len, "the JSON document", &ho, err);
+	strbuf_release(&json);
+	return ret;
+}
+
+int render_html_of_json(struct strbuf *out, render_fn *json, const void *doc, struct tdp_err *err)
+{
+	struct html_job j = { json, doc };
+
+	return render_capture(out, html_page, &j, err);
 }
 
 static int topdown_text_file(FILE *out, const void *doc, struct tdp_err *err)
@@ -116,15 +146,32 @@ static int branches_folded(struct strbuf *out, const void *doc, struct tdp_err *
 	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
 }
 
+static int topdown_html(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_html_of_json(out, topdown_json, doc, err);
+}
+
+static int why_html(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_html_of_json(out, why_json, doc, err);
+}
+
+static int branches_html(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_html_of_json(out, branches_json, doc, err);
+}
+
 static const struct renderer topdown_renderers[] = {
 	{ "text", topdown_text },
 	{ "json", topdown_json },
+	{ "html", topdown_html },
 	{ NULL, NULL },
 };
 
 static const struct renderer why_renderers[] = {
 	{ "text", why_text },
 	{ "json", why_json },
+	{ "html", why_html },
 	{ NULL, NULL },
 };
 
@@ -133,6 +180,7 @@ static const struct renderer branches_renderers[] = {
 	{ "json", branches_json },
 	{ "csv", branches_csv },
 	{ "folded", branches_folded },
+	{ "html", branches_html },
 	{ NULL, NULL },
 };
 
@@ -193,9 +241,25 @@ static int diff_json(struct strbuf *out, const void *doc, struct tdp_err *err)
 	return render_capture(out, diff_json_file, doc, err);
 }
 
+/* The diff's page: A and B side by side, as many sites as the diff shows (their sources attached by the caller). */
+static int diff_html_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	const struct diff_result *r = doc;
+	struct html_opts ho = HTML_OPTS_INIT;
+
+	ho.max_sites = r->opts.top;
+	return html_print_diff(out, r, &ho, err);
+}
+
+static int diff_html(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_capture(out, diff_html_file, doc, err);
+}
+
 static const struct renderer diff_renderers[] = {
 	{ "text", diff_text },
 	{ "json", diff_json },
+	{ "html", diff_html },
 	{ NULL, NULL },
 };
 
@@ -247,6 +311,53 @@ static const struct renderer explain_renderers[] = {
 	{ NULL, NULL },
 };
 
+static int stat_text_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	const struct stat_report *r = doc;
+
+	(void)err;
+	if (r->after_intervals)
+		fputc('\n', out);
+	stat_text_print(out, r);
+	return 0;
+}
+
+static int stat_json_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	return stat_json_print(out, doc, err);
+}
+
+static int stat_csv_file(FILE *out, const void *doc, struct tdp_err *err)
+{
+	const struct stat_report *r = doc;
+
+	(void)err;
+	stat_csv_print(out, r->counts, r->runs, r->csv_sep ? r->csv_sep : ",");
+	return 0;
+}
+
+static int stat_text(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_capture(out, stat_text_file, doc, err);
+}
+
+static int stat_json(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_capture(out, stat_json_file, doc, err);
+}
+
+static int stat_csv(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return render_capture(out, stat_csv_file, doc, err);
+}
+
+static const struct renderer stat_renderers[] = {
+	{ "text", stat_text },
+	{ "json", stat_json },
+	{ "csv", stat_csv },
+	{ NULL, NULL },
+};
+
 static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_TOPDOWN] = topdown_renderers,
 	[RENDER_WHY] = why_renderers,
@@ -257,6 +368,7 @@ static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_SELFTEST] = selftest_renderers,
 	[RENDER_LIST] = list_renderers,
 	[RENDER_EXPLAIN] = explain_renderers,
+	[RENDER_STAT] = stat_renderers,
 };
 
 const struct renderer *render_table(enum render_kind k)

@@ -6,11 +6,13 @@
  * place that writes results to stdout or -o FILE.
  *
  * Adding a format: one function per document kind (in that kind's renderer
- * file) and one row in its table here (render.c). Renderers only format: every
+ * file) and one row in its table here (render.c). "html" is the page of
+ * report/html.h, drawn from the kind's own JSON (render_html_of_json()): topdown,
+ * why, branches report; diff draws its result (html_print_diff()). Renderers only format: every
  * rate, share and derived figure is in the document struct they are given.
  *
- * Kinds not yet in a table render through their own functions (the other
- * headers of report/).
+ * Every document kind has a table; a kind's printers (its header in report/)
+ * remain for what streams before the document (stat's -I intervals).
  *
  * Usage:
  *   const struct renderer *r = render_find(RENDER_TOPDOWN, format);
@@ -37,6 +39,7 @@ enum render_kind {
 	RENDER_SELFTEST,    /* struct selftest_report (report/selftest.h) */
 	RENDER_LIST,        /* struct list_report (report/list.h) */
 	RENDER_EXPLAIN,     /* struct explain_report (report/explain.h) */
+	RENDER_STAT,        /* struct stat_report (report/stat.h) */
 	RENDER_KINDS,
 };
 
@@ -56,6 +59,18 @@ typedef int render_file_fn(FILE *out, const void *doc, struct tdp_err *err);
  * bytes as fn printing to a file. Returns fn's error, or TDP_ENOMEM.
  */
 int render_capture(struct strbuf *out, render_file_fn *fn, const void *doc, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
+ * The HTML page (report/html.h) of the document that the JSON renderer `json`
+ * writes of doc: the JSON rendered into memory, read back (doc/doc.h) and drawn,
+ * so the page shows exactly what the JSON says. A kind with a page lists it as
+ *   static int <kind>_html(struct strbuf *o, const void *d, struct tdp_err *e)
+ *   { return render_html_of_json(o, <kind>_json, d, e); }
+ *   ... { "html", <kind>_html } in its table.
+ * Returns 0, json's error, or as html_print_json_text().
+ */
+int render_html_of_json(struct strbuf *out, render_fn *json, const void *doc, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 
 /** The renderers of kind k, ending with { NULL, NULL }; the first is the default. */

@@ -20,6 +20,8 @@
  *   JSON:  stat_json_print() once with every interval in the report.
  * All write to a FILE the caller owns; none of them closes or flushes it except
  * the interval writers, which flush so a pipe sees each interval when it ends.
+ * The whole document goes through report/render.h (RENDER_STAT: text, json, csv);
+ * the intervals stream as they come, before it.
  */
 #ifndef TDPROF_REPORT_STAT_H
 #define TDPROF_REPORT_STAT_H
@@ -55,6 +57,8 @@ struct stat_report {
 	int exit_status;                /* tdprof's exit status (JSON exit_status) */
 	const char *hw_note;            /* "hardware counters are unavailable: ..." or NULL */
 	const char *hw_hint;            /* what to do about it, or NULL */
+	const char *csv_sep;            /* CSV (render.h's "csv"): the separator of -x SEP; NULL: "," */
+	bool after_intervals;           /* text: the intervals were printed before (-I): a blank line first */
 	const struct stat_interval *intervals; /* JSON only; borrowed */
 	size_t nr_intervals;
 	/*

@@ -159,6 +159,36 @@ def test_own_file_in_a_read_only_directory_is_rewritten_in_place():
         os.chmod(d, 0o700)
 
 
+def test_a_failed_command_leaves_no_partial_file():
+    # the output is opened before the run (stat streams its intervals into it): a
+    # run that fails removes its temporary, and a file already at the path is kept
+    fails = [
+        ("stat -o, workload not found", lambda o: ["stat", "-e", "task-clock", "-o", o, "--", "/nonexistent/tdprof-x"],
+         127),
+        ("stat -I -o, workload not found",
+         lambda o: ["stat", "-e", "task-clock", "-I", "100", "-o", o, "--", "/nonexistent/tdprof-x"], 127),
+        ("branches report --html, not a perf.data",
+         lambda o: ["branches", "report", "-i", path("not.data"), "--no-source", "--html", o], 2),
+    ]
+    with open(path("not.data"), "wb") as f:
+        f.write(b"not a perf.data at all" * 8)
+    for label, argv, code in fails:
+        out = path("failed.out")
+        if os.path.lexists(out):
+            os.unlink(out)
+        r = tdp.run(*argv(out), timeout=60)
+        tdp.expect_exit(r, code)
+        tdp.check(not os.path.lexists(out), "%s: left %r" % (label, out), r)
+        with open(out, "w") as f:
+            f.write("old\n")
+        r = tdp.run(*argv(out), timeout=60)
+        tdp.expect_exit(r, code)
+        with open(out) as f:
+            tdp.check(f.read() == "old\n", "%s: the old file was changed" % label, r)
+        leftovers = [n for n in os.listdir(TMP) if ".tdprof-" in n]
+        tdp.check(not leftovers, "%s: temporaries left: %r" % (label, leftovers), r)
+
+
 def test_no_temporary_is_left_behind():
     leftovers = [n for n in os.listdir(TMP) if ".tdprof-" in n]
     tdp.check(not leftovers, "temporaries left: %r" % leftovers)

@@ -6,6 +6,7 @@ loaded machine tdprof may take a while to start it."""
 import os
 import signal
 import subprocess
+import tempfile
 
 import tdp
 
@@ -56,6 +57,24 @@ def test_sigterm_is_143():
     code, out, err = interrupt(p, signal.SIGTERM)
     tdp.check(code == 143, "128 + SIGTERM(15) = 143, got %d\n%s" % (code, err))
     tdp.check(",msec,task-clock," in out, "CSV counts printed after SIGTERM:\n" + out)
+
+
+def test_signals_leave_the_report_whole_and_no_temporary():
+    # -o FILE is a temporary until the counts are written: SIGINT, SIGTERM and SIGHUP
+    # end the workload, the report is still published whole, nothing else is left
+    d = tempfile.mkdtemp(prefix="tdprof-stat-signals-")
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        out = os.path.join(d, "out.txt")
+        p = start("stat", "-e", "task-clock", "-o", out, "--", wl("wl-spin"), "0")
+        code, _, err = interrupt(p, sig)
+        tdp.check(code == 128 + sig, "%s: exit %d, want %d\n%s" % (sig.name, code, 128 + sig, err))
+        with open(out) as f:
+            text = f.read()
+        tdp.check("Performance counter stats for" in text and "task-clock" in text,
+                  "%s: the report is whole:\n%s" % (sig.name, text))
+        left = sorted(n for n in os.listdir(d) if n != "out.txt")
+        tdp.check(not left, "%s: left behind: %s" % (sig.name, left))
+        os.unlink(out)
 
 
 def test_sigint_with_intervals():

@@ -101,8 +101,49 @@ def check_listed():
     return failures
 
 
-def main():
+def check_project_diagram():
+    """The project's own diagram (docs/hacking.md): report/ and diff/ share a line, so
+    the renderers take the diff document from doc/ and an include of diff/ from
+    report/ (or of report/ from diff/) fails."""
+    with open(os.path.join(ROOT, 'docs', 'hacking.md')) as f:
+        hacking = f.read()
+    base = {
+        'docs/hacking.md': hacking,
+        'src/doc/diff-result.h': '#include <stddef.h>\n',
+        'src/diff/diff.h': '#include "doc/diff-result.h"\n',
+        'src/report/diff-text.c': '#include "doc/diff-result.h"\n',
+        'src/cli/cmd-diff.c': '#include "diff/diff.h"\n#include "report/diff.h"\n',
+    }
+    cases = [
+        (None, 0, []),
+        (('src/report/diff-text.c', '#include "diff/diff.h"\n'), 1,
+         ['src/report/diff-text.c:2', 'report/ includes diff/, on its own layer']),
+        (('src/diff/diff.h', '#include "report/diff.h"\n'), 1, ['src/diff/diff.h:2', 'on its own layer']),
+    ]
     failures = 0
+    for extra, want, words in cases:
+        with tempfile.TemporaryDirectory() as d:
+            files = dict(base)
+            if extra:
+                files[extra[0]] += extra[1]
+            for path, text in files.items():
+                p = os.path.join(d, path)
+                os.makedirs(os.path.dirname(p), exist_ok=True)
+                with open(p, 'w') as f:
+                    f.write(text)
+            rc, out = run(LAYERS, d)
+            missing = [w for w in words if w not in out]
+            if rc != want or missing:
+                print('FAIL: check-layers.py on the project diagram with %r: exit %d, missing %s\n%s'
+                      % (extra, rc, missing, out))
+                failures += 1
+            else:
+                print('ok: check-layers.py on the project diagram exits %d with %r' % (rc, extra))
+    return failures
+
+
+def main():
+    failures = check_project_diagram()
     with tempfile.TemporaryDirectory() as d:
         make_tree(d)
         for check in (LAYERS, BANNED):

@@ -19,6 +19,9 @@
 #include "base/countset.h"
 #include "base/str.h"
 #include "model/triage.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "report/render.h"
 #include "report/stat.h"
 
 struct mem {
@@ -389,6 +392,95 @@ static void test_grouping(void **state)
 	assert_string_equal(str_grouped_double(1234567, 0, buf, 4), "1,2");
 }
 
+/* A document's bytes through render_find(RENDER_STAT, format) into a strbuf (NUL-terminated copy). */
+static char *rendered(const char *format, const struct stat_report *r)
+{
+	const struct renderer *rd = render_find(RENDER_STAT, format);
+	struct strbuf sb = STRBUF_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	char *out;
+
+	assert_non_null(rd);
+	assert_int_equal(rd->render(&sb, r, &err), 0);
+	out = calloc(1, sb.len + 1);
+	assert_non_null(out);
+	memcpy(out, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return out;
+}
+
+/*
+ * The renderer table of stat: text (the default), json and csv, each the same
+ * bytes as its printer; csv with the report's separator (',' when none); text
+ * after streamed intervals starts with one blank line; no html page.
+ */
+static void test_renderer_table(void **state)
+{
+	struct countset cs = COUNTSET_INIT;
+	struct triage_metrics tm;
+	struct triage_verdict tv;
+	struct stat_report r = { 0 };
+	struct mem m;
+	char *got;
+	json_t *doc;
+
+	(void)state;
+	add(&cs, "task-clock", "msec", 2974623, 2974623);
+	add(&cs, "cycles", NULL, 3000000, 1000);
+	add(&cs, "instructions", NULL, 1000000, 1000);
+	cs.elapsed_ns = 5146406;
+	triage_metrics_compute(&cs, &tm);
+	triage_route(&tm, &tv);
+	r.counts = &cs;
+	r.metrics = &tm;
+	r.verdict = &tv;
+	r.target = "'true'";
+	r.command = "true";
+	r.runs = 1;
+	r.user_ns = r.sys_ns = -1;
+
+	assert_string_equal(render_table(RENDER_STAT)->format, "text");
+	assert_ptr_equal(render_find(RENDER_STAT, NULL), render_find(RENDER_STAT, "text"));
+	assert_null(render_find(RENDER_STAT, "html"));
+	assert_null(render_find(RENDER_STAT, "folded"));
+
+	mem_open(&m);
+	stat_text_print(m.f, &r);
+	mem_close(&m);
+	got = rendered("text", &r);
+	assert_string_equal(got, m.buf);
+	free(got);
+	r.after_intervals = true;
+	got = rendered("text", &r);
+	assert_int_equal(got[0], '\n');
+	assert_string_equal(got + 1, m.buf);
+	free(got);
+	free(m.buf);
+
+	mem_open(&m);
+	stat_csv_print(m.f, &cs, 1, ",");
+	mem_close(&m);
+	got = rendered("csv", &r);
+	assert_string_equal(got, m.buf);
+	assert_non_null(strstr(got, "2.97,msec,task-clock,"));
+	free(got);
+	free(m.buf);
+	r.csv_sep = ";";
+	got = rendered("csv", &r);
+	assert_non_null(strstr(got, "2.97;msec;task-clock;"));
+	free(got);
+
+	got = rendered("json", &r);
+	doc = json_loads(got, 0, NULL);
+	assert_non_null(doc);
+	assert_true(json_is_array(json_object_get(doc, "events")));
+	assert_int_equal(json_array_size(json_object_get(doc, "events")), 3);
+	assert_true(json_real_value(json_object_get(json_object_get(doc, "metrics"), "cpi")) == 3.0);
+	json_decref(doc);
+	free(got);
+	countset_release(&cs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_text_interval_header),
 		cmocka_unit_test(test_json_parses_back),
 		cmocka_unit_test(test_grouping),
+		cmocka_unit_test(test_renderer_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
