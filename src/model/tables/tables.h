@@ -44,8 +44,8 @@ extern const struct model model_alderlake, model_meteorlake;
 extern const struct model model_gracemont, model_crestmont;
 /* amd-zen2-zen3.c, amd-zen4.c, amd-zen5.c */
 extern const struct model model_zen2, model_zen3, model_zen4, model_zen5;
-/* arm-*.c */
-extern const struct model model_sbsa, model_neoverse_v1, model_neoverse_n2, model_neoverse_v2;
+/* arm-models.c, generated from data/arm/ by gen/gen-arm.py */
+extern const struct model model_sbsa, model_neoverse_v1, model_neoverse_n2, model_neoverse_n2_r0p0, model_neoverse_v2;
 extern const struct model model_neoverse_n3, model_neoverse_v3, model_neoverse_n1, model_cortex_a76;
 
 #endif
