@@ -28,7 +28,9 @@ int model_live_setup(const struct cpu_system *sys, const struct model *chosen, d
 
 	if (!m && c->hybrid && c->nr_core_types)
 		m = hybrid_model(c);
-	else if (!m && c->uarch)
+	if (!m && c->uarch_revision) /* a revision with its own definitions (Neoverse N2 r0p0-r0p2) */
+		m = model_for_uarch(c->uarch_revision);
+	if (!m && c->uarch)
 		m = model_for_uarch(c->uarch);
 	if (!m && c->is_arm && caps_slots > 0)
 		m = model_find("sbsa");
