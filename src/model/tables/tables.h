@@ -42,7 +42,7 @@ extern const struct model model_sapphirerapids, model_emeraldrapids, model_grani
 extern const struct model model_alderlake, model_meteorlake;
 /* intel-hybrid.c (E-cores) */
 extern const struct model model_gracemont, model_crestmont;
-/* amd-zen2-zen3.c, amd-zen4.c, amd-zen5.c */
+/* amd-models.c, generated from data/amd/zen.json by gen/gen-amd.py */
 extern const struct model model_zen2, model_zen3, model_zen4, model_zen5;
 /* arm-models.c, generated from data/arm/ by gen/gen-arm.py */
 extern const struct model model_sbsa, model_neoverse_v1, model_neoverse_n2, model_neoverse_n2_r0p0, model_neoverse_v2;
