@@ -80,4 +80,35 @@ def test_midr_errors():
     tdp.expect_in("has no top-down model", r.err, "stderr", r)
 
 
+def n2_snapshot(root, midr):
+    """A Neoverse N2 sysfs/procfs snapshot whose MIDR_EL1 is midr."""
+    def put(base, rel, text):
+        p = os.path.join(base, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(text)
+    sysfs, procfs = os.path.join(root, "sys"), os.path.join(root, "proc")
+    put(sysfs, "devices/system/cpu/online", "0-1\n")
+    for n in range(2):
+        put(sysfs, "devices/system/cpu/cpu%d/regs/identification/midr_el1" % n, midr + "\n")
+    pmu = "bus/event_source/devices/armv8_pmuv3_0/"
+    put(sysfs, pmu + "type", "8\n")
+    put(sysfs, pmu + "caps/slots", "0x00000005\n")
+    put(sysfs, pmu + "events/stall_slot", "event=0x003f\n")
+    put(sysfs, "bus/event_source/devices/software/type", "1\n")
+    put(procfs, "sys/kernel/perf_event_paranoid", "1\n")
+    return sysfs, procfs
+
+
+def test_info_names_the_revision_model():
+    for midr, model in (("0x00000000410fd491", "neoverse-n2-r0p0"), ("0x00000000410fd493", "neoverse-n2")):
+        root = tempfile.mkdtemp(prefix="tdprof-e2e-armrev-info-")
+        sysfs, procfs = n2_snapshot(root, midr)
+        r = tdp.run("info", "--json", "--sysfs", sysfs, "--procfs", procfs)
+        tdp.expect_exit(r, 0)
+        d = r.json()
+        tdp.check(d["cpu"]["uarch"] == "neoverse-n2", "uarch", r)
+        tdp.check(d["topdown"]["model"] == model, "model %s for %s" % (model, midr), r)
+
+
 tdp.main(globals())
