@@ -11,10 +11,12 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/countset.h"
 #include "base/err.h"
+#include "model/groups.h"
 #include "model/model.h"
 
 static const struct metric_value *metric(const struct metric_tree *t, const char *key)
@@ -147,11 +149,68 @@ static void test_explore(void **state)
 	assert_non_null(strstr(model_find("neoverse-v3")->explore[0].groups, "Topdown_Frontend"));
 }
 
+/* Is event `name` of m in some group of p? */
+static bool planned(const struct model *m, const struct groups_plan *p, const char *name)
+{
+	for (size_t g = 0; g < p->nr; g++)
+		for (size_t i = 0; i < p->v[g].nr; i++)
+			if (!strcmp(m->events[p->v[g].ev[i]].name, name))
+				return true;
+	return false;
+}
+
+/* A live run counts Arm's current level 1 (never the import-only perf form), and from -l 2 the
+ * stage-2 metrics' events too, in groups that fit 6 counters and the cycle counter. */
+static void test_live_plan(void **state)
+{
+	size_t nr;
+	const struct model *const *all = model_all(&nr);
+
+	(void)state;
+	for (size_t i = 0; i < nr; i++) {
+		const struct model *m = all[i];
+
+		if (m->vendor != MODEL_VENDOR_ARM)
+			continue;
+		for (int level = 1; level <= 2; level++) {
+			struct model_compiled *mc;
+			struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+			struct groups_budget b;
+			struct groups_plan p = GROUPS_PLAN_INIT;
+			struct groups_event gev[MODEL_MAX_EVENTS];
+			struct tdp_err err = TDP_ERR_INIT;
+
+			assert_int_equal(model_compile(m, &mc, NULL), 0);
+			model_default_budget(m, &b);
+			b.nmi_watchdog = true;
+			o.max_level = level;
+			o.slots = m->slots > 0 ? m->slots : 8;
+			if (model_plan(mc, &o, &b, &p, &err))
+				fail_msg("%s -l %d: %s", m->name, level, err.msg);
+			for (size_t e = 0; e < m->nr_events; e++) {
+				gev[e].counter = m->events[e].counter;
+				gev[e].fixed_idx = m->events[e].fixed_idx;
+				gev[e].leader = m->events[e].leader;
+			}
+			for (size_t g = 0; g < p.nr; g++)
+				assert_true(groups_fit(gev, p.v[g].ev, p.v[g].nr, &b));
+			if (!strcmp(m->name, "neoverse-n2")) {
+				assert_true(planned(m, &p, "BR_MIS_PRED")); /* Arm's form, not the fallback */
+				assert_int_equal(planned(m, &p, "L1D_CACHE_REFILL"), level >= 2);
+				assert_int_equal(planned(m, &p, "BR_MIS_PRED_RETIRED"), level >= 2);
+			}
+			groups_plan_release(&p);
+			model_compiled_free(mc);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stage2_values),
 		cmocka_unit_test(test_explore),
+		cmocka_unit_test(test_live_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
