@@ -51,6 +51,45 @@ def c_str(s):
     return '"' + out + '"'
 
 
+def top_level_sum(expr):
+    """True when expr has a + or - outside parentheses (not a sign after an operator)."""
+    depth, prev = 0, "("
+    for ch in expr:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch in "+-" and depth == 0 and prev not in "(*/+-":
+            return True
+        if not ch.isspace():
+            prev = ch
+    return False
+
+
+def wraps(expr):
+    """True when expr is one parenthesised whole: "(...)"."""
+    if not (expr.startswith("(") and expr.endswith(")")):
+        return False
+    depth = 0
+    for i, ch in enumerate(expr):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(expr) - 1:
+            return False
+    return True
+
+
+def fraction(expr):
+    """Arm's percentage formula as a fraction: "100 * (X)" and "X * 100" (X a product) lose the 100;
+    anything else is divided by 100."""
+    e = expr.strip()
+    if e.startswith("100 * ") and wraps(e[6:].strip()):
+        return e[6:].strip()[1:-1].strip()
+    if e.endswith(" * 100") and not top_level_sum(e[:-6]):
+        return e[:-6].strip()
+    return f"({e}) / 100"
+
+
 def names_in(expr):
     return [n for n in NAME.findall(re.sub(r"#\w+", "", expr)) if n not in ("if", "else")]
 
@@ -68,7 +107,7 @@ class Model:
         self.e = entry
         self.cfg = cfg
         self.folder = folder
-        self.events = []      # names, in first-use order
+        self.events = ["CPU_CYCLES"]  # the clock first, then in first-use order
         self.codes = {}
         self.formulas = []    # (name, [exprs], [whens], source)
         self.nodes = []       # dict
@@ -136,7 +175,7 @@ class Model:
                 raise Bad(f"{where}: root node '{key}' is not a metric of {l1_group}")
             if m["units"] not in ("percent of slots", "percent of cycles"):
                 raise Bad(f"{where}: level-1 metric '{key}' has unit '{m['units']}'")
-            expr = f"({m['formula']}) / 100"
+            expr = fraction(m["formula"])
             self.use(expr, f"{where}: {key}")
             exprs, whens, source = [expr], ["MODEL_WHEN_ANY"], src
             if fb and key in fb["nodes"]:
