@@ -1,5 +1,5 @@
 """The build-time generators of vendor data (src/model/gen/gen-arm.py, gen-amd.py,
-src/cpu/gen/gen-cpus.py): the data in the tree generates, and a damaged copy stops
+src/cpu/gen/gen-cpus.py, src/pmu/gen/gen-pfm-aliases.py): the data in the tree generates, and a damaged copy stops
 with exit 1 and a message naming the file and the fault, writing nothing."""
 import json
 import os
@@ -41,7 +41,8 @@ def expect_refused(r, out, needle):
 def test_the_tree_generates():
     for script, data in (("src/model/gen/gen-arm.py", "data/arm/models.json"),
                          ("src/model/gen/gen-amd.py", "data/amd/zen.json"),
-                         ("src/cpu/gen/gen-cpus.py", "data/cpus.json")):
+                         ("src/cpu/gen/gen-cpus.py", "data/cpus.json"),
+                         ("src/pmu/gen/gen-pfm-aliases.py", "data/pfm-aliases.json")):
         out = os.path.join(TMP, os.path.basename(script) + ".out")
         r = gen(script, os.path.join(ROOT, data), out)
         tdp.check(r.returncode == 0, "%s: %s" % (script, r.stderr))
@@ -84,6 +85,17 @@ def test_cpus_faults():
     with open(tmp, "w") as f:
         json.dump(doc, f)
     expect_refused(gen("src/cpu/gen/gen-cpus.py", tmp, out), out, "'r0p9x' is not a revision")
+
+
+def test_pfm_alias_faults():
+    with open(os.path.join(ROOT, "data", "pfm-aliases.json")) as f:
+        doc = json.load(f)
+    doc["aliases"]["skl"].append(["INST_RETIRED.ANY", "X"])
+    tmp = os.path.join(TMP, "pfm.json")
+    with open(tmp, "w") as f:
+        json.dump(doc, f)
+    out = os.path.join(TMP, "pfm1.h")
+    expect_refused(gen("src/pmu/gen/gen-pfm-aliases.py", tmp, out), out, "skl: 'INST_RETIRED.ANY' twice")
 
 
 def test_amd_faults():
