@@ -1,7 +1,8 @@
 /*
  * tables.h: every model descriptor, for the registry in model.c, and the
- * thresholds the tables share. Each tables/<family>.c holds static data and
- * exports only the descriptors declared here.
+ * thresholds the tables share. Each tables/<family>.c, and each table generated
+ * from data/ (arm-models.c, amd-models.c), holds static data and exports only
+ * the descriptors declared here.
  *
  * Thresholds (percent of slots). Level 1: the seed workflow's (design.md):
  * Retiring > 80, Bad Speculation > 15, Frontend Bound > 20, Backend Bound > 40.
