@@ -21,7 +21,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import csource  # noqa: E402
 
 # Headers made by the build (configure_file, custom_target) in a module's build folder.
-GENERATED = {'commands.h': 'cli', 'kb-data.h': 'model', 'harness-paths.h': 'harness'}
+GENERATED = {'commands.h': 'cli', 'kb-data.h': 'model', 'harness-paths.h': 'harness', 'cpus-data.h': 'cpu',
+             'harness-cpus-data.h': 'harness', 'pfm-aliases-data.h': 'pmu'}
 # Below cli/: printing, exiting (the child of a fork may _exit), the environment.
 BELOW_CLI = re.compile(r'(?<![\w.>])(printf|vprintf|puts|putchar|perror|exit|getenv|secure_getenv)\s*\('
                        r'|(?<![\w.>])(stdout|stderr)\b')

@@ -50,11 +50,13 @@ static const struct cmd_doc doc = {
 	.see_also = "tdprof-stat(1), tdprof-list(1), perf-list(1)",
 };
 
-/* The top-down model for this CPU's micro-architecture, from the model registry. */
-static const char *model_for(const char *uarch)
+/* The top-down model for this CPU's micro-architecture (or its revision's), from the model registry. */
+static const char *model_for(const struct cpu_info *c)
 {
-	const struct model *m = uarch ? model_for_uarch(uarch) : NULL;
+	const struct model *m = c->uarch_revision ? model_for_uarch(c->uarch_revision) : NULL;
 
+	if (!m && c->uarch)
+		m = model_for_uarch(c->uarch);
 	return m ? m->name : NULL;
 }
 
@@ -138,7 +140,7 @@ int cmd_info(int argc, char **argv, struct tdp_ctx *ctx)
 	r.sys = &sys;
 	r.sysfs_root = env.sysfs_root;
 	r.procfs_root = env.procfs_root;
-	r.topdown_model = model_for(sys.cpu.uarch);
+	r.topdown_model = model_for(&sys.cpu);
 	topdown_reason(&sys, r.topdown_model, &reason);
 	r.topdown_reason = reason.buf;
 	r.backend = sys.probe.opened ? "pmu" : "sim";

@@ -36,7 +36,7 @@ static const struct cmd_doc doc = {
 	.name = "topdown",
 	.summary = cmd_topdown_summary,
 	.usage = "topdown [-l 1|2] [--cpu MODEL] [--json] [-o FILE] [--no-multiplex] -- CMD [ARGS]\n"
-		 "topdown --import FILE [--cpu MODEL] [-l 1|2] [--slots N] [--json] [-o FILE]",
+		 "topdown --import FILE [--cpu MODEL | --midr HEX] [-l 1|2] [--slots N] [--json] [-o FILE]",
 	.description =
 		"Classifies where the pipeline's slots go (Intel's top-down method, on Intel, AMD and Arm): level 1 "
 		"splits them into Retiring, Bad Speculation, Frontend Bound and Backend Bound; level 2 splits each "
@@ -77,6 +77,7 @@ static const struct cmd_doc doc = {
 };
 
 struct topdown_opts {
+	const char *midr; /* --midr: an arm64 MIDR_EL1 value naming the model (and its revision) */
 	const char *cpu, *import, *out_path, *backend, *sim_machine, *html, *format;
 	long level;
 	long slots;
@@ -102,6 +103,26 @@ static int unknown_model(const char *name)
 		msg_hint("did you mean '--cpu %s'?", model_find(names[idx[i]])->name);
 	msg_hint("'tdprof list models' shows them all");
 	return EXIT_USAGE;
+}
+
+/* --midr 0x410fd493: the model its implementer, part and revision select, as --cpu would name it. */
+static int midr_model(struct topdown_opts *to)
+{
+	uint64_t midr;
+	const char *name;
+
+	if (to->cpu)
+		return msg_usage("topdown", "give the model with '--cpu' or the CPU with '--midr', not both");
+	if (!str_to_u64(to->midr, &midr) || midr > UINT32_MAX)
+		return msg_usage("topdown", "'--midr %s': expected a MIDR_EL1 value such as 0x410fd493", to->midr);
+	name = cpu_uarch_from_midr(midr);
+	if (!name || !model_for_uarch(name)) {
+		msg_error("MIDR %s (%s) has no top-down model", to->midr, name ? name : "not a known core");
+		msg_hint("'tdprof list models' shows them; '--cpu MODEL' picks one");
+		return EXIT_USAGE;
+	}
+	to->cpu = model_for_uarch(name)->name;
+	return 0;
 }
 
 /* The model of an import: --cpu, or the one model_infer_import() finds; the usage error when none or several. */
@@ -441,6 +462,8 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 							  "an import)", 1, 2),
 		OPT_STRING(0, "cpu", &to.cpu, "MODEL", "the model to use ('tdprof list models'); default: this CPU's, "
 						       "or for --import the one the events fit"),
+		OPT_STRING(0, "midr", &to.midr, "HEX", "the model of this arm64 MIDR_EL1 value, with its revision "
+						       "(0x410fd493: Neoverse N2 r0p3)"),
 		OPT_STRING(0, "import", &to.import, "FILE", "read perf stat output (CSV, JSON lines or text) instead "
 							   "of running a command"),
 		OPT_LONG(0, "slots", &to.slots, "N", "pipeline slots per cycle for models that read them from the "
@@ -466,6 +489,8 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 
 	if (i < 0)
 		return opts_exit(i);
+	if (to.midr && (rc = midr_model(&to)))
+		return rc;
 	if (!(to.format = output_format("topdown", to.format, to.json ? "json" : NULL, "text")))
 		return EXIT_USAGE;
 	to.json = !strcmp(to.format, "json");

@@ -77,7 +77,7 @@ static void intel(struct cpu_branch *out, const struct cpu_pmu *core)
 	}
 }
 
-/* Does the AMD CPU have LbrExtV2? CPUID when known, else by micro-architecture (cpu_uarch_caps()). */
+/* Does the AMD CPU have LbrExtV2? CPUID when known, else by micro-architecture (data/cpus.json). */
 static bool amd_has_lbr_v2(const struct cpu_info *cpu)
 {
 	const struct cpu_uarch_caps *caps = cpu_uarch_caps(cpu->uarch);
@@ -102,7 +102,7 @@ static void amd(struct cpu_branch *out, const struct cpu_info *cpu, const struct
 {
 	long depth = cpu_pmu_cap_long(core, "branches");
 	const char *name = cpu->uarch ? cpu->uarch : "this CPU";
-	bool zen3 = cpu->is_x86 && cpu->family == 0x19 && !amd_has_lbr_v2(cpu) && amd_has_brs(cpu);
+	bool brs = !amd_has_lbr_v2(cpu) && amd_has_brs(cpu); /* BRS only where LbrExtV2 is absent (Zen 3) */
 
 	if (amd_has_lbr_v2(cpu)) {
 		if (depth > 0) {
@@ -112,7 +112,7 @@ static void amd(struct cpu_branch *out, const struct cpu_info *cpu, const struct
 			REASON("%s has LbrExtV2 but the kernel does not expose it (needs Linux 6.1 or later, "
 			       "and a hypervisor that passes it through)", name);
 		}
-	} else if (zen3) {
+	} else if (brs) {
 		if (depth > 0) {
 			set(out, CPU_BRANCH_BRS, depth, core->name);
 			REASON("AMD Branch Sampling (BRS): %ld taken branches per sample (%s/caps/branches)", depth,

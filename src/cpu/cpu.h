@@ -106,6 +106,17 @@ const char *cpu_uarch_x86(enum cpu_vendor vendor, unsigned family, unsigned mode
  */
 const char *cpu_uarch_arm(unsigned implementer, unsigned part);
 
+/**
+ * The revision-specific name of an arm64 core whose definitions change with its
+ * variant/revision (MIDR bits 23:20, 3:0): "neoverse-n2-r0p0" for Neoverse N2
+ * r0p0-r0p2 (the STALL_SLOT erratum), or NULL when the data has none for it.
+ * model_for_uarch() takes it like a uarch name.
+ */
+const char *cpu_arm_revision_name(unsigned implementer, unsigned part, unsigned variant, unsigned revision);
+
+/** The name a MIDR_EL1 value selects a model by: its revision name, else its uarch, else NULL. */
+const char *cpu_uarch_from_midr(uint64_t midr);
+
 /** A name for an arm64 implementer code ("ARM" for 0x41, "Ampere" for 0xc0), or NULL. */
 const char *cpu_arm_implementer_name(unsigned implementer);
 
@@ -134,13 +145,23 @@ const char *cpu_uarch_hybrid_core(const char *chip_uarch, enum cpu_core_kind kin
 bool cpu_uarch_is_hybrid(const char *chip_uarch);
 
 /*
- * What a micro-architecture has, as data (uarch.c), for when the CPU cannot be
- * asked (CPUID leaves a hypervisor hides, an import from another machine).
+ * What a micro-architecture has, as data (data/cpus.json, through uarch.c), for
+ * when the CPU cannot be asked (CPUID leaves a hypervisor hides, an import from
+ * another machine).
  */
 struct cpu_uarch_caps {
 	const char *uarch;
-	bool amd_lbr_v2;   /* AMD LbrExtV2 (Zen 4 and later; CPUID 0x80000022 EAX[1]) */
-	bool amd_brs;      /* AMD Branch Sampling (Zen 3; CPUID 0x80000008 EBX[31]) */
+	unsigned width;      /* pipeline width in the models' slots per cycle; 0 unknown */
+	int gp_counters;     /* general-purpose counters per logical CPU (SMT on); -1 unknown */
+	int fixed_counters;  /* fixed counters (Intel; Arm's cycle counter); -1 unknown */
+	int lbr_depth;       /* branch-stack entries (Intel LBR, AMD LbrExtV2/BRS); -1 none or unknown */
+	bool intel_lbr;      /* Intel LBR */
+	bool perf_metrics;   /* Intel PERF_METRICS: topdown-* pseudo-events led by slots */
+	bool slot_events;    /* slot-level top-down events (PERF_METRICS, AMD dispatch slots, STALL_SLOT) */
+	bool amd_lbr_v2;     /* AMD LbrExtV2 (Zen 4 and later; CPUID 0x80000022 EAX[1]) */
+	bool amd_brs;        /* AMD Branch Sampling (Zen 3; CPUID 0x80000008 EBX[31]) */
+	bool arm_spe;        /* Arm Statistical Profiling Extension */
+	bool arm_brbe;       /* Arm Branch Record Buffer Extension */
 };
 
 /** The capabilities of uarch (a name of cpu_uarch_x86()), or NULL when the table has none. */
@@ -249,6 +270,7 @@ struct cpu_info {
 	struct cpu_midr midr_fields;
 	char brand[64];             /* CPUID brand string / "model name"; "" when unknown */
 	const char *uarch;          /* static name, NULL when unknown */
+	const char *uarch_revision; /* arm64: the revision-specific name (cpu_arm_revision_name()), else NULL */
 
 	bool hybrid;                /* more than one core type */
 	struct cpu_core_type core_types[CPU_CORE_TYPES_MAX];

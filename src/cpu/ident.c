@@ -452,10 +452,13 @@ int cpu_info_detect(struct cpu_info *info, const struct cpu_env *env, const stru
 		else if ((rc = ident_cpuinfo(info, env, err)))
 			goto out;
 	}
-	if (info->is_x86)
+	if (info->is_x86) {
 		info->uarch = cpu_uarch_x86(info->vendor, info->family, info->model, info->stepping);
-	else if (info->is_arm)
+	} else if (info->is_arm) {
 		info->uarch = cpu_uarch_arm(info->midr_fields.implementer, info->midr_fields.part);
+		info->uarch_revision = cpu_arm_revision_name(info->midr_fields.implementer, info->midr_fields.part,
+							     info->midr_fields.variant, info->midr_fields.revision);
+	}
 
 	if (cpu_read_attr(buf, sizeof(buf), env->sysfs_root, "devices/system/cpu/smt/active") > 0)
 		info->smt = str_trim(buf)[0] == '1';

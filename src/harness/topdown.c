@@ -16,8 +16,8 @@
  * icl-metrics.json adds INT_MISC corrections (uop dropping, recovery cycles)
  * that need general-purpose counters; they are left out (a few % at most).
  *
- * AMD Zen 4 (family 19h models 10h-1Fh, 60h-7Fh, A0h-AFh) and Zen 5 (family
- * 1Ah): perf's amdzen4/pipeline.json PipelineL1 (from AMD PPR 19h/11h §2.1.15.2,
+ * AMD cores with dispatch-slot events (Zen 4 and Zen 5: data/cpus.json says which
+ * family/model ranges and their width): perf's amdzen4/pipeline.json PipelineL1 (from AMD PPR 19h/11h §2.1.15.2,
  * Table 28), slots = 6 (Zen 5: 8, amdzen5/pipeline.json) * ls_not_halted_cyc;
  * frontend = de_no_dispatch_per_slot.no_ops_from_frontend, backend =
  * .backend_stalls, smt_contention = .smt_contention, retiring = ex_ret_ops, bad
@@ -27,12 +27,15 @@
  *
  * Arm (PMU with PMMIR_EL1.SLOTS, exported as caps/slots, and the STALL_SLOT*
  * and OP_* events): perf's arm64/sbsa.json TopdownL1 with #slots from caps/slots,
- * plus the Neoverse N2 erratum of neoverse-n2-v2/metrics.json (STALL_SLOT and
- * STALL_SLOT_FRONTEND count one extra slot per cycle when #slots is 5). The
- * BR_MIS_PRED corrections of Arm's own V1/N2 telemetry specifications are left out.
+ * plus the Neoverse N2 erratum (STALL_SLOT and STALL_SLOT_FRONTEND count one
+ * extra slot per cycle on r0p0-r0p2; data/cpus.json's stall_slot_erratum rows, as
+ * perf's #no_stall_errata and Arm's r0p2/r0p3 specifications). The BR_MIS_PRED
+ * terms of Arm's current V1/N2/V2 specifications (data/arm/) are left out: they
+ * need a seventh event the harness group does not count.
  */
 #include "harness-internal.h"
 #include "arch.h"
+#include "harness-cpus-data.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -192,34 +195,42 @@ static void detect_intel(struct harness_topdown *td, const char *root)
 }
 
 /*
- * The AMD cores with dispatch-slot events, as data: family, model range and
- * dispatch width (Zen 4: family 19h models 10h-1fh, 60h-7fh, a0h-afh, 6 wide;
- * Zen 5: family 1ah, 8 wide). The same ranges as src/cpu/uarch.c's rows; the
- * harness is a library on its own and links none of tdprof's modules.
+ * Which CPUs have slot events, their width and the N2 erratum: data/cpus.json, the
+ * same rows src/cpu/uarch.c reads, emitted into harness-cpus-data.h by
+ * src/cpu/gen/gen-cpus.py (the harness is a library on its own and links none of
+ * tdprof's modules, so it expands its own copy of the generated tables).
  */
+#define X86_ROW(v, f, m0, m1, s0, s1, name) { (v), (f), (m0), (m1), (name) },
 static const struct {
-	unsigned family, model_lo, model_hi, width;
-} amd_slot_cores[] = {
-	{ 0x19, 0x10, 0x1f, 6 },
-	{ 0x19, 0x60, 0x7f, 6 },
-	{ 0x19, 0xa0, 0xaf, 6 },
-	{ 0x1a, 0x00, 0xff, 8 },
-};
+	unsigned vendor, family, model_lo, model_hi;
+	const char *uarch;
+} x86_rows[] = { CPU_DATA_X86(X86_ROW) };
 
-/* Arm cores with the Neoverse N2 erratum of STALL_SLOT (MIDR implementer and part number). */
+#define UARCH_ROW(name, w, gp, fx, depth, caps) { (name), (w), (caps) },
 static const struct {
-	unsigned implementer, part;
-} arm_n2_erratum[] = {
-	{ 0x41, 0xd49 }, /* Neoverse N2 */
-};
+	const char *uarch;
+	unsigned width, caps;
+} uarch_rows[] = { CPU_DATA_UARCH(UARCH_ROW) };
 
-/* The dispatch width of an AMD core with slot events, or 0. */
+#define ARM_ROW(imp, part_, lo, hi, name, rev_name, caps) { (imp), (part_), (lo), (hi), (caps) },
+static const struct {
+	unsigned implementer, part, rv_lo, rv_hi, caps;
+} arm_rows[] = { CPU_DATA_ARM(ARM_ROW) };
+
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The dispatch width of an AMD core with slot events, or 0 (any stepping: the harness reads none). */
 static unsigned amd_slot_width(const struct harness_cpu_id *id)
 {
-	for (size_t i = 0; i < sizeof(amd_slot_cores) / sizeof(amd_slot_cores[0]); i++)
-		if (id->family == amd_slot_cores[i].family && id->model >= amd_slot_cores[i].model_lo &&
-		    id->model <= amd_slot_cores[i].model_hi)
-			return amd_slot_cores[i].width;
+	for (size_t i = 0; i < NR(x86_rows); i++) {
+		if (x86_rows[i].vendor != CPU_DATA_AMD || id->family != x86_rows[i].family ||
+		    id->model < x86_rows[i].model_lo || id->model > x86_rows[i].model_hi)
+			continue;
+		for (size_t u = 0; u < NR(uarch_rows); u++)
+			if (!strcmp(uarch_rows[u].uarch, x86_rows[i].uarch))
+				return (uarch_rows[u].caps & CPU_DATA_CAP_SLOT_EVENTS) ? uarch_rows[u].width : 0;
+		return 0;
+	}
 	return 0;
 }
 
@@ -244,13 +255,17 @@ static void detect_amd(struct harness_topdown *td, const struct harness_cpu_id *
 		 id->family, id->model);
 }
 
-/* Whether the core of MIDR_EL1 midr (implementer bits 31:24, part 15:4) has the STALL_SLOT erratum. */
+/* Whether the core of MIDR_EL1 midr has the STALL_SLOT erratum (Neoverse N2 before r0p3): its first
+ * matching row (a core's revision rows come before its catch-all row) says so. */
 static bool has_n2_erratum(uint64_t midr)
 {
-	for (size_t i = 0; i < sizeof(arm_n2_erratum) / sizeof(arm_n2_erratum[0]); i++)
-		if (((midr >> 24) & 0xff) == arm_n2_erratum[i].implementer &&
-		    ((midr >> 4) & 0xfff) == arm_n2_erratum[i].part)
-			return true;
+	unsigned imp = (midr >> 24) & 0xff, part = (midr >> 4) & 0xfff;
+	unsigned rv = (unsigned)((midr >> 20) & 0xf) << 4 | (unsigned)(midr & 0xf);
+
+	for (size_t i = 0; i < NR(arm_rows); i++)
+		if (arm_rows[i].implementer == imp && arm_rows[i].part == part && rv >= arm_rows[i].rv_lo &&
+		    rv <= arm_rows[i].rv_hi)
+			return (arm_rows[i].caps & CPU_DATA_CAP_STALL_SLOT_ERRATUM) != 0;
 	return false;
 }
 

@@ -17,6 +17,18 @@ static const struct model *hybrid_model(const struct cpu_info *c)
 	return NULL;
 }
 
+/* The generic Arm rule: the Arm slot model whose #slots comes from the PMU (sbsa), or NULL. */
+static const struct model *generic_arm_model(void)
+{
+	size_t nr;
+	const struct model *const *all = model_all(&nr);
+
+	for (size_t i = 0; i < nr; i++)
+		if (all[i]->vendor == MODEL_VENDOR_ARM && all[i]->kind == MODEL_KIND_SLOTS && all[i]->slots == 0)
+			return all[i];
+	return NULL;
+}
+
 int model_live_setup(const struct cpu_system *sys, const struct model *chosen, double slots,
 		     const struct model **out, struct model_eval_opts *o, struct groups_budget *b,
 		     struct tdp_err *err)
@@ -28,10 +40,12 @@ int model_live_setup(const struct cpu_system *sys, const struct model *chosen, d
 
 	if (!m && c->hybrid && c->nr_core_types)
 		m = hybrid_model(c);
-	else if (!m && c->uarch)
+	if (!m && c->uarch_revision) /* a revision with its own definitions (Neoverse N2 r0p0-r0p2) */
+		m = model_for_uarch(c->uarch_revision);
+	if (!m && c->uarch)
 		m = model_for_uarch(c->uarch);
 	if (!m && c->is_arm && caps_slots > 0)
-		m = model_find("sbsa");
+		m = generic_arm_model();
 	if (!m && c->is_arm && core) {
 		tdp_err_set(err, TDP_ENOTSUP,
 			    "no top-down model for this CPU (%s): its PMU '%s' has no slot events (caps/slots is %s), "

@@ -34,6 +34,7 @@ static const struct model *const models[] = {
 	&model_cortex_a76,
 	&model_neoverse_v1,
 	&model_neoverse_n2,
+	&model_neoverse_n2_r0p0,
 	&model_neoverse_v2,
 	&model_neoverse_n3,
 	&model_neoverse_v3,

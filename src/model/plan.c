@@ -91,7 +91,7 @@ int model_plan(const struct model_compiled *mc, const struct model_eval_opts *o,
 	int rc = 0;
 
 	ps = tdp_calloc(1, sizeof(*ps));
-	sets = tdp_calloc(m->nr_nodes + 1, sizeof(*sets));
+	sets = tdp_calloc(m->nr_nodes + m->nr_metrics + 1, sizeof(*sets));
 	if (!ps || !sets) {
 		rc = tdp_err_oom(err);
 		goto out;
@@ -136,6 +136,21 @@ int model_plan(const struct model_compiled *mc, const struct model_eval_opts *o,
 		}
 		if (metrics && leader >= 0 && !evset_has(&es, (size_t)leader) && sets[nr_sets].nr < GROUPS_MAX_EVENTS)
 			sets[nr_sets].ev[sets[nr_sets].nr++] = (size_t)leader;
+		if (sets[nr_sets].nr)
+			nr_sets++;
+	}
+	/* Arm's stage-2 metrics from level 2 on: each one's events as a set of their own
+	 * (a metric that cannot be counted here is left out: it will say not measured) */
+	for (size_t i = 0; max_level >= 2 && i < m->nr_metrics && !rc; i++) {
+		int f = model_formula_index(m, m->metrics[i].formula);
+		struct evset es = { { 0, 0 } };
+
+		if (m->metrics[i].kind != MODEL_METRIC_STAGE2 || f < 0 || !plan_select(ps, (size_t)f))
+			continue;
+		model_formula_events(mc, (size_t)f, ps->chosen[f], ps->chosen, &ps->env, &es, 0);
+		for (size_t e = 0; e < m->nr_events && sets[nr_sets].nr < GROUPS_MAX_EVENTS; e++)
+			if (evset_has(&es, e))
+				sets[nr_sets].ev[sets[nr_sets].nr++] = e;
 		if (sets[nr_sets].nr)
 			nr_sets++;
 	}

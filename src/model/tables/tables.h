@@ -1,7 +1,8 @@
 /*
  * tables.h: every model descriptor, for the registry in model.c, and the
- * thresholds the tables share. Each tables/<family>.c holds static data and
- * exports only the descriptors declared here.
+ * thresholds the tables share. Each tables/<family>.c, and each table generated
+ * from data/ (arm-models.c, amd-models.c), holds static data and exports only
+ * the descriptors declared here.
  *
  * Thresholds (percent of slots). Level 1: the seed workflow's (design.md):
  * Retiring > 80, Bad Speculation > 15, Frontend Bound > 20, Backend Bound > 40.
@@ -42,10 +43,10 @@ extern const struct model model_sapphirerapids, model_emeraldrapids, model_grani
 extern const struct model model_alderlake, model_meteorlake;
 /* intel-hybrid.c (E-cores) */
 extern const struct model model_gracemont, model_crestmont;
-/* amd-zen2-zen3.c, amd-zen4.c, amd-zen5.c */
+/* amd-models.c, generated from data/amd/zen.json by gen/gen-amd.py */
 extern const struct model model_zen2, model_zen3, model_zen4, model_zen5;
-/* arm-*.c */
-extern const struct model model_sbsa, model_neoverse_v1, model_neoverse_n2, model_neoverse_v2;
+/* arm-models.c, generated from data/arm/ by gen/gen-arm.py */
+extern const struct model model_sbsa, model_neoverse_v1, model_neoverse_n2, model_neoverse_n2_r0p0, model_neoverse_v2;
 extern const struct model model_neoverse_n3, model_neoverse_v3, model_neoverse_n1, model_cortex_a76;
 
 #endif

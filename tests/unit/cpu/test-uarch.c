@@ -173,8 +173,84 @@ static void test_caps(void **state)
 	c = cpu_uarch_caps(cpu_uarch_x86(CPU_VENDOR_AMD, 0x1a, 0x02, 0)); /* Turin */
 	assert_non_null(c);
 	assert_true(c->amd_lbr_v2);
-	assert_null(cpu_uarch_caps("icelakex"));
+	assert_int_equal(c->width, 8);
+	assert_int_equal(c->lbr_depth, 16);
+	assert_null(cpu_uarch_caps("pentium4"));
 	assert_null(cpu_uarch_caps(NULL));
+}
+
+/* data/cpus.json through the lookups: known ids (x86 and arm64) to names, widths, counters and flags. */
+static void test_per_cpu_data(void **state)
+{
+	static const struct {
+		enum cpu_vendor vendor;
+		unsigned family, model, stepping;
+		const char *uarch;
+		unsigned width;
+		int gp, fixed;
+		bool perf_metrics, lbr, lbr_v2, brs;
+	} x86[] = {
+		{ CPU_VENDOR_INTEL, 6, 0x55, 4, "skylakex", 4, 4, 3, false, true, false, false },
+		{ CPU_VENDOR_INTEL, 6, 0x55, 7, "cascadelake", 4, 4, 3, false, true, false, false },
+		{ CPU_VENDOR_INTEL, 6, 0x6A, 6, "icelakex", 5, 8, 4, true, true, false, false },
+		{ CPU_VENDOR_INTEL, 6, 0x8F, 8, "sapphirerapids", 6, 8, 4, true, true, false, false },
+		{ CPU_VENDOR_AMD, 0x19, 0x61, 2, "zen4", 6, 6, 0, false, false, true, false },
+		{ CPU_VENDOR_AMD, 0x19, 0x21, 0, "zen3", 6, 6, 0, false, false, false, true },
+		{ CPU_VENDOR_AMD, 0x17, 0x31, 0, "zen2", 6, 6, 0, false, false, false, false },
+	};
+	static const struct {
+		uint64_t midr;
+		const char *uarch, *selects;
+		unsigned width;
+		bool spe, slots;
+	} arm[] = {
+		{ 0x413fd0c1, "neoverse-n1", "neoverse-n1", 4, true, false },
+		{ 0x411fd401, "neoverse-v1", "neoverse-v1", 8, true, true },
+		{ 0x410fd490, "neoverse-n2", "neoverse-n2-r0p0", 5, true, true },
+		{ 0x410fd492, "neoverse-n2", "neoverse-n2-r0p0", 5, true, true },
+		{ 0x410fd493, "neoverse-n2", "neoverse-n2", 5, true, true },
+		{ 0x6d0fd490, "neoverse-n2", "neoverse-n2-r0p0", 5, true, true }, /* Azure Cobalt 100 */
+		{ 0x410fd4f1, "neoverse-v2", "neoverse-v2", 8, true, true },
+		{ 0x410fd840, "neoverse-v3", "neoverse-v3", 10, true, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(x86) / sizeof(x86[0]); i++) {
+		const char *u = cpu_uarch_x86(x86[i].vendor, x86[i].family, x86[i].model, x86[i].stepping);
+		const struct cpu_uarch_caps *c = cpu_uarch_caps(u);
+
+		assert_non_null(u);
+		assert_string_equal(u, x86[i].uarch);
+		assert_non_null(c);
+		assert_int_equal(c->width, x86[i].width);
+		assert_int_equal(c->gp_counters, x86[i].gp);
+		assert_int_equal(c->fixed_counters, x86[i].fixed);
+		assert_int_equal(c->perf_metrics, x86[i].perf_metrics);
+		assert_int_equal(c->intel_lbr, x86[i].lbr);
+		assert_int_equal(c->amd_lbr_v2, x86[i].lbr_v2);
+		assert_int_equal(c->amd_brs, x86[i].brs);
+		assert_int_equal(c->slot_events, x86[i].perf_metrics || x86[i].lbr_v2);
+	}
+	for (size_t i = 0; i < sizeof(arm) / sizeof(arm[0]); i++) {
+		struct cpu_midr m;
+		const struct cpu_uarch_caps *c;
+
+		cpu_midr_decode(arm[i].midr, &m);
+		assert_string_equal(cpu_uarch_arm(m.implementer, m.part), arm[i].uarch);
+		assert_string_equal(cpu_uarch_from_midr(arm[i].midr), arm[i].selects);
+		c = cpu_uarch_caps(arm[i].uarch);
+		assert_non_null(c);
+		assert_int_equal(c->width, arm[i].width);
+		assert_int_equal(c->arm_spe, arm[i].spe);
+		assert_int_equal(c->slot_events, arm[i].slots);
+		assert_int_equal(c->fixed_counters, 1);
+	}
+	/* revision names only where the data has them */
+	assert_string_equal(cpu_arm_revision_name(0x41, 0xd49, 0, 1), "neoverse-n2-r0p0");
+	assert_null(cpu_arm_revision_name(0x41, 0xd49, 0, 3));
+	assert_null(cpu_arm_revision_name(0x41, 0xd49, 1, 0));
+	assert_null(cpu_arm_revision_name(0x41, 0xd0c, 0, 0));
+	assert_null(cpu_uarch_from_midr(0x410ff000));
 }
 
 static void test_decode(void **state)
@@ -365,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_perf_cpuid_shared),
 		cmocka_unit_test(test_perf_cpuid_fuzz),
 		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_per_cpu_data),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

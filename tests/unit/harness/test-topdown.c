@@ -195,6 +195,13 @@ static void test_arm_detect(void **state)
 	assert_int_equal(td.width, 5);
 	assert_true(td.n2_erratum);
 	assert_int_equal(td.ev[0].type, 10);
+	/* r0p3 counts STALL_SLOT right (data/cpus.json): no correction */
+	arm.midr = 0x410fd493;
+	harness_topdown_detect(&td, &arm, root, 2);
+	assert_int_equal(td.kind, HARNESS_TD_ARM);
+	assert_false(td.n2_erratum);
+	arm.midr = 0x410fd490;
+	harness_topdown_detect(&td, &arm, root, 2);
 	assert_true(td.ev[0].config == 0x11 && td.ev[3].config == 0x3f);
 	/* CPU 5 is not covered by this PMU */
 	assert_int_equal(harness_arm_core_pmu(root, 5, &type, name, sizeof(name)), -ENOENT);

@@ -62,6 +62,53 @@ static void arm_unknown(struct machine *m, const char *slots)
 	fake_file(&m->t, "0\n", "proc/sys/kernel/nmi_watchdog");
 }
 
+/* A Neoverse N2 of the given MIDR, with its PMU's caps/slots. */
+static void arm_n2(struct machine *m, const char *midr)
+{
+	const char *caps[] = { "slots=5", NULL };
+
+	fake_tree_init(&m->t);
+	fake_file(&m->t, "0-1\n", "sys/devices/system/cpu/online");
+	fake_file(&m->t, midr, "sys/devices/system/cpu/cpu0/regs/identification/midr_el1");
+	fake_file(&m->t, midr, "sys/devices/system/cpu/cpu1/regs/identification/midr_el1");
+	fake_pmu(&m->t, "sys", "armv8_pmuv3_0", 8, caps, "0-1");
+	fake_pmu(&m->t, "sys", "software", 1, NULL, NULL);
+	fake_file(&m->t, "0\n", "proc/sys/kernel/nmi_watchdog");
+}
+
+/* The revision in MIDR_EL1 picks the N2 model: r0p0-r0p2 have the STALL_SLOT erratum, r0p3 not. */
+static void test_arm_revision_from_midr(void **state)
+{
+	static const struct {
+		const char *midr, *model, *revision;
+	} cases[] = {
+		{ "0x00000000410fd490\n", "neoverse-n2-r0p0", "neoverse-n2-r0p0" },
+		{ "0x00000000410fd492\n", "neoverse-n2-r0p0", "neoverse-n2-r0p0" },
+		{ "0x00000000410fd493\n", "neoverse-n2", NULL },
+		{ "0x00000000410fd494\n", "neoverse-n2", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct machine m;
+		const struct model *md = NULL;
+		struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+		struct groups_budget b;
+
+		arm_n2(&m, cases[i].midr);
+		detect(&m);
+		assert_string_equal(m.s.cpu.uarch, "neoverse-n2");
+		if (cases[i].revision)
+			assert_string_equal(m.s.cpu.uarch_revision, cases[i].revision);
+		else
+			assert_null(m.s.cpu.uarch_revision);
+		assert_int_equal(model_live_setup(&m.s, NULL, 0, &md, &o, &b, NULL), 0);
+		assert_string_equal(md->name, cases[i].model);
+		assert_true(o.slots == 5);
+		done(&m);
+	}
+}
+
 static void test_hybrid_takes_the_p_core_model(void **state)
 {
 	struct machine m;
@@ -143,6 +190,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hybrid_takes_the_p_core_model),
+		cmocka_unit_test(test_arm_revision_from_midr),
 		cmocka_unit_test(test_uarch_model_override_and_watchdog),
 		cmocka_unit_test(test_arm_without_a_model_uses_sbsa_with_caps_slots),
 		cmocka_unit_test(test_arm_without_slot_events_says_why),

@@ -613,13 +613,17 @@ static void test_not_measured_is_never_zero(void **state)
 static void test_arm_models(void **state)
 {
 	/*
-	 * Neoverse N2 (5 slots, perf's erratum form): cycles 1000
-	 * FE  = (1500 - 1000) / 5000 = 10 %
-	 * stall = (3000 - 1000) / 5000 = 0.4; RET = 450 / 500 * 0.6 = 54 %; BAD = 0.1 * 0.6 = 6 %
-	 * BE  = 1500 / 5000 = 30 %
-	 * (Arm's N2 spec would give FE = 10 - 100 * 50 / 1000 = 5 %: BR_MIS_PRED must not matter.)
-	 * Neoverse V2 (8 slots, no erratum term): FE = 1500 / 8000 = 18.75 %,
-	 * stall = 3000 / 8000 = 0.375; RET = 0.9 * 0.625 = 56.25 %; BAD = 6.25 %; BE = 18.75 %
+	 * Arm's current N2/V2 definitions (telemetry-solution, data/arm/) move the
+	 * mispredict cycles into Bad Speculation: 1 x BR_MIS_PRED / CPU_CYCLES out of
+	 * Frontend, 3 x out of Backend, 4 x into Bad Speculation. cycles 1000, BR_MIS_PRED 50:
+	 * Neoverse N2 (r0p3, no erratum): FE = 1500 / 5000 - 0.05 = 25 %; BE = 1500 / 5000 - 0.15 = 15 %
+	 *   stall = 3000 / 5000 = 0.6; RET = 0.9 * 0.4 = 36 %; BAD = 0.1 * 0.4 + 0.2 = 24 %
+	 * Neoverse N2 r0p0 (erratum: one slot per cycle too many): FE = 500 / 5000 - 0.05 = 5 %; BE = 15 %
+	 *   stall = 2000 / 5000 = 0.4; RET = 0.9 * 0.6 = 54 %; BAD = 0.1 * 0.6 + 0.2 = 26 %
+	 * Neoverse V2 (8 slots): FE = 0.1875 - 0.05 = 13.75 %; BE = 0.1875 - 0.15 = 3.75 %
+	 *   stall = 0.375; RET = 0.9 * 0.625 = 56.25 %; BAD = 0.0625 + 0.2 = 26.25 %
+	 * Without BR_MIS_PRED (an import of perf's TopdownL1) the models fall back to perf's
+	 * forms: r0p0 FE = 10, RET = 54, BAD = 6, BE = 30; r0p3 FE = 30, RET = 36, BAD = 4, BE = 30.
 	 */
 	static const struct row n2[] = {
 		{ "cpu_cycles", 1000, 0, COUNT_OK },
@@ -629,6 +633,15 @@ static void test_arm_models(void **state)
 		{ "OP_SPEC", 500, 0, COUNT_OK },
 		{ "stall_slot_backend", 1500, 0, COUNT_OK },
 		{ "BR_MIS_PRED", 50, 0, COUNT_OK },
+		ROWS_END,
+	};
+	static const struct row n2_perf[] = { /* perf 6.x's TopdownL1 group: no BR_MIS_PRED */
+		{ "cpu_cycles", 1000, 0, COUNT_OK },
+		{ "stall_slot_frontend", 1500, 0, COUNT_OK },
+		{ "armv8_pmuv3_0/stall_slot/", 3000, 0, COUNT_OK },
+		{ "op_retired", 450, 0, COUNT_OK },
+		{ "OP_SPEC", 500, 0, COUNT_OK },
+		{ "stall_slot_backend", 1500, 0, COUNT_OK },
 		ROWS_END,
 	};
 	/*
@@ -665,12 +678,37 @@ static void test_arm_models(void **state)
 
 	(void)state;
 	assert_int_equal(eval_rows("neoverse-n2", n2, 0, &t, NULL), 0);
+	expect(&t, "frontend_bound", 25);
+	expect(&t, "backend_bound", 15);
+	expect(&t, "retiring", 36);
+	expect(&t, "bad_speculation", 24);
+	assert_true(fabs(t.level1_sum - 100) < 1e-9);
+	assert_int_equal(eval_rows("neoverse-n2-r0p3", n2, 0, &t, NULL), 0);
+	assert_string_equal(t.model->name, "neoverse-n2");
+	assert_int_equal(eval_rows("neoverse-n2-r0p0", n2, 0, &t, NULL), 0);
+	expect(&t, "frontend_bound", 5);
+	expect(&t, "backend_bound", 15);
+	expect(&t, "retiring", 54);
+	expect(&t, "bad_speculation", 26);
+	assert_true(fabs(t.level1_sum - 100) < 1e-9);
+	assert_int_equal(eval_rows("neoverse-n2-r0p2", n2_perf, 0, &t, NULL), 0);
 	expect(&t, "frontend_bound", 10);
 	expect(&t, "retiring", 54);
 	expect(&t, "bad_speculation", 6);
 	expect(&t, "backend_bound", 30);
-	assert_true(fabs(t.level1_sum - 100) < 1e-9);
+	assert_non_null(strstr(metric_tree_find(&t, "frontend_bound")->source, "perf"));
+	assert_int_equal(eval_rows("neoverse-n2", n2_perf, 0, &t, NULL), 0);
+	expect(&t, "frontend_bound", 30);
+	expect(&t, "retiring", 36);
+	expect(&t, "bad_speculation", 4);
+	expect(&t, "backend_bound", 30);
 	assert_int_equal(eval_rows("neoverse-v2", n2, 0, &t, NULL), 0);
+	expect(&t, "frontend_bound", 13.75);
+	expect(&t, "backend_bound", 3.75);
+	expect(&t, "retiring", 56.25);
+	expect(&t, "bad_speculation", 26.25);
+	assert_true(fabs(t.level1_sum - 100) < 1e-9);
+	assert_int_equal(eval_rows("neoverse-v2", n2_perf, 0, &t, NULL), 0);
 	expect(&t, "frontend_bound", 18.75);
 	expect(&t, "retiring", 56.25);
 	expect(&t, "bad_speculation", 6.25);

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""gen-amd.py: generate tdprof's AMD models from data/amd/zen.json.
+
+Usage: gen-amd.py ZEN.json OUTPUT.c
+
+ZEN.json lists the models; each names its events (perf's name, other spellings,
+the live encoding, the clock), its formulas (perf's MetricExpr syntax, each with
+the key of the document it comes from in "sources") and its nodes (design.md's
+vocabulary key, parent, formula, threshold as one of tables.h's THR_* names).
+Checked here: names unique, every formula's source known, every node's formula
+defined, parents defined before children, thresholds known; model_validate()
+checks the rest when the tests run. A fault stops the build with
+ZEN.json: model: message. Standard library only.
+"""
+import json
+import os
+import sys
+
+THRESHOLDS = {"THR_RETIRING", "THR_BAD_SPECULATION", "THR_FRONTEND_BOUND", "THR_BACKEND_BOUND",
+              "THR_FETCH_LATENCY", "THR_FETCH_BANDWIDTH", "THR_BRANCH_MISPREDICTS", "THR_MACHINE_CLEARS",
+              "THR_MEMORY_BOUND", "THR_CORE_BOUND", "THR_LIGHT_OPERATIONS", "THR_HEAVY_OPERATIONS", "THR_NONE"}
+KINDS = {"slots": "MODEL_KIND_SLOTS", "cycle_accounting": "MODEL_KIND_CYCLE_ACCOUNTING"}
+
+
+class Bad(Exception):
+    pass
+
+
+def c_str(s):
+    if s is None:
+        return "NULL"
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def emit(m, sources, out):
+    v = m["var"].replace("model_", "")
+    w = m["name"]
+    names = [e["name"] for e in m["events"]]
+    if len(set(names)) != len(names):
+        raise Bad(f"{w}: an event is listed twice")
+    out.append(f"/* {w}: {m['sources']} */")
+    out.append(f"static const struct model_event {v}_events[] = {{")
+    for e in m["events"]:
+        fields = [f".name = {c_str(e['name'])}"]
+        if e.get("aliases"):
+            fields.append(".aliases = { " + ", ".join(c_str(a) for a in e["aliases"]) + " }")
+        if e.get("spec"):
+            fields.append(f".spec = {c_str(e['spec'])}")
+        if e.get("clock"):
+            fields.append(".clock = true")
+        out.append("\t{ " + ", ".join(fields) + " },")
+    out.append("};")
+    formulas = set()
+    out.append(f"static const struct model_formula {v}_formulas[] = {{")
+    for f in m["formulas"]:
+        if f["name"] in formulas:
+            raise Bad(f"{w}: formula '{f['name']}' twice")
+        formulas.add(f["name"])
+        if f["source"] not in sources:
+            raise Bad(f"{w}: formula '{f['name']}' cites an unknown source '{f['source']}'")
+        exprs = f["expr"] if isinstance(f["expr"], list) else [f["expr"]]
+        out.append(f"\t{{ .name = {c_str(f['name'])}, .expr = {{ " + ", ".join(c_str(x) for x in exprs) +
+                   f" }}, .source = {c_str(sources[f['source']])} }},")
+    out.append("};")
+    keys = set()
+    out.append(f"static const struct model_node_def {v}_nodes[] = {{")
+    for n in m["nodes"]:
+        if n["formula"] not in formulas:
+            raise Bad(f"{w}: node '{n['key']}' names no formula '{n['formula']}'")
+        if n.get("parent") and n["parent"] not in keys:
+            raise Bad(f"{w}: node '{n['key']}' comes before its parent '{n['parent']}'")
+        if n["threshold"] not in THRESHOLDS:
+            raise Bad(f"{w}: node '{n['key']}' has an unknown threshold '{n['threshold']}'")
+        keys.add(n["key"])
+        fields = [f".key = {c_str(n['key'])}"]
+        if n.get("parent"):
+            fields.append(f".parent = {c_str(n['parent'])}")
+        fields += [f".formula = {c_str(n['formula'])}", f".threshold = {n['threshold']}",
+                   f".level = {2 if n.get('parent') else 1}"]
+        if n.get("extra"):
+            fields.append(".extra = true")
+        if n.get("description"):
+            fields.append(f".description = {c_str(n['description'])}")
+        out.append("\t{ " + ", ".join(fields) + " },")
+    out.append("};")
+    if m["kind"] not in KINDS:
+        raise Bad(f"{w}: unknown kind '{m['kind']}'")
+    out.append(f"const struct model {m['var']} = {{")
+    out.append(f"\t.name = {c_str(w)},")
+    out.append("\t.aliases = { " + ", ".join(c_str(a) for a in m.get("aliases", [])) + " },")
+    out.append(f"\t.description = {c_str(m['description'])},")
+    out.append(f"\t.sources = {c_str(m['sources'])},")
+    out.append(f"\t.note = {c_str(m.get('note'))},")
+    out.append("\t.vendor = MODEL_VENDOR_AMD,")
+    out.append(f"\t.kind = {KINDS[m['kind']]},")
+    out.append(f"\t.slots = {int(m['slots'])},")
+    out.append(f"\t.gp_counters = {int(m['gp_counters'])},")
+    out.append(f"\t.fixed_counters = {int(m['fixed_counters'])},")
+    for part in ("events", "formulas", "nodes"):
+        out.append(f"\t.{part} = {v}_{part},")
+        out.append(f"\t.nr_{part} = ARRAY_SIZE({v}_{part}),")
+    out.append("};")
+    out.append("")
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: gen-amd.py ZEN.json OUTPUT.c\n")
+        return 2
+    try:
+        with open(argv[1], encoding="utf-8") as f:
+            d = json.load(f)
+        out = ["/* Generated by src/model/gen/gen-amd.py from data/amd/zen.json: do not edit. */",
+               '#include "model/tables/tables.h"', ""]
+        seen = set()
+        for m in d["models"]:
+            if m["name"] in seen:
+                raise Bad(f"{m['name']}: model twice")
+            seen.add(m["name"])
+            emit(m, d["sources"], out)
+    except (OSError, ValueError) as e:
+        sys.stderr.write(f"gen-amd.py: {argv[1]}: {e}\n")
+        return 1
+    except Bad as e:
+        sys.stderr.write(f"gen-amd.py: {argv[1]}: {e}\n")
+        return 1
+    except (KeyError, TypeError) as e:
+        sys.stderr.write(f"gen-amd.py: {argv[1]}: malformed entry ({e!r})\n")
+        return 1
+    tmp = argv[2] + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("\n".join(out))
+    os.replace(tmp, argv[2])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
