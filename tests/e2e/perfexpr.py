@@ -170,9 +170,11 @@ def parse(text):
     return Parser(text).parse()
 
 
-def evaluate(node, lookup, literal, has_event=lambda name: True):
+def evaluate(node, lookup, literal, has_event=lambda name: True, cpuid_at_least=lambda cpuid: False):
     """Value of node: lookup(ID) gives an event's count or a referenced metric's
-    value, literal('#smt_on') a literal's. Division by zero gives NaN, as in perf."""
+    value, literal('#smt_on') a literal's; strcmp_cpuid_str(ID) is 1 when
+    cpuid_at_least(ID) (arm64: the same part, at that revision or later). Division
+    by zero gives NaN, as in perf."""
     def ev(n):
         k, a = n.kind, n.args
         if k == "num":
@@ -194,7 +196,7 @@ def evaluate(node, lookup, literal, has_event=lambda name: True):
             if f == "has_event":
                 return 1.0 if has_event(a[1]) else 0.0
             if f == "strcmp_cpuid_str":
-                return 0.0
+                return 1.0 if cpuid_at_least(a[1]) else 0.0
             x, y = ev(a[1]), ev(a[2])
             if f == "min":
                 return min(x, y)
