@@ -206,6 +206,25 @@ static void test_text_dot_thousands(void **state)
 	import_result_release(&r);
 }
 
+/* -I under de_DE: the timestamps keep their '.' (perf prints them so under every locale). */
+static void test_text_interval_dot_thousands(void **state)
+{
+	static const char de[] =
+		"#           time             counts unit events\n"
+		"     1.001234567         21.958.894      cycles\n"
+		"     1.001234567              1.234      instructions\n"
+		"     2.002345678          1.000.000      cycles\n"
+		"     2.002345678                766      instructions\n";
+	struct import_result r;
+
+	(void)state;
+	import_ok(de, &r);
+	expect_count(&r, "cycles", 22958894);
+	expect_count(&r, "instructions", 2000);
+	assert_int_equal(r.nr_intervals, 2);
+	import_result_release(&r);
+}
+
 /* -x; under a decimal-comma locale: the comma is the decimal mark. */
 static void test_csv_semicolon_decimal_comma(void **state)
 {
@@ -274,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_transcript_csv_json),
 		cmocka_unit_test(test_text_space_thousands),
 		cmocka_unit_test(test_text_dot_thousands),
+		cmocka_unit_test(test_text_interval_dot_thousands),
 		cmocka_unit_test(test_csv_semicolon_decimal_comma),
 		cmocka_unit_test(test_csv_comma_decimal_comma),
 		cmocka_unit_test(test_errors_name_line_and_reason),
