@@ -85,6 +85,34 @@ class Node:
                         yield from x.ids()
 
 
+def is_const(node):
+    """True when node names no ID (numbers and literals only): perf knows its value
+    when it parses the expression."""
+    return next(node.ids(), None) is None
+
+
+def counted_ids(node, literal):
+    """The IDs perf counts for node: as ids(), but an if-else whose condition is
+    known when perf parses it (`... if #core_wide < 1 else ...`, `#smt_on`) keeps
+    the IDs of the taken arm only, as perf's expr.y does."""
+    if node.kind == "if":
+        cond, yes, no = node.args
+        if is_const(cond):
+            yield from counted_ids(yes if evaluate(cond, lambda i: 0.0, literal) else no, literal)
+            return
+        for n in node.args:
+            yield from counted_ids(n, literal)
+        return
+    if node.kind == "id":
+        yield node.args[0]
+        return
+    if node.kind == "call" and node.args[0] in FUNCS_ID:
+        return
+    for a in node.args:
+        if isinstance(a, Node):
+            yield from counted_ids(a, literal)
+
+
 PREC = {"|": 1, "^": 2, "&": 3, "<": 4, ">": 4, "+": 5, "-": 5, "*": 6, "/": 6, "%": 6}
 
 

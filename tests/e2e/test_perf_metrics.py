@@ -87,11 +87,6 @@ EXPECTED_DIFFERENCES = [
     {"model": INTEL, "node": "*", "kind": "missing", "min_level": 3,
      "reason": "tdprof's hand tables stop at level 2 (issue 15 item 2: the Intel tree to level 6 from Intel's "
                "TMA data)"},
-    {"model": SNB_CLX, "node": "*", "kind": "value", "max_level": 2,
-     "reason": "slots: tdprof takes CPU_CLK_UNHALTED.THREAD_ANY / 2 (SMT core clocks) whenever the counts hold "
-               "THREAD_ANY, and perf counts it for every tma_info_core_core_clks; perf 6.12 uses it only with "
-               "#core_wide and otherwise THREAD / 2 * (1 + ONE_THREAD_ACTIVE / REF_XCLK): without SMT tdprof's "
-               "slots are half, its Frontend Bound and Retiring twice perf's"},
     {"model": "sandybridge ivybridge haswell broadwell", "node": "tma_memory_bound tma_core_bound",
      "kind": "missing", "reason": "tdprof's SNB-BDW table has no Memory/Core Bound split (perf 6.12's Haswell "
                                  "one, non-SMT arm, misses its division: a perf bug to keep in mind)"},
@@ -386,13 +381,19 @@ def evaluate_perf(defs, counts, events, cpuid_at_least):
         cache[name] = v
         return v
 
+    literal = literal_of(counts)
+    return metric
+
+
+def literal_of(counts):
+    """perf's literals on the synthetic machine: no SMT, not core-wide, 8 CPUs."""
     def literal(lit):
         table = {"#slots": counts.W, "#smt_on": 0.0, "#core_wide": 0.0, "#num_cpus": 8.0, "#num_cpus_online": 8.0,
                  "#num_cores": 8.0, "#num_dies": 1.0, "#num_packages": 1.0, "#system_tsc_freq": 2.0e9, "#has_pmem": 0.0}
         if lit.lower() not in table:  # perf reads literals case-blind (#SMT_on)
             raise perfexpr.ExprError("unknown literal %s" % lit)
         return table[lit.lower()]
-    return metric
+    return literal
 
 
 def tdprof_nodes(doc):
@@ -486,12 +487,13 @@ def compare_model(perf, env, model, d, arm=None):
         v = metric(name)
         scale = 100.0 if m.get("ScaleUnit", "").startswith("100") else 1.0
         want[name] = (v * scale, node_level(m))
-    # Every event the nodes name, in both arms of an if-else, as perf counts them.
+    # Every event perf counts for the nodes: both arms of an if-else, but only the
+    # taken one where perf knows the condition when it parses (#core_wide, #smt_on).
     def names(metric_name, seen):
         if metric_name in seen:
             return
         seen.add(metric_name)
-        for ident in perfexpr.parse(defs[metric_name]["MetricExpr"]).ids():
+        for ident in perfexpr.counted_ids(perfexpr.parse(defs[metric_name]["MetricExpr"]), literal_of(counts)):
             if ident in defs:
                 names(ident, seen)
             elif ident not in ("if", "else"):
