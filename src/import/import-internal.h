@@ -118,6 +118,29 @@ bool imp_parse_decimal(const char *s, bool allow_sign, double *out);
 bool imp_parse_pct(const char *s, double *out);
 bool imp_parse_u64(const char *s, uint64_t *out);
 
+/*
+ * The same under another locale. dec is the decimal mark, '.' or ','.
+ *   imp_parse_count_in: thousands grouped by the other of ',' and '.', or by ' ',
+ *                       U+00A0, U+202F, U+2009 or '\'' (one kind per number, groups
+ *                       of three after the first): "21.958.894" (dec ','),
+ *                       "21 958 894", "5 751,87" (dec ','), "1,234.5" (dec '.').
+ *                       imp_parse_count(s) is imp_parse_count_in(s, '.').
+ *   imp_parse_decimal_in, imp_parse_pct_in: a plain number whose decimal mark is
+ *                       dec ("0,578", "100,00"); no thousands.
+ */
+bool imp_parse_count_in(const char *s, char dec, double *out);
+bool imp_parse_decimal_in(const char *s, char dec, bool allow_sign, double *out);
+bool imp_parse_pct_in(const char *s, char dec, double *out);
+
+/*
+ * True for a shell prompt line pasted with perf's output: its first word is '$',
+ * '%' or '>' alone, or ends in one of them or '#' and looks like user@host:dir
+ * (holds '@'; for '$', '%', '>' also a word starting with '~' or '/'), and holds
+ * no ',', ';', '=' or '(': "$ perf stat ...", "user@host:~/src$ perf stat -x, ...",
+ * "root@host:~# perf stat", "[u@h dir]$ ...". perf prints no such line.
+ */
+bool imp_is_prompt(const char *line);
+
 /* True for "<not counted>", "<not supported>" and other "<not ...>" markers. */
 bool imp_is_not_marker(const char *s);
 /* The status a "<not ...>" marker stands for. */
@@ -131,9 +154,10 @@ int imp_read_text(struct imp_parser *p) __attribute__((warn_unused_result));
 /*
  * CSV layout of one line split into fields: the number of prefix fields before
  * the value (0..3), or -1 when the line is not a perf stat CSV count row.
- * Used by detection and by the CSV reader.
+ * sep: the separator the fields were split at (with any but ',', a comma in a
+ * number is its decimal mark). Used by detection and by the CSV reader.
  */
-int imp_csv_layout(char **f, size_t n);
+int imp_csv_layout(char **f, size_t n, char sep);
 
 /*
  * Split line in place at sep into at most max fields; returns the number of

@@ -55,7 +55,8 @@ const char *import_format_name(enum import_format f)
 /* ---- detection ---------------------------------------------------------- */
 
 /* Separators tried first, in order; then any other punctuation on the line. */
-static const char csv_seps[] = ",;\t|:";
+/* ';' before ',': under a decimal-comma locale `-x;` rows hold commas too ("2974,62;msec;..."). */
+static const char csv_seps[] = ";,\t|:";
 
 static bool csv_sep_fits(const char *line, size_t n, char sep)
 {
@@ -66,7 +67,7 @@ static bool csv_sep_fits(const char *line, size_t n, char sep)
 	memcpy(copy, line, n);
 	copy[n] = '\0';
 	nf = imp_split(copy, sep, f, 64);
-	return nf <= 64 && imp_csv_layout(f, nf) >= 0;
+	return nf <= 64 && imp_csv_layout(f, nf, sep) >= 0;
 }
 
 static char csv_sep_of(const char *line, size_t n)
@@ -141,6 +142,14 @@ enum import_format import_detect(const uint8_t *buf, size_t len, char *sep)
 			skip++;
 		if (skip == n || line[skip] == '#' || n > DETECT_MAX_LINE || memchr(line, '\0', n))
 			continue;
+		if (n < DETECT_MAX_LINE) {
+			char copy[DETECT_MAX_LINE + 1];
+
+			memcpy(copy, line, n);
+			copy[n] = '\0';
+			if (imp_is_prompt(copy))
+				continue; /* "$ perf stat -j ...": a pasted shell prompt */
+		}
 		lines++;
 		if (first && line[skip] == '{')
 			return IMPORT_FMT_JSON;

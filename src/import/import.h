@@ -23,6 +23,15 @@
  *     after the closing `seconds ...` lines are skipped; between them every line
  *     must be one perf prints.
  *
+ * Leniency (docs/import.md). Shell prompt lines pasted with the output ("$ perf
+ * stat ...", "user@host:~$ ...") and "# started on" lines are skipped in every
+ * format. Numbers printed under another locale are read: in text, thousands
+ * grouped by ',', '.', blanks, U+00A0, U+202F or '\'' and a '.' or ',' decimal
+ * mark, one mark per file, decided by the first number that shows it (else '.',
+ * perf's C locale: a lone "1.234" is 1.234); in CSV a comma is the decimal mark
+ * with any separator but ',', and `-x,` rows whose decimals perf split in two
+ * fields are joined back (text.c and csv.c say how).
+ *
  * What ends up in the countset:
  *   - one count per event row perf printed for the whole run. Rows of `-I`
  *     intervals and of `-A`/`--per-core`/`--per-socket`/`--per-thread`/... are

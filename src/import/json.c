@@ -313,8 +313,8 @@ int imp_read_json(struct imp_parser *p)
 			t++;
 		if (*t == '#')
 			imp_comment(p, t);
-		if (!*t || *t == '#')
-			continue;
+		if (!*t || *t == '#' || imp_is_prompt(t))
+			continue; /* blank, "# started on", a pasted shell prompt */
 		why = scan_object(t, scratch, scratch_size, o);
 		if (why) {
 			rc = imp_fail(p, TDP_EFORMAT, "not a perf stat -j object: %s", why);

@@ -71,11 +71,11 @@ static bool is_timestamp(const char *s)
 	return true;
 }
 
-static bool is_value(const char *s)
+static bool is_value(const char *s, char dec)
 {
 	double v;
 
-	return imp_is_not_marker(s) || imp_parse_count(s, &v);
+	return imp_is_not_marker(s) || imp_parse_count_in(s, dec, &v);
 }
 
 /*
@@ -85,7 +85,7 @@ static bool is_value(const char *s)
  * percentage perf would not print: *bad points into s at it and the caller
  * refuses the line, as the CSV and JSON importers refuse the same value.
  */
-static void strip_tail(char *s, double *pct, double *stddev, const char **bad)
+static void strip_tail(char *s, char dec, double *pct, double *stddev, const char **bad)
 {
 	*bad = NULL;
 	for (int k = 0; k < 2; k++) {
@@ -112,13 +112,13 @@ static void strip_tail(char *s, double *pct, double *stddev, const char **bad)
 			t += 2;
 			while (*t == ' ')
 				t++;
-			if (!imp_parse_pct(t, stddev)) {
+			if (!imp_parse_pct_in(t, dec, stddev)) {
 				*bad = open;
 				return;
 			}
 		} else if (!strchr(t, '%')) {
 			return;
-		} else if (!imp_parse_pct(t, pct)) {
+		} else if (!imp_parse_pct_in(t, dec, pct)) {
 			/* "(3 of 4 ran, 50%)" is no perf output either, but only one word is a percentage */
 			if (t[strlen(t) - 1] == '%' && !strpbrk(t, " \t"))
 				*bad = open;
@@ -126,6 +126,42 @@ static void strip_tail(char *s, double *pct, double *stddev, const char **bad)
 		}
 		*open = '\0';
 	}
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return n > 0;
+}
+
+/*
+ * Numbers grouped with ASCII spaces ("21 958 894", "5 751,87" under some
+ * locales) were split by tokenize(): join a token of 1-3 digits with the tokens
+ * after it that are three digits (the last maybe with dec and decimals), when one
+ * blank separates them. perf pads its columns with several blanks, never one.
+ */
+static size_t join_groups(char **tok, size_t nt, char dec)
+{
+	for (size_t k = 0; k + 1 < nt; k++) {
+		size_t len = strlen(tok[k]);
+
+		if (len > 3 || !all_digits(tok[k], len))
+			continue;
+		while (k + 1 < nt && tok[k + 1] == tok[k] + strlen(tok[k]) + 1) {
+			const char *g = tok[k + 1], *d = strchr(g, dec);
+			size_t gl = d ? (size_t)(d - g) : strlen(g);
+
+			if (gl != 3 || !all_digits(g, 3) || (d && !all_digits(d + 1, strlen(d + 1))) ||
+			    strchr(tok[k], dec))
+				break;
+			tok[k][strlen(tok[k])] = ' ';
+			memmove(&tok[k + 1], &tok[k + 2], (nt - k - 2) * sizeof(*tok));
+			nt--;
+		}
+	}
+	return nt;
 }
 
 /* Split s at whitespace into tokens, keeping "<not counted>" as one. */
@@ -153,7 +189,7 @@ static size_t tokenize(char *s, char **tok, size_t max)
 }
 
 /* The metric text after '#': "0.92  insn per cycle", "2.51% frontend cycles idle". */
-static int parse_metric(struct imp_parser *p, char *m)
+static int parse_metric(struct imp_parser *p, char dec, char *m)
 {
 	char *num, *rest;
 	bool neg = false, glued = false;
@@ -178,7 +214,7 @@ static int parse_metric(struct imp_parser *p, char *m)
 		glued = true;
 		num[n - 1] = '\0';
 	}
-	if (!imp_parse_count(num, &v))
+	if (!imp_parse_count_in(num, dec, &v))
 		return 0; /* "nan", "<not counted>": perf had no number */
 	return imp_add_metric(p, neg ? -v : v, rest, glued);
 }
@@ -192,6 +228,7 @@ static bool is_clock_event(const char *ev)
 
 struct text_state {
 	bool noted_msec;
+	char dec; /* the decimal mark of the file: '.' or ',' (decimal_mark()) */
 };
 
 static int parse_row(struct imp_parser *p, struct text_state *st, char *line)
@@ -214,7 +251,7 @@ static int parse_row(struct imp_parser *p, struct text_state *st, char *line)
 		memcpy(shown, line, sizeof(shown) - 4);
 		memcpy(shown + sizeof(shown) - 4, "...", 4);
 	}
-	strip_tail(line, &pct, &stddev, &bad);
+	strip_tail(line, st->dec, &pct, &stddev, &bad);
 	if (bad) {
 		rc = imp_fail(p, TDP_EFORMAT, "running percentage '%s' is not within 0..100%%", bad);
 		goto out;
@@ -235,6 +272,7 @@ static int parse_row(struct imp_parser *p, struct text_state *st, char *line)
 		rc = imp_fail(p, TDP_EFORMAT, "'%s' is not a line perf stat prints (too many words)", shown);
 		goto out;
 	}
+	nt = join_groups(tok, nt, st->dec);
 	if (nt >= 1 && is_timestamp(tok[0]) && (nt >= 3 || (nt == 1 && metric))) {
 		if (!imp_parse_decimal(tok[0], false, &row.interval)) {
 			rc = imp_fail(p, TDP_EFORMAT, "interval '%s' is not a number", tok[0]);
@@ -244,16 +282,20 @@ static int parse_row(struct imp_parser *p, struct text_state *st, char *line)
 		strbuf_addch(&slice, '\x1f');
 		i = 1;
 	}
-	if (i < nt && !is_value(tok[i])) {
-		if (i + 1 < nt && is_value(tok[i + 1])) {
+	if (i < nt && !is_value(tok[i], st->dec)) {
+		if (i + 1 < nt && is_value(tok[i + 1], st->dec)) {
 			/* -A, --per-core, --per-socket, --per-thread: the id, then maybe the CPU count. */
 			uint64_t nr;
 
 			strbuf_adds(&slice, tok[i]);
 			strbuf_addch(&slice, '\x1f');
 			i++;
-			if (i + 1 < nt && is_value(tok[i + 1]) && imp_parse_u64(tok[i], &nr))
+			if (i + 1 < nt && is_value(tok[i + 1], st->dec) && imp_parse_u64(tok[i], &nr))
 				i++;
+		} else if (isdigit((unsigned char)tok[i][0])) {
+			rc = imp_fail(p, TDP_EFORMAT, "count '%s' is not a number (digits in groups of three after the "
+				      "first, the decimal mark '%c' as in the rest of the file)", tok[i], st->dec);
+			goto out;
 		} else if (metric) {
 			/* A metric on a line of its own, under a label ("TopdownL1 (cpu_core)"). */
 			i = nt;
@@ -268,12 +310,12 @@ static int parse_row(struct imp_parser *p, struct text_state *st, char *line)
 			p->rows[p->nr_rows - 1].pct = pct;
 		if (stddev >= 0 && p->nr_rows && p->rows[p->nr_rows - 1].stddev < 0)
 			p->rows[p->nr_rows - 1].stddev = stddev;
-		rc = metric ? parse_metric(p, metric) : 0;
+		rc = metric ? parse_metric(p, st->dec, metric) : 0;
 		goto out;
 	}
 	if (imp_is_not_marker(tok[i]))
 		row.status = imp_not_status(tok[i]);
-	else if (!imp_parse_count(tok[i], &row.value)) {
+	else if (!imp_parse_count_in(tok[i], st->dec, &row.value)) {
 		rc = imp_fail(p, TDP_EFORMAT, "count '%s' is not a number", tok[i]);
 		goto out;
 	}
@@ -304,7 +346,7 @@ static int parse_row(struct imp_parser *p, struct text_state *st, char *line)
 		rc = imp_fail(p, TDP_EFORMAT, "unexpected '%s' after the event '%s'", tok[i + 2], tok[i + 1]);
 		goto out;
 	}
-	if ((row.unit[0] && is_value(row.unit)) || is_value(row.event)) {
+	if ((row.unit[0] && is_value(row.unit, st->dec)) || is_value(row.event, st->dec)) {
 		rc = imp_fail(p, TDP_EFORMAT, "'%s' is not a line perf stat prints (two counts)", shown);
 		goto out;
 	}
@@ -330,14 +372,14 @@ static int parse_row(struct imp_parser *p, struct text_state *st, char *line)
 	row.slice = slice.buf;
 	rc = imp_add_row(p, &row);
 	if (!rc && metric)
-		rc = parse_metric(p, metric);
+		rc = parse_metric(p, st->dec, metric);
 out:
 	strbuf_release(&slice);
 	return rc;
 }
 
 /* "       5.744305165 seconds time elapsed", "0.000988 +- 0.000102 seconds ...". */
-static bool parse_seconds(const char *t, double *ns)
+static bool parse_seconds(const char *t, char dec, double *ns)
 {
 	char num[64];
 	size_t n = strcspn(t, " \t");
@@ -347,7 +389,7 @@ static bool parse_seconds(const char *t, double *ns)
 		return false;
 	memcpy(num, t, n);
 	num[n] = '\0';
-	if (!imp_parse_count(num, &v))
+	if (!imp_parse_count_in(num, dec, &v))
 		return false;
 	*ns = v * 1e9;
 	return true;
@@ -372,9 +414,95 @@ static int parse_header(struct imp_parser *p, const char *t)
 	return 0;
 }
 
+/*
+ * One number token of a line, for decimal_mark(): digits, '.', ',' and the
+ * no-break spaces; a leading '(' and a trailing '%' or ')' are dropped. Returns
+ * '.' or ',' when the token shows which is the decimal mark, else 0:
+ *   - both '.' and ',': the later one ("5.751,87", "5,751.87");
+ *   - one of them, more than once: the other ("21.958.894": ',' is the mark);
+ *   - one of them once, not followed by exactly three digits: that one ("0,53",
+ *     "5.744305165"); followed by three ("1.234", "1,234"): undecided.
+ */
+static char token_mark(const char *s, size_t n)
+{
+	size_t dots = 0, commas = 0, digits = 0, after = 0;
+	char last = 0;
+
+	if (n && *s == '(')
+		s++, n--;
+	while (n && (s[n - 1] == '%' || s[n - 1] == ')'))
+		n--;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (isdigit(c)) {
+			digits++;
+			after++;
+		} else if (c == '.' || c == ',') {
+			if (i == 0)
+				return 0;
+			dots += c == '.';
+			commas += c == ',';
+			last = (char)c;
+			after = 0;
+		} else if (c < 0x80) {
+			return 0; /* a word, not a number */
+		}
+	}
+	if (!digits || !last)
+		return 0;
+	if (dots && commas)
+		return last;
+	if (dots + commas > 1)
+		return last == '.' ? ',' : '.';
+	return after == 3 ? 0 : last;
+}
+
+/*
+ * The decimal mark of the whole file, from its first number that shows it
+ * (perf prints one locale per file): ',' under de_DE, fr_FR...; '.' otherwise,
+ * also when no number decides (then ',' groups thousands, perf's C locale: a
+ * lone "1.234" is 1.234, "1,234" is 1234). -I timestamps (nine decimals after a
+ * '.', first on their line) are printed with '.' under every locale and are not
+ * looked at.
+ */
+static char decimal_mark(const uint8_t *buf, size_t len)
+{
+	const char *s = (const char *)buf, *end = s + len;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s)), *le = nl ? nl : end;
+		bool first = true;
+
+		while (s < le) {
+			const char *w;
+			char mark;
+
+			while (s < le && isspace((unsigned char)*s))
+				s++;
+			for (w = s; s < le && !isspace((unsigned char)*s); s++)
+				;
+			if (s == w)
+				break;
+			if (first && s - w > 10 && w[s - w - 10] == '.' && !memchr(w, ',', (size_t)(s - w))) {
+				first = false;
+				continue;
+			}
+			first = false;
+			if (*w == '#')
+				continue;
+			mark = token_mark(w, (size_t)(s - w));
+			if (mark)
+				return mark;
+		}
+		s = le + 1;
+	}
+	return '.';
+}
+
 int imp_read_text(struct imp_parser *p)
 {
-	struct text_state st = { false };
+	struct text_state st = { false, decimal_mark(p->buf, p->len) };
 	bool has_header, seen_header = false, ended = false, started = false;
 	size_t skipped = 0, first_skipped = 0, nr_times[3] = { 0, 0, 0 };
 	double times[3] = { 0, 0, 0 }; /* elapsed, user, sys summed over appended runs */
@@ -408,10 +536,10 @@ int imp_read_text(struct imp_parser *p)
 		}
 		if (has_header && !seen_header)
 			continue; /* before the header: a prompt, the workload's output */
-		if (!*t)
-			continue;
+		if (!*t || (!ended && imp_is_prompt(t)))
+			continue; /* a pasted shell prompt ("$ perf stat ..."); after the end, counted below */
 		if (strstr(t, "seconds time elapsed")) {
-			if (!parse_seconds(t, &p->r->counts.elapsed_ns)) {
+			if (!parse_seconds(t, st.dec, &p->r->counts.elapsed_ns)) {
 				rc = imp_fail(p, TDP_EFORMAT, "elapsed time '%s' is not a number", t);
 				break;
 			}
@@ -423,7 +551,7 @@ int imp_read_text(struct imp_parser *p)
 		if (str_ends_with(t, "seconds user") || str_ends_with(t, "seconds sys")) {
 			bool user = str_ends_with(t, "user");
 
-			if (!parse_seconds(t, user ? &p->r->user_ns : &p->r->sys_ns)) {
+			if (!parse_seconds(t, st.dec, user ? &p->r->user_ns : &p->r->sys_ns)) {
 				rc = imp_fail(p, TDP_EFORMAT, "time '%s' is not a number", t);
 				break;
 			}

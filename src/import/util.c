@@ -240,33 +240,60 @@ bool imp_parse_decimal(const char *s, bool allow_sign, double *out)
 	return strtod_all(s, out);
 }
 
-bool imp_parse_count(const char *s, double *out)
+/*
+ * The thousands separator at s, as perf's %' prints it under some locale: ','
+ * (C/English) or '.' (de_DE...), whichever is not the decimal mark; ' ' (joined
+ * back by text.c), U+00A0 and U+202F (fr_FR...), U+2009, '\'' (de_CH). Returns its
+ * length in bytes, 0 when s holds none.
+ */
+static size_t group_sep_len(const char *s, char dec)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (*s == ' ' || *s == '\'' || *s == (dec == '.' ? ',' : '.'))
+		return 1;
+	if (u[0] == 0xc2 && u[1] == 0xa0)
+		return 2;
+	if (u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xaf || u[2] == 0x89))
+		return 3;
+	return 0;
+}
+
+bool imp_parse_count_in(const char *s, char dec, double *out)
 {
 	char clean[IMP_MAX_NUMBER + 1];
-	size_t i = 0, o = 0, group = 0, groups = 0, n = strlen(s);
+	size_t i = 0, o = 0, group = 0, groups = 0, n = strlen(s), sep_len = 0;
+	const char *sep = NULL;
 
-	if (n == 0 || n > IMP_MAX_NUMBER)
+	if (n == 0 || n > IMP_MAX_NUMBER || (dec != '.' && dec != ','))
 		return false;
 	/*
-	 * Integer part: digits, optionally with ',' (perf's %' in the C/English
-	 * locale) between groups: the first of 1-3 digits, every later one of 3.
+	 * Integer part: digits, optionally with one kind of thousands separator
+	 * between groups: the first of 1-3 digits, every later one of 3.
 	 */
-	for (; s[i] && s[i] != '.'; i++) {
+	for (; s[i] && s[i] != dec;) {
+		size_t k;
+
 		if (isdigit((unsigned char)s[i])) {
-			clean[o++] = s[i];
+			clean[o++] = s[i++];
 			group++;
-		} else if (s[i] == ',') {
+		} else if ((k = group_sep_len(s + i, dec))) {
 			if (group == 0 || group > 3 || (groups > 0 && group != 3))
 				return false;
+			if (sep && (k != sep_len || memcmp(sep, s + i, k)))
+				return false; /* "1,234.567 890": two kinds of separator */
+			sep = s + i;
+			sep_len = k;
 			groups++;
 			group = 0;
+			i += k;
 		} else {
 			return false;
 		}
 	}
 	if (o == 0 || (groups > 0 && group != 3))
 		return false;
-	if (s[i] == '.') {
+	if (s[i] == dec) {
 		size_t frac = 0;
 
 		clean[o++] = '.';
@@ -277,6 +304,70 @@ bool imp_parse_count(const char *s, double *out)
 	}
 	clean[o] = '\0';
 	return strtod_all(clean, out);
+}
+
+bool imp_parse_count(const char *s, double *out)
+{
+	return imp_parse_count_in(s, '.', out);
+}
+
+/* s with a decimal comma made a decimal point, in buf; NULL when too long. */
+static const char *point_decimal(const char *s, char dec, char *buf, size_t size)
+{
+	size_t n = strlen(s);
+	char *c;
+
+	if (dec != ',')
+		return s;
+	if (n >= size || strchr(s, '.'))
+		return n >= size ? NULL : s;
+	memcpy(buf, s, n + 1);
+	if ((c = strchr(buf, ',')) && !strchr(c + 1, ','))
+		*c = '.';
+	return buf;
+}
+
+bool imp_parse_decimal_in(const char *s, char dec, bool allow_sign, double *out)
+{
+	char buf[IMP_MAX_NUMBER + 1];
+	const char *t = point_decimal(s, dec, buf, sizeof(buf));
+
+	return t && imp_parse_decimal(t, allow_sign, out);
+}
+
+bool imp_parse_pct_in(const char *s, char dec, double *out)
+{
+	char buf[IMP_MAX_NUMBER + 1];
+	const char *t = point_decimal(s, dec, buf, sizeof(buf));
+
+	return t && imp_parse_pct(t, out);
+}
+
+bool imp_is_prompt(const char *line)
+{
+	const char *s = line, *end;
+	char last;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	/* "[user@host dir]$ ...": the bracketed part may hold blanks */
+	if (*s == '[' && (end = strchr(s, ']')) && end[1] && strchr("$#%>", end[1]))
+		return strchr(s, '@') && strchr(s, '@') < end;
+	for (end = s; *end && *end != ' ' && *end != '\t'; end++)
+		;
+	if (end == s)
+		return false;
+	last = end[-1];
+	/* perf's own lines: counts, CSV fields, "#" metric lines, "(50.00%)" */
+	for (const char *c = s; c < end; c++)
+		if (*c == ',' || *c == ';' || *c == '=' || *c == '(')
+			return false;
+	if (end - s == 1)
+		return last == '$' || last == '%' || last == '>';
+	if (!strchr("$#%>", last))
+		return false;
+	/* longer words: user@host:dir$, root@host:~#, ~/src$, /tmp% */
+	return memchr(s, '@', (size_t)(end - s)) || (last != '#' && (*s == '~' || *s == '/'));
 }
 
 bool imp_parse_pct(const char *s, double *out)

@@ -33,6 +33,7 @@ struct eval_state {
 	const struct countset *cs;
 	struct expr_env env;
 	int *match;             /* per count: model event, -1 when none */
+	bool *own;              /* per count: spelled as the model names the event, not by an alias */
 	bool *present;          /* per model event: some count names it */
 	int *chosen;            /* per formula: variant used, -1 none */
 	unsigned char *visit;   /* per formula: 0 new, 1 being selected, 2 done */
@@ -80,6 +81,12 @@ static int match_counts(struct eval_state *st)
 			continue;
 		st->match[i] = e;
 		st->present[e] = true;
+		{
+			char ekey[MODEL_EVKEY_MAX];
+
+			st->own[i] = !model_event_key(st->m->events[e].name, ekey, sizeof(ekey), NULL, 0) &&
+				     !strcmp(ekey, key);
+		}
 	}
 	return 0;
 }
@@ -169,8 +176,17 @@ static double lookup_event(struct eval_state *st, size_t e)
 		if (c->status != COUNT_OK)
 			continue;
 		if (st->group >= 0 && c->group == st->group) {
-			any = c;
-			break;
+			/*
+			 * One group may hold the event twice: perf's default `cpu_atom/cycles/`
+			 * beside the `cpu_atom/CPU_CLK_UNHALTED.CORE/` of a top-down group
+			 * printed with the same running percentage. The top-down group's own
+			 * spelling (the metric's) wins over an alias.
+			 */
+			if (!any || any->group != st->group || st->own[st->ev_idx[k]])
+				any = c;
+			if (st->own[st->ev_idx[k]])
+				break;
+			continue;
 		}
 		if (!any)
 			any = c;
@@ -357,13 +373,14 @@ static int state_init(struct eval_state *st, const struct model_compiled *mc, co
 	st->env.consts[EXPR_C_SMT_ON] = o && o->smt_on ? 1 : 0;
 	st->env.consts[EXPR_C_CORE_WIDE] = o && o->core_wide ? 1 : 0;
 	st->match = tdp_calloc(cs->nr + 1, sizeof(int));
+	st->own = tdp_calloc(cs->nr + 1, sizeof(bool));
 	st->present = tdp_calloc(m->nr_events + 1, sizeof(bool));
 	st->chosen = tdp_calloc(m->nr_formulas + 1, sizeof(int));
 	st->visit = tdp_calloc(m->nr_formulas + 1, 1);
 	st->ev_start = tdp_calloc(m->nr_events + 2, sizeof(size_t));
 	st->ev_idx = tdp_calloc(cs->nr + 1, sizeof(size_t));
 	st->groups = tdp_calloc(cs->nr + 1, sizeof(*st->groups));
-	if (!st->match || !st->present || !st->chosen || !st->visit || !st->ev_start || !st->ev_idx || !st->groups)
+	if (!st->match || !st->own || !st->present || !st->chosen || !st->visit || !st->ev_start || !st->ev_idx || !st->groups)
 		return tdp_err_oom(err);
 	if (match_counts(st) || index_counts(st))
 		return tdp_err_oom(err);
@@ -373,6 +390,7 @@ static int state_init(struct eval_state *st, const struct model_compiled *mc, co
 static void state_release(struct eval_state *st)
 {
 	tdp_free(st->match);
+	tdp_free(st->own);
 	tdp_free(st->present);
 	tdp_free(st->chosen);
 	tdp_free(st->visit);
