@@ -65,7 +65,8 @@ ARM_MIDR = {
     "neoverse-n1": [("neoverse-n1", 0x410FD0C0)],
     "cortex-a76": [("cortex-a76", 0x410FD0B0)],
     "neoverse-v1": [("neoverse-v1", 0x410FD400)],
-    "neoverse-n2": [("neoverse-n2-r0p0", 0x410FD490), ("neoverse-n2-r0p3", 0x410FD493)],
+    "neoverse-n2": [("neoverse-n2-r0p3", 0x410FD493)],
+    "neoverse-n2-r0p0": [("neoverse-n2-r0p0", 0x410FD490)],
     "neoverse-v2": [("neoverse-v2", 0x410FD4F0)],
     "neoverse-n3": [("neoverse-n3", 0x410FD8E0)],
     "neoverse-v3": [("neoverse-v3", 0x410FD840)],
@@ -99,13 +100,6 @@ EXPECTED_DIFFERENCES = [
     {"model": "gracemont crestmont", "node": "tma_core_bound tma_resource_bound", "kind": "missing",
      "reason": "perf 6.12 splits the E-core's Backend Bound into Core Bound (TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS) "
                "and Resource Bound; tdprof has Memory/Core Bound from LD_HEAD (issue 15: E-core Core Bound)"},
-    {"model": "neoverse-n2-r0p3", "node": "*", "kind": "value",
-     "reason": "tdprof applies the STALL_SLOT erratum correction (N2 before r0p3) to every N2 (Frontend Bound "
-               "~20 points low on r0p3), and an import cannot say the revision (issue 15 item 3: --cpu "
-               "neoverse-n2-r0p3 or --midr)"},
-    {"model": "neoverse-n2-r0p0 neoverse-v2", "node": "frontend_bound backend_bound bad_speculation",
-     "kind": "value", "reason": "perf 6.12 moves BR_MIS_PRED cycles out of Frontend (x1) and Backend Bound (x3) "
-                                "into Bad Speculation (x4); tdprof's N2/V2 table predates it (issue 15 item 3)"},
 ]
 
 
