@@ -236,7 +236,11 @@ static void node_events(struct eval_state *st, size_t node, struct evset *out)
 
 static unsigned evset_count(const struct evset *a, const struct evset *b)
 {
-	return (unsigned)(__builtin_popcountll(a->w[0] & b->w[0]) + __builtin_popcountll(a->w[1] & b->w[1]));
+	unsigned n = 0;
+
+	for (size_t i = 0; i < EVSET_WORDS; i++)
+		n += (unsigned)__builtin_popcountll(a->w[i] & b->w[i]);
+	return n;
 }
 
 /* The group a node reads from: most of its own events, then most of its family's. */
@@ -402,7 +406,7 @@ int model_coverage(const struct model_compiled *mc, const struct countset *cs, i
 static void hint_events(struct eval_state *st, struct tdp_err *err)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct evset need = { { 0, 0 } };
+	struct evset need = { { 0 } };
 	int chosen0[MODEL_MAX_FORMULAS];
 
 	/* the preferred variant of everything */
@@ -490,6 +494,7 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 			if (model_node_level(mc, i) != level)
 				continue;
 			n = &out->v[out->nr++];
+			n->def = nd;
 			n->key = nd->key;
 			n->parent = nd->parent;
 			n->label = model_node_label(nd->key);
@@ -506,8 +511,14 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 			st.why[0] = '\0';
 			st.split = false;
 			st.group = choose_group(&st, i, out->max_level);
-			if (select_formula(&st, (size_t)f))
-				n->expr = m->formulas[f].expr[st.chosen[f]];
+			if (select_formula(&st, (size_t)f)) {
+				const struct model_formula *fm = &m->formulas[f];
+				int v = st.chosen[f];
+
+				n->expr = fm->expr[v];
+				n->variant_source = fm->vsource[v] ? fm->vsource[v] : fm->source;
+				n->older = (fm->when[v] & MODEL_WHEN_IMPORT) && fm->vsource[v];
+			}
 			n->value = 100.0 * eval_formula(&st, (size_t)f);
 			n->group = st.group;
 			n->split = st.split;

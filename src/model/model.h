@@ -53,8 +53,8 @@ struct strbuf;
 
 #define MODEL_MAX_VARIANTS 4  /* alternatives of one formula */
 #define MODEL_MAX_ALIASES 12  /* other spellings of one event, or other names of a model */
-#define MODEL_MAX_EVENTS 96   /* events of one model */
-#define MODEL_MAX_FORMULAS 80 /* formulas of one model */
+#define MODEL_MAX_EVENTS 256  /* events of one model (Intel's TMA at level 6: ~220) */
+#define MODEL_MAX_FORMULAS 384 /* formulas of one model (Intel's TMA: ~290 with Info and Aux) */
 #define MODEL_MAX_NODES 160   /* nodes of one tree (Intel's TMA has ~110 at levels 1-6) */
 #define MODEL_MAX_METRICS 192 /* Info, bottleneck and stage-2 metrics of one model */
 #define MODEL_MAX_LEVEL 6     /* deepest tree level any vendor defines (Intel TMA) */
@@ -109,6 +109,8 @@ struct model_formula {
 	const char *expr[MODEL_MAX_VARIANTS];   /* alternatives, preferred first; NULL-ended */
 	unsigned when[MODEL_MAX_VARIANTS];      /* enum model_when bits per alternative */
 	const char *source;                     /* document and version it was copied from */
+	const char *vsource[MODEL_MAX_VARIANTS]; /* per alternative: its own source when it is not
+	                                           `source` (older perf formulas); NULL: source */
 };
 
 struct model_node_def {
@@ -127,6 +129,8 @@ struct model_node_def {
 	const char *hint;        /* the vendor's tuning hint ("Tuning Hint" column) */
 	const char *locate_with; /* the event to sample to find its code (TMA "Locate-with") */
 	const char *groups;      /* the vendor's metric groups, ';'-separated ("BvMP;TopdownL2") */
+	bool own_threshold;      /* flagged above its threshold whatever its parent (TMA's threshold
+	                            without "& P"); false: only when the parent is flagged too */
 };
 
 /*
@@ -258,6 +262,7 @@ struct model_eval_opts {
 #define MODEL_EVAL_OPTS_INIT { 0, false, false, 2, NULL }
 
 struct metric_node {
+	const struct model_node_def *def; /* its definition (description, hint, ...); NULL: none */
 	const char *key;         /* vocabulary key ("memory_bound") or own name for extras */
 	const char *parent;      /* parent key; NULL at level 1 */
 	const char *label;       /* "Memory Bound" */
@@ -265,8 +270,11 @@ struct metric_node {
 	const char *formula;     /* the formula's name */
 	const char *expr;        /* the variant used (text), or NULL when none could be */
 	const char *source;      /* where the formula comes from */
-	int level;               /* 1 or 2 */
+	int level;               /* 1..MODEL_MAX_LEVEL */
 	bool extra;              /* vendor extra node */
+	bool older;              /* the variant used is an older perf's formula (MODEL_WHEN_IMPORT
+	                            with its own source): variant_source says which */
+	const char *variant_source; /* the source of the variant used */
 	double value;            /* percent (of slots, or of cycles); NAN: not measurable */
 	double threshold;        /* percent; NAN: none */
 	bool flagged;            /* above its threshold (classify.c); level 2 only with its parent */
@@ -353,8 +361,8 @@ size_t model_infer_import(const struct countset *cs, const struct model **fit);
  */
 
 /**
- * Flag the nodes above their thresholds (a level-2 node only when its parent is
- * flagged too, as Intel's "& P") and choose the verdict: the flagged level-1
+ * Flag the nodes above their thresholds (a node below level 1 only when its parent
+ * is flagged too, as Intel's "& P", unless its def has own_threshold) and choose the verdict: the flagged level-1
  * node with the largest value, else the largest stall (not Retiring); then its
  * largest child; then the next step for it.
  */
