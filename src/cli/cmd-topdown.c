@@ -35,13 +35,20 @@ const char cmd_topdown_summary[] = "classify the bottleneck: the top-down tree, 
 static const struct cmd_doc doc = {
 	.name = "topdown",
 	.summary = cmd_topdown_summary,
-	.usage = "topdown [-l 1|2] [--cpu MODEL] [--json] [-o FILE] [--no-multiplex] -- CMD [ARGS]\n"
-		 "topdown --import FILE [--cpu MODEL] [-l 1|2] [--slots N] [--json] [-o FILE]",
+	.usage = "topdown [-l N] [--nodes LIST] [--info] [--cpu MODEL] [--json] [-o FILE] [--no-multiplex] -- CMD "
+		 "[ARGS]\n"
+		 "topdown --import FILE [--cpu MODEL] [-l N] [--nodes LIST] [--info] [--slots N] [--json] [-o FILE]",
 	.description =
 		"Classifies where the pipeline's slots go (Intel's top-down method, on Intel, AMD and Arm): level 1 "
 		"splits them into Retiring, Bad Speculation, Frontend Bound and Backend Bound; level 2 splits each "
 		"in two (Fetch Latency/Bandwidth, Branch Mispredicts/Machine Clears, Memory/Core Bound, "
-		"Light/Heavy Operations). Values are percentages of all slots; a node the hardware cannot measure "
+		"Light/Heavy Operations); Intel's tree goes on to level 6 (-l 3 .. -l 6: every node of Intel's TMA "
+		"with its threshold; --describe adds each node's description and tuning hint). --nodes chooses "
+		"subtrees by name (toplev's spelling: Memory_Bound,-DRAM_Bound). --info adds the model's Info "
+		"metrics (IPC, CPI, MPKIs, latencies); Intel's Bottlenecks view is shown beside the tree with its "
+		"own ranking whenever its events were counted. On Arm, -l 2 shows the stage-2 metric groups the "
+		"vendor's methodology explores under the dominant level-1 node. Asking for a level the model does "
+		"not have says what it offers. Values are percentages of all slots; a node the hardware cannot measure "
 		"shows '-' (JSON null), never 0. AMD's smt_contention is shown beside the four as an extra.\n"
 		"\n"
 		"With CMD, tdprof counts the events the model of this CPU needs, in groups that fit the counters "
@@ -80,6 +87,8 @@ struct topdown_opts {
 	const char *cpu, *import, *out_path, *backend, *sim_machine, *html, *format;
 	long level;
 	long slots;
+	const char *nodes; /* --nodes */
+	bool info, describe;
 	long repeat;       /* -r N (0: once) */
 	bool json, no_multiplex;
 };
@@ -130,6 +139,34 @@ static int import_model(const struct countset *cs, const char *cpu, const char *
 	msg_hint("give the CPU the counts come from: 'tdprof topdown --import %s --cpu %s'", path,
 		 nbest ? fit[0]->name : "MODEL");
 	strbuf_release(&names);
+	return EXIT_USAGE;
+}
+
+/*
+ * The level to evaluate for model m: -l, or the default; the usage error when m's
+ * tree is not that deep (saying what it offers instead of printing less).
+ */
+static int choose_level(const struct topdown_opts *to, const struct model *m, int dflt, int *out)
+{
+	int depth = model_depth(m), want = to->level ? (int)to->level : to->nodes ? depth : dflt;
+	bool stage2 = model_has_metrics(m, MODEL_METRIC_STAGE2);
+
+	if (m->companion && model_depth(m->companion) > depth)
+		depth = model_depth(m->companion);
+	if (!to->level && want > depth)
+		want = depth;
+	if (want <= depth || (want == 2 && stage2)) {
+		*out = want;
+		return EXIT_OK;
+	}
+	msg_error("the '%s' model's tree has %d level%s: there is no level %d", m->name, depth, depth == 1 ? "" : "s",
+		  want);
+	if (stage2)
+		msg_hint("it offers level 1 and, with -l 2, the stage-2 metric groups of the vendor's methodology");
+	else if (depth > 1)
+		msg_hint("it offers -l 1 to -l %d", depth);
+	else
+		msg_hint("it offers level 1 only");
 	return EXIT_USAGE;
 }
 
@@ -184,6 +221,20 @@ static int render(const struct topdown_opts *to, struct topdown_report *r, struc
 
 	r->bars = !to->json && !to->out_path && ctx->stdout_tty;
 	r->verbose = ctx->verbose > 0;
+	r->nodes = to->nodes;
+	r->info = to->info;
+	r->describe = to->describe || ctx->verbose > 0;
+	if (to->nodes && r->nr_trees) {
+		char unknown[256];
+
+		topdown_nodes_unknown(r, r->trees[0], unknown, sizeof(unknown));
+		if (unknown[0]) {
+			msg_error("--nodes: the '%s' model has no node %s (up to level %d)", r->trees[0]->model->name,
+				  unknown, r->level);
+			msg_hint("'tdprof list metrics --cpu %s' lists its nodes", r->trees[0]->model->name);
+			return EXIT_USAGE;
+		}
+	}
 	rc = output_render(to->out_path, render_find(RENDER_TOPDOWN, to->format), r);
 	if (rc == EXIT_OK && to->html)
 		rc = output_html(to->html, json_doc, r);
@@ -229,7 +280,9 @@ static int run_import(const struct topdown_opts *to, struct tdp_ctx *ctx)
 	rc = import_model(&res.counts, to->cpu, to->import, &m);
 	if (rc)
 		goto out;
-	o.max_level = to->level ? (int)to->level : 2;
+	rc = choose_level(to, m, 2, &o.max_level);
+	if (rc)
+		goto out;
 	o.slots = (double)to->slots;
 	rc = evaluate(m, &res.counts, &o, trees, &r.nr_trees);
 	if (rc)
@@ -316,7 +369,9 @@ static int run_live(const struct topdown_opts *to, char *const *argv, struct tdp
 	rc = live_model(to, &sys, &m, &o, &b);
 	if (rc)
 		goto out;
-	o.max_level = to->level ? (int)to->level : 1;
+	rc = choose_level(to, m, 1, &o.max_level);
+	if (rc)
+		goto out;
 	mo.models[0] = m;
 	if (m->companion && sys.cpu.hybrid)
 		mo.models[mo.nr_models++] = m->companion;
@@ -437,8 +492,12 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 	struct topdown_opts to = { .backend = "auto" };
 	struct opt opts[] = {
 		OPT_GROUP("what to classify"),
-		OPT_LONG('l', "level", &to.level, "1|2", "deepest level of the tree (default: 1 for a run, 2 for "
-							  "an import)", 1, 2),
+		OPT_LONG('l', "level", &to.level, "N", "deepest level of the tree, up to the model's (6 on Intel; "
+						       "default: 1 for a run, 2 for an import)", 1, MODEL_MAX_LEVEL),
+		OPT_STRING(0, "nodes", &to.nodes, "LIST", "only these subtrees: node names, comma-separated "
+							  "(Fetch_Latency,-ICache_Misses); -l defaults to the model's depth"),
+		OPT_BOOL(0, "info", &to.info, "also the model's Info metrics (IPC, CPI, MPKIs, latencies)"),
+		OPT_BOOL(0, "describe", &to.describe, "each node's description and tuning hint from the vendor's data"),
 		OPT_STRING(0, "cpu", &to.cpu, "MODEL", "the model to use ('tdprof list models'); default: this CPU's, "
 						       "or for --import the one the events fit"),
 		OPT_STRING(0, "import", &to.import, "FILE", "read perf stat output (CSV, JSON lines or text) instead "

@@ -66,6 +66,26 @@ const struct model *model_for_uarch(const char *uarch)
 	return model_find(uarch);
 }
 
+int model_depth(const struct model *m)
+{
+	int d = 1;
+
+	for (size_t i = 0; i < m->nr_nodes; i++) {
+		int l = m->nodes[i].level > 0 ? m->nodes[i].level : m->nodes[i].parent ? 2 : 1;
+
+		d = l > d ? l : d;
+	}
+	return d;
+}
+
+bool model_has_metrics(const struct model *m, enum model_metric_kind k)
+{
+	for (size_t i = 0; i < m->nr_metrics; i++)
+		if (m->metrics[i].kind == k)
+			return true;
+	return false;
+}
+
 const char *model_kind_name(enum model_kind k)
 {
 	return k == MODEL_KIND_CYCLE_ACCOUNTING ? "cycle_accounting" : "slots";

@@ -203,6 +203,12 @@ const struct model *model_find(const char *name);
  */
 const struct model *model_for_uarch(const char *uarch);
 
+/** The deepest level of m's tree (1..MODEL_MAX_LEVEL). */
+int model_depth(const struct model *m);
+
+/** Whether m has metrics of kind k (Arm's stage 2: MODEL_METRIC_STAGE2). */
+bool model_has_metrics(const struct model *m, enum model_metric_kind k);
+
 /** "slots" or "cycle_accounting" (the JSON model_kind). */
 const char *model_kind_name(enum model_kind k);
 

@@ -12,8 +12,9 @@ and metric groups; the Info.* metrics; the Bottleneck rows.
 The semantics of the spreadsheet, as Intel's converter (intel/perfmon
 scripts/create_perf_json.py) and perf's generated metric JSON apply them (read, not
 copied):
-  - a platform column whose cell is empty inherits the nearest filled cell to its
-    right (the columns run from the newest platform to the oldest);
+  - a platform column whose cell is empty inherits the first filled cell of its
+    chain of older columns (platforms.json "inherit": a client column never
+    inherits a server cell);
   - a cell "#NA" means the metric does not exist there (and nor does its subtree);
     #NA inside a formula is 0;
   - "#Name" is an auxiliary formula (an Aux row), or a constant: #SMT_on, #EBS_Mode
@@ -79,10 +80,10 @@ class Sheet:
     def field(self, r, name):
         return r[self.hdr.index(name)].strip() if name in self.hdr else ''
 
-    def cells(self, r, column):
-        """The filled cells from column rightwards (inheritance order)."""
+    def cells(self, r, chain):
+        """The filled cells of the columns of chain, in its (inheritance) order."""
         out = []
-        for c in self.columns[self.columns.index(column):]:
+        for c in chain:
             v = r[self.col_index[c]].strip()
             if v:
                 out.append((c, v))
@@ -331,6 +332,10 @@ class Model:
     def __init__(self, plat, sheet, cfg):
         self.p, self.sheet, self.cfg = plat, sheet, cfg
         self.col = plat['column']
+        self.chain = plat['inherit'].split(';')
+        for c in self.chain:
+            if c not in sheet.columns:
+                raise SystemExit(f'platforms.json: {plat["name"]}: no column {c} in {sheet.path}')
         self.name = plat['name']
         self.nodes = []      # dicts in sheet order
         self.info = {}       # name -> row info
@@ -344,7 +349,7 @@ class Model:
     # -- rows ------------------------------------------------------------
     def cell(self, r):
         """(column, text, parsed) of the row on this platform, or None."""
-        for col, v in self.sheet.cells(r, self.col):
+        for col, v in self.sheet.cells(r, self.chain):
             if v in ('#NA', 'N/A'):
                 return None
             try:
