@@ -364,6 +364,7 @@ class Model:
     def collect(self):
         sh = self.sheet
         stack = {}
+        self.tree_names = set()
         for r in sh.rows:
             key = r[0].strip()
             names = [(i, r[c].strip()) for i, c in enumerate(sh.levels) if r[c].strip()]
@@ -371,6 +372,7 @@ class Model:
                 continue
             level, name = names[0][0] + 1, names[0][1]
             if key.startswith(('FE', 'BAD', 'BE', 'RET')) and not key.startswith('BE_aux'):
+                self.tree_names.add(name)
                 parent = stack.get(level - 1) if level > 1 else None
                 for k in [k for k in stack if k >= level]:
                     del stack[k]
@@ -401,6 +403,7 @@ class Model:
             self.nodes.append(dict(name=x['name'], level=parent['level'] + 1, parent=x['parent'], row=r,
                                    cell=(self.col, text, parse_tma(text)), source=x['source']))
         self.node_names = {n['name'] for n in self.nodes}
+        self.absent = self.tree_names - self.node_names   # #NA here: 0 where a formula names them
         self.children = {}
         for n in self.nodes:
             if n['parent']:
@@ -439,6 +442,10 @@ class Model:
                 continue
             if m == 'i1':
                 terms.append('inv')
+                continue
+            mm = re.fullmatch(r'ocr_msr_val=(0x[0-9a-fA-F]+)', m)
+            if mm:   # perf: OCR.X@offcore_rsp\=V@
+                terms.append(f'offcore_rsp={mm.group(1).lower()}')
                 continue
             mm = re.fullmatch(r'u(0x[0-9a-fA-F]+|\d+)', m)
             if mm:
@@ -556,6 +563,8 @@ class Model:
             return [(0, ('ref', self.ref_formula(n, ctx)))]
         if n in self.info:
             return [(0, ('ref', self.ref_formula(n, ctx)))]
+        if n in self.absent:   # a node this platform does not have (#NA): as #NA, 0
+            return [(0, ('num', 0.0))]
         if re.fullmatch(r'[A-Z0-9_]+\.[A-Z0-9_.]+(:[A-Za-z0-9_=]+)*', n) or \
            re.fullmatch(r'PERF_METRICS\.[A-Z_]+', n):
             return [(0, ('ref', self.event(n)))]
