@@ -18,7 +18,8 @@ copied):
   - a cell "#NA" means the metric does not exist there (and nor does its subtree);
     #NA inside a formula is 0;
   - "#Name" is an auxiliary formula (an Aux row), or a constant: #SMT_on, #EBS_Mode
-    (= #core_wide < 1), #PERF_METRICS_MSR (1 where the column has it);
+    (= #core_wide < 1), #PERF_METRICS_MSR (1 where the column has it),
+    #PMM_App_Direct (0: no persistent memory in App Direct mode);
   - "##Name" is the sum of Name's children, "##?Name" max(Name, that sum);
   - events carry modifiers :cN (cmask), :e1 (edge), :i1 (inv), :uMASK; a "_PS"
     suffix (the PEBS flavour) counts as the event itself; TOPDOWN.SLOTS:perf_metrics
@@ -343,6 +344,8 @@ class Model:
         self.formulas = {}   # formula name -> dict(variants=[(when, expr-str, source)], deps)
         self.events = {}     # event name -> dict
         self.order = []      # formula emission order
+        self.unreadable = [] # cells the parser could not read (said in the output)
+        self.errata = None   # Intel's #Errata_Whitelist of the column
         self.pending = set()
         self.collect()
 
@@ -354,7 +357,8 @@ class Model:
                 return None
             try:
                 e = parse_tma(v)
-            except Drop:
+            except Drop as d:
+                self.unreadable.append(f'{self.sheet.field(r, "Level1") or "?"}...: {col} cell {v!r}: {d}')
                 return None
             if has_bare_pebs(e):
                 continue
@@ -386,6 +390,9 @@ class Model:
                 if c:
                     self.info[name] = dict(name=name, group=key.strip(), row=r, cell=c,
                                            bottleneck=key == 'Bottleneck')
+            elif key.startswith('Aux') and name == '#Errata_Whitelist':
+                cells = sh.cells(r, self.chain)
+                self.errata = cells[0][1] if cells and cells[0][1] != '#NA' else None
             elif key.startswith('Aux'):
                 c = self.cell(r)
                 if c:
@@ -540,6 +547,8 @@ class Model:
             return [(0, ('bin', '<', ('ref', '#core_wide'), ('num', 1)))]
         if n == '#PERF_METRICS_MSR':
             return [(0, ('num', 1.0))]
+        if n == '#PMM_App_Direct':   # perf: #has_pmem > 0; tdprof assumes no persistent memory
+            return [(0, ('num', 0.0))]
         if n == 'TSC':   # perf's msr/tsc/ tool event
             self.add_event('msr/tsc/')
             return [(0, ('ref', 'msr@tsc@'))]
@@ -832,7 +841,7 @@ def write_model(out, mdl, cfg):
     fixed = cfg['fixed_counters']
     taken = {canon(e) for e in names}
     out.append(f'/* {mdl.name}: {mdl.sheet.source}, column {mdl.col} */')
-    for lo in mdl.left_out:
+    for lo in mdl.left_out + mdl.unreadable:
         out.append(f'/* left out (and its subtree): {lo} */'.replace('*/', '* /', 1) if False else
                    '/* left out (and its subtree): ' + lo.replace('*/', '* /') + ' */')
     out.append(f'static const struct model_event {mdl.name}_events[] = {{')
@@ -928,7 +937,8 @@ def write_model(out, mdl, cfg):
     out.append(f'const struct model {ident} = {{')
     out.append(f'\t.name = {cstr(mdl.name)}, .aliases = {{ {al} }},')
     out.append(f'\t.description = {cstr(p["description"])},')
-    out.append(f'\t.sources = {cstr(mdl.sheet.source + ", column " + mdl.col + "; data/intel/platforms.json")},')
+    errata = f'; the formulas account for errata {mdl.errata} (TMA #Errata_Whitelist)' if mdl.errata else ''
+    out.append(f'\t.sources = {cstr(mdl.sheet.source + ", column " + mdl.col + errata + "; data/intel/platforms.json")},')
     out.append('\t.vendor = MODEL_VENDOR_INTEL, .kind = MODEL_KIND_SLOTS,')
     if p.get('core_type'):
         out.append(f'\t.core_type = {cstr(p["core_type"])}, .pmu = {cstr(p["pmu"])}, .companion = &model_{comp},')
