@@ -224,6 +224,43 @@ static double eval_formula(struct eval_state *st, size_t f)
 	return v;
 }
 
+struct older_walk {
+	struct eval_state *st;
+	const char *source;
+	int depth;
+};
+
+static const char *older_in(struct eval_state *st, size_t f, int depth);
+
+static bool older_cb(void *arg, const struct expr_node *n)
+{
+	struct older_walk *w = arg;
+
+	if (n->ref_kind == MODEL_REF_FORMULA)
+		w->source = older_in(w->st, (size_t)n->ref, w->depth + 1);
+	return w->source == NULL;
+}
+
+/*
+ * The source of the older perf formula (a MODEL_WHEN_IMPORT variant with its own
+ * source) that formula f's chosen variant uses itself or through the formulas it
+ * names, or NULL: the tree then says which formula it used.
+ */
+static const char *older_in(struct eval_state *st, size_t f, int depth)
+{
+	const struct model_formula *fm = &st->m->formulas[f];
+	struct older_walk w = { st, NULL, depth };
+	int v;
+
+	if (depth > 32 || !select_formula(st, f))
+		return NULL;
+	v = st->chosen[f];
+	if ((fm->when[v] & MODEL_WHEN_IMPORT) && fm->vsource[v])
+		return fm->vsource[v];
+	expr_walk_names(&st->mc->f[f].v[v], &st->env, older_cb, &w);
+	return w.source;
+}
+
 /* The events a node's formula reads (empty when it cannot be evaluated). */
 static void node_events(struct eval_state *st, size_t node, struct evset *out)
 {
@@ -515,9 +552,11 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 				const struct model_formula *fm = &m->formulas[f];
 				int v = st.chosen[f];
 
+				const char *older = older_in(&st, (size_t)f, 0);
+
 				n->expr = fm->expr[v];
-				n->variant_source = fm->vsource[v] ? fm->vsource[v] : fm->source;
-				n->older = (fm->when[v] & MODEL_WHEN_IMPORT) && fm->vsource[v];
+				n->variant_source = older ? older : fm->vsource[v] ? fm->vsource[v] : fm->source;
+				n->older = older != NULL;
 			}
 			n->value = 100.0 * eval_formula(&st, (size_t)f);
 			n->group = st.group;

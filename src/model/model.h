@@ -278,8 +278,8 @@ struct metric_node {
 	const char *source;      /* where the formula comes from */
 	int level;               /* 1..MODEL_MAX_LEVEL */
 	bool extra;              /* vendor extra node */
-	bool older;              /* the variant used is an older perf's formula (MODEL_WHEN_IMPORT
-	                            with its own source): variant_source says which */
+	bool older;              /* the variant used is, or reads, an older perf's formula
+	                            (MODEL_WHEN_IMPORT with its own source): variant_source says which */
 	const char *variant_source; /* the source of the variant used */
 	double value;            /* percent (of slots, or of cycles); NAN: not measurable */
 	double threshold;        /* percent; NAN: none */

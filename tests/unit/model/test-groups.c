@@ -264,6 +264,28 @@ static void test_plan_smt_variants(void **state)
 	model_compiled_free(mc);
 }
 
+/* Every model, at every level it has: its events fit its counters (fixed + general, less the watchdog's). */
+static void test_plan_every_model(void **state)
+{
+	size_t nr;
+	const struct model *const *all = model_all(&nr);
+
+	(void)state;
+	for (size_t i = 0; i < nr; i++)
+		for (int level = 1; level <= model_depth(all[i]); level++)
+			for (int nmi = 0; nmi < 2; nmi++) {
+				struct groups_plan p = GROUPS_PLAN_INIT;
+				size_t events = 0;
+
+				plan(all[i]->name, level, nmi, &p); /* fails the test when it cannot plan */
+				assert_true(p.nr >= 1);
+				for (size_t g = 0; g < p.nr; g++)
+					events += p.v[g].nr;
+				assert_true(events >= 1);
+				groups_plan_release(&p);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_plan_zen4),
 		cmocka_unit_test(test_plan_intel),
 		cmocka_unit_test(test_plan_smt_variants),
+		cmocka_unit_test(test_plan_every_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1004,6 +1004,7 @@ static void test_icelake_level3_by_hand(void **state)
 	assert_string_equal(metric_tree_find(&t, "icache_misses")->parent, "fetch_latency");
 	ms = metric_tree_find(&t, "microcode_sequencer");
 	assert_false(ms->older);
+	assert_non_null(strstr(ms->variant_source, "TMA_Metrics-full.csv 5.2"));
 	/* the same counts without UOPS_RETIRED.SLOTS, as perf 6.1 printed them: the older formula, said so */
 	{
 		struct row old[sizeof(rows) / sizeof(rows[0])];
@@ -1013,9 +1014,52 @@ static void test_icelake_level3_by_hand(void **state)
 		assert_int_equal(eval_deep("icelake", old, &t), 0);
 		expect(&t, "microcode_sequencer", 5);
 		ms = metric_tree_find(&t, "microcode_sequencer");
-		assert_false(ms->older); /* its own formula is current: the older one is #Retire_Fraction's */
+		/* it reads #Retire_Fraction's older formula: the tree says so and names it */
+		assert_true(ms->older);
+		assert_non_null(strstr(ms->variant_source, "perf 6.1"));
 		assert_non_null(strstr(ms->expr, "tma_aux_retire_fraction"));
+		assert_false(metric_tree_find(&t, "icache_misses")->older);
 	}
+}
+
+static void test_ecore_core_bound_current_and_older(void **state)
+{
+	/*
+	 * Gracemont, slots = 5 * 1000 = 5000; Backend_Bound = 1500 / 5000 = 30 %.
+	 * Intel E-core TMA 4 (and current perf): Core_Bound = TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / SLOTS
+	 *   = 250 / 5000 = 5 %.
+	 * E-core TMA 3.52 / perf 6.1 (no ALLOC_RESTRICTIONS): Backend_Bound - Memory_Bound with
+	 *   Memory_Bound = min(BE, LD_HEAD.ANY_AT_RET / CLKS + MEM_SCHEDULER / SLOTS * ST_BUF / ALL)
+	 *   = min(0.3, 200 / 1000 + 500 / 5000 * 100 / 400) = 0.225: Core_Bound = 7.5 %, said to be older.
+	 */
+	static const struct row rows[] = {
+		{ "cpu_atom/CPU_CLK_UNHALTED.CORE/", 1000, 0, COUNT_OK },
+		{ "cpu_atom/TOPDOWN_FE_BOUND.ALL/", 1000, 0, COUNT_OK },
+		{ "cpu_atom/TOPDOWN_BE_BOUND.ALL/", 1500, 0, COUNT_OK },
+		{ "cpu_atom/TOPDOWN_RETIRING.ALL/", 2000, 0, COUNT_OK },
+		{ "cpu_atom/LD_HEAD.ANY_AT_RET/", 200, 0, COUNT_OK },
+		{ "cpu_atom/TOPDOWN_BE_BOUND.MEM_SCHEDULER/", 500, 0, COUNT_OK },
+		{ "cpu_atom/MEM_SCHEDULER_BLOCK.ST_BUF/", 100, 0, COUNT_OK },
+		{ "cpu_atom/MEM_SCHEDULER_BLOCK.ALL/", 400, 0, COUNT_OK },
+		{ "cpu_atom/TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS/", 250, 0, COUNT_OK },
+		ROWS_END,
+	};
+	struct row old[sizeof(rows) / sizeof(rows[0])];
+	struct metric_tree t;
+	const struct metric_node *cb;
+
+	(void)state;
+	assert_int_equal(eval_rows("gracemont", rows, 0, &t, NULL), 0);
+	expect(&t, "backend_bound", 30);
+	expect(&t, "core_bound", 5);
+	assert_false(metric_tree_find(&t, "core_bound")->older);
+	memcpy(old, rows, sizeof(rows));
+	old[8] = (struct row)ROWS_END;
+	assert_int_equal(eval_rows("gracemont", old, 0, &t, NULL), 0);
+	expect(&t, "core_bound", 7.5);
+	cb = metric_tree_find(&t, "core_bound");
+	assert_true(cb->older);
+	assert_non_null(strstr(cb->variant_source, "3.52"));
 }
 
 int main(void)
@@ -1024,6 +1068,7 @@ int main(void)
 		cmocka_unit_test(test_validate_every_model),
 		cmocka_unit_test(test_intel_generated_depth),
 		cmocka_unit_test(test_icelake_level3_by_hand),
+		cmocka_unit_test(test_ecore_core_bound_current_and_older),
 		cmocka_unit_test(test_validate_rejects),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_event_keys),
