@@ -6,25 +6,11 @@
 #include "base/err.h"
 #include "model/model-internal.h"
 #include "model/tables/tables.h"
+#include "intel-models.h" /* generated from data/intel/platforms.json */
 
 /* `tdprof list models` prints them in this order: Intel, AMD, Arm, oldest first. */
 static const struct model *const models[] = {
-	&model_sandybridge,
-	&model_ivybridge,
-	&model_haswell,
-	&model_broadwell,
-	&model_skylake,
-	&model_skylakex,
-	&model_cascadelake,
-	&model_icelake,
-	&model_icelakex,
-	&model_sapphirerapids,
-	&model_emeraldrapids,
-	&model_graniterapids,
-	&model_alderlake,
-	&model_gracemont,
-	&model_meteorlake,
-	&model_crestmont,
+	INTEL_MODEL_LIST,
 	&model_zen2,
 	&model_zen3,
 	&model_zen4,
