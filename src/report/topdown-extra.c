@@ -180,7 +180,8 @@ static void text_metric(FILE *out, const struct metric_value *v, int rank)
 	if (isnan(v->value))
 		fprintf(out, "    -    not measured: %s\n", v->why);
 	else
-		fprintf(out, "%10.3f %s%s\n", v->value, v->def->unit ? v->def->unit : "",
+		fprintf(out, "%10.3f%s%s\n", v->value,
+			v->def->unit && !strncmp(v->def->unit, "percent", 7) ? " %" : "",
 			v->flagged ? "  <- above its threshold" : "");
 }
 

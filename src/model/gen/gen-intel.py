@@ -656,6 +656,13 @@ class Model:
                 continue
             self.out_nodes.append((n, f))
         self.node_names -= dropped
+        # level 1 first in tdprof's order (design.md: retiring, bad_speculation, frontend_bound,
+        # backend_bound, as every model lists them), then the deeper nodes in Intel's order
+        l1 = list(self.cfg['level1_thresholds'])
+        key = self.cfg['node_keys']
+        self.out_nodes.sort(key=lambda nf: (nf[0]['level'] != 1,
+                                            l1.index(key.get(nf[0]['name'], lname(nf[0]['name'])))
+                                            if nf[0]['level'] == 1 else 0))
         self.out_metrics = []
         for name, i in self.info.items():
             try:
