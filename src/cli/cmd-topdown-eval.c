@@ -167,6 +167,7 @@ int topdown_run_import(const struct topdown_opts *to, struct tdp_ctx *ctx)
 	if (rc)
 		goto out;
 	o.slots = (double)to->slots;
+	o.infer_smt = true;
 	rc = topdown_evaluate(m, &res.counts, &o, trees, &r.nr_trees);
 	if (rc)
 		goto out;

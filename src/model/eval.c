@@ -489,6 +489,45 @@ static void eval_metrics(struct eval_state *st, struct metric_tree *out)
 	}
 }
 
+struct smt_walk {
+	const struct eval_state *st;
+	bool all, any;
+};
+
+static bool smt_cb(void *arg, const struct expr_node *n)
+{
+	struct smt_walk *w = arg;
+
+	if (n->ref_kind == MODEL_REF_EVENT) {
+		w->any = true;
+		w->all &= w->st->present[n->ref];
+	}
+	return w->all;
+}
+
+/*
+ * Do the counts hold every event a variant for SMT only (MODEL_WHEN_SMT, and
+ * not the process-mode approximation) reads directly? perf counts those only
+ * when SMT is on (its formulas choose them with #smt_on).
+ */
+static bool counts_imply_smt(const struct eval_state *st)
+{
+	const struct model *m = st->m;
+
+	for (size_t f = 0; f < m->nr_formulas; f++)
+		for (size_t v = 0; v < st->mc->f[f].nr; v++) {
+			struct smt_walk w = { st, true, false };
+			unsigned when = m->formulas[f].when[v];
+
+			if (!(when & MODEL_WHEN_SMT) || (when & (MODEL_WHEN_NOT_CORE_WIDE | MODEL_WHEN_IMPORT)))
+				continue;
+			expr_walk_names(&st->mc->f[f].v[v], &st->env, smt_cb, &w);
+			if (w.all && w.any)
+				return true;
+		}
+	return false;
+}
+
 int model_eval(const struct model_compiled *mc, const struct countset *cs, const struct model_eval_opts *o,
 	       struct metric_tree *out, struct tdp_err *err)
 {
@@ -520,6 +559,9 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 	if (rc)
 		goto out;
 	st.env.unclamped = unclamped;
+	if (o->infer_smt && !o->smt_on && counts_imply_smt(&st))
+		st.env.consts[EXPR_C_SMT_ON] = 1;
+	out->smt_on = st.env.consts[EXPR_C_SMT_ON] != 0;
 	out->slots = st.env.consts[EXPR_C_SLOTS];
 	/* level 1 first, then level 2, each in the table's order */
 	for (int level = 1; level <= out->max_level; level++) {

@@ -263,9 +263,12 @@ struct model_eval_opts {
 	int max_level;  /* 1..MODEL_MAX_LEVEL */
 	size_t *work;   /* when set: += the counts and groups the evaluation visited
 	                   (tests check it grows linearly with the counts) */
+	bool infer_smt; /* imports: #smt_on also when the counts hold the events of a formula's
+	                   SMT-only variant (CPU_CLK_UNHALTED.THREAD_ANY, .DISTRIBUTED): perf
+	                   counted them because SMT was on */
 };
 
-#define MODEL_EVAL_OPTS_INIT { 0, false, false, 2, NULL }
+#define MODEL_EVAL_OPTS_INIT { 0, false, false, 2, NULL, false }
 
 struct metric_node {
 	const struct model_node_def *def; /* its definition (description, hint, ...); NULL: none */
@@ -310,6 +313,7 @@ struct metric_tree {
 	const struct model *model;
 	enum model_kind kind;
 	double slots;            /* #slots used */
+	bool smt_on;             /* #smt_on used (model_eval_opts.smt_on, or inferred from the counts) */
 	int max_level;
 	size_t nr;
 	struct metric_node v[MODEL_MAX_NODES]; /* level 1 first (as the model lists them), then level 2 */

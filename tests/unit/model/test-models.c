@@ -1062,6 +1062,42 @@ static void test_ecore_core_bound_current_and_older(void **state)
 	assert_non_null(strstr(cb->variant_source, "3.52"));
 }
 
+static void test_import_infers_smt(void **state)
+{
+	/* perf counts CPU_CLK_UNHALTED.THREAD_ANY on Skylake only with SMT on (TMA: CORE_CLKS = THREAD_ANY / 2 if
+	 * #SMT_on): an import holding it is evaluated with #smt_on, one without it not */
+	static const struct row smt[] = {
+		{ "CPU_CLK_UNHALTED.THREAD", 1000, 0, COUNT_OK },
+		{ "CPU_CLK_UNHALTED.THREAD_ANY", 3000, 0, COUNT_OK },
+		{ "IDQ_UOPS_NOT_DELIVERED.CORE", 400, 0, COUNT_OK },
+		ROWS_END,
+	};
+	const struct model *m = model_find("skylake");
+	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+	struct countset cs = COUNTSET_INIT;
+	struct metric_tree t;
+
+	(void)state;
+	fill(&cs, smt);
+	o.infer_smt = true;
+	assert_int_equal(model_evaluate(m, &cs, &o, &t, NULL), 0);
+	assert_true(t.smt_on);
+	/* FE = 400 / (4 * 3000 / 2) = 6.67 % */
+	expect(&t, "frontend_bound", 400.0 / 6000 * 100);
+	o.infer_smt = false;
+	assert_int_equal(model_evaluate(m, &cs, &o, &t, NULL), 0);
+	assert_false(t.smt_on);
+	countset_release(&cs);
+	/* without THREAD_ANY: no SMT, and the per-thread clocks: FE = 400 / (4 * 1000) = 10 % */
+	cs = (struct countset)COUNTSET_INIT;
+	fill(&cs, (const struct row[]){ smt[0], smt[2], ROWS_END });
+	o.infer_smt = true;
+	assert_int_equal(model_evaluate(m, &cs, &o, &t, NULL), 0);
+	assert_false(t.smt_on);
+	expect(&t, "frontend_bound", 10);
+	countset_release(&cs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1069,6 +1105,7 @@ int main(void)
 		cmocka_unit_test(test_intel_generated_depth),
 		cmocka_unit_test(test_icelake_level3_by_hand),
 		cmocka_unit_test(test_ecore_core_bound_current_and_older),
+		cmocka_unit_test(test_import_infers_smt),
 		cmocka_unit_test(test_validate_rejects),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_event_keys),
