@@ -122,7 +122,8 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_GROUP("what to classify"),
 		OPT_LONG('l', "level", &to.level, "N", "deepest level of the tree, up to the model's (6 on Intel; "
 						       "default: 1 for a run, 2 for an import)", 1, MODEL_MAX_LEVEL),
-		OPT_STRING(0, "nodes", &to.nodes, "LIST", "only these subtrees: node names, comma-separated "
+		OPT_STRING(0, "nodes", &to.nodes, "LIST", "only these subtrees: node names or wildcards, "
+							  "comma-separated, -NAME or ^NAME to leave one out "
 							  "(Fetch_Latency,-ICache_Misses); -l defaults to the model's depth"),
 		OPT_BOOL(0, "info", &to.info, "also the model's Info metrics (IPC, CPI, MPKIs, latencies)"),
 		OPT_BOOL(0, "describe", &to.describe, "each node's description and tuning hint from the vendor's data"),

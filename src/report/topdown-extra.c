@@ -8,6 +8,7 @@
 #include "report/topdown.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +35,27 @@ static bool name_eq(const char *a, size_t alen, const char *b)
 	return i == alen && !b[i];
 }
 
+/* a wildcard pattern (toplev's: "Mem*", "*_Bound") against key, lowercased, ' ' and '-' as '_' */
+static bool name_match(const char *pat, size_t len, const char *key)
+{
+	char p[96], k[96];
+	size_t i;
+
+	if (!key || len >= sizeof(p))
+		return false;
+	for (i = 0; i < len; i++)
+		p[i] = pat[i] == ' ' || pat[i] == '-' ? '_' : (char)tolower((unsigned char)pat[i]);
+	p[len] = '\0';
+	for (i = 0; key[i] && i + 1 < sizeof(k); i++)
+		k[i] = key[i] == ' ' || key[i] == '-' ? '_' : (char)tolower((unsigned char)key[i]);
+	k[i] = '\0';
+	return fnmatch(p, k, 0) == 0;
+}
+
 static bool node_is(const struct metric_node *n, const char *name, size_t len)
 {
+	if (memchr(name, '*', len) || memchr(name, '?', len))
+		return name_match(name, len, n->key) || name_match(name, len, n->label);
 	if (name_eq(name, len, n->key) || name_eq(name, len, n->label))
 		return true;
 	return n->vendor && !strncmp(n->vendor, "tma_", 4) && name_eq(name, len, n->vendor + 4);
@@ -73,8 +93,8 @@ bool topdown_node_shown(const struct topdown_report *r, const struct metric_tree
 		const char *name = p;
 		bool minus = false;
 
-		if (nl && (*name == '+' || *name == '-')) {
-			minus = *name == '-';
+		if (nl && (*name == '+' || *name == '-' || *name == '^')) {
+			minus = *name != '+';
 			name++;
 			nl--;
 		}
@@ -102,7 +122,7 @@ void topdown_nodes_unknown(const struct topdown_report *r, const struct metric_t
 		const char *name = p;
 		bool found = false;
 
-		if (len && (*name == '+' || *name == '-')) {
+		if (len && (*name == '+' || *name == '-' || *name == '^')) {
 			name++;
 			len--;
 		}

@@ -92,8 +92,9 @@ struct topdown_report {
 /**
  * Whether node n of t is shown under r->nodes, a comma list of node names (the
  * key or the vendor's name, case-insensitive, "Fetch_Latency" = "fetch_latency"):
- * a named node is shown with its subtree and its ancestors; "-NAME" hides NAME
- * and its subtree; "+NAME" is NAME. Everything is shown when r->nodes is NULL.
+ * a named node is shown with its subtree and its ancestors; "-NAME" (or "^NAME",
+ * toplev's other spelling) hides NAME and its subtree; "+NAME" is NAME; a name with
+ * '*' or '?' is a wildcard pattern ("*_Bound"). Everything is shown when r->nodes is NULL.
  */
 bool topdown_node_shown(const struct topdown_report *r, const struct metric_tree *t, const struct metric_node *n);
 

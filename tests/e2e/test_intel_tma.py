@@ -183,6 +183,14 @@ def test_nodes_chooses_subtrees():
               "Memory_Bound's subtree and its ancestor (to the model's depth): %s" % sorted(keys), r)
     tdp.check("l3_bound" not in keys and "sq_full" not in keys, "-L3_Bound hides it and its subtree", r)
     tdp.check("frontend_bound" not in keys and "core_bound" not in keys, "nothing else", r)
+    # toplev's other spellings: ^ removes, wildcards match
+    r = tdp.run("topdown", "--import", path, "--cpu", "icelake", "--nodes", "*STLB_Miss_?K,^Code_STLB_Miss_4K",
+                "--json")
+    tdp.expect_exit(r, 0)
+    keys = {n["key"] for n in tree_nodes(r.json()["tree"])}
+    tdp.check({"load_stlb_miss_4k", "store_stlb_miss_4k", "dtlb_load", "memory_bound"} <= keys and
+              "code_stlb_miss_4k" not in keys and "load_stlb_miss_2m" not in keys,
+              "wildcards and ^: %s" % sorted(keys), r)
     r = tdp.run("topdown", "--import", path, "--cpu", "icelake", "--nodes", "No_Such_Node")
     tdp.expect_exit(r, 2)
     tdp.expect_in("no node No_Such_Node", r.err, "stderr", r)
