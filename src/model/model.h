@@ -3,7 +3,9 @@
  * produce.
  *
  * A model is a table (src/model/tables/<family>.c, one per micro-architecture
- * family, each opening with its sources): the events it needs, with every
+ * family, each opening with its sources; the Intel ones are generated at build
+ * time from Intel's TMA data, data/intel/, by src/model/gen/gen-intel.py): the
+ * events it needs, with every
  * spelling perf prints for them; named formulas written in the expression
  * language of expr.h (perf's MetricExpr syntax), each with the source it was
  * copied from; and the nodes of the tree, each computed by one formula, in the
@@ -15,6 +17,9 @@
  *            bad_speculation: branch_mispredicts, machine_clears
  *            backend_bound:   memory_bound, core_bound
  *            retiring:        light_operations, heavy_operations
+ *   levels 3-6 (Intel's TMA) and vendor level-2 nodes outside the vocabulary
+ *            under the vendor's own names (icache_misses, resource_bound), each
+ *            with its level, parent, label, description, hint and threshold
  *
  * Models of kind MODEL_KIND_CYCLE_ACCOUNTING (AMD Zen 2/3, Arm Neoverse N1 and
  * Cortex-A76-class cores) have no slot-level top-down: their nodes are
@@ -178,7 +183,7 @@ struct model {
 	size_t nr_events;
 	const struct model_formula *formulas;
 	size_t nr_formulas;
-	const struct model_node_def *nodes;     /* level 1 first, then level 2 */
+	const struct model_node_def *nodes;     /* level 1 first; each node after its parent */
 	size_t nr_nodes;
 	const struct model_metric_def *metrics; /* beside the tree; NULL: none */
 	size_t nr_metrics;
@@ -286,7 +291,8 @@ struct metric_node {
 	const char *variant_source; /* the source of the variant used */
 	double value;            /* percent (of slots, or of cycles); NAN: not measurable */
 	double threshold;        /* percent; NAN: none */
-	bool flagged;            /* above its threshold (classify.c); level 2 only with its parent */
+	bool flagged;            /* above its threshold (classify.c); below level 1 only with its parent
+	                            unless def->own_threshold */
 	int group;               /* the group its counts came from; -1: none or ungrouped */
 	bool split;              /* some of its events came from another group than `group` */
 	char why[METRIC_WHY_MAX];/* why value is NAN; "" otherwise */
@@ -316,7 +322,7 @@ struct metric_tree {
 	bool smt_on;             /* #smt_on used (model_eval_opts.smt_on, or inferred from the counts) */
 	int max_level;
 	size_t nr;
-	struct metric_node v[MODEL_MAX_NODES]; /* level 1 first (as the model lists them), then level 2 */
+	struct metric_node v[MODEL_MAX_NODES]; /* level by level, each in the model's order */
 	double level1_sum;       /* sum of the measurable level-1 nodes (extras too); NAN when none */
 	bool sum_off;            /* slot models: level1_sum is more than 1 point away from 100 */
 	bool simulated;          /* from the simulated backend: next steps must run without a PMU */
