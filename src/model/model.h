@@ -5,10 +5,9 @@
  * A model is a table (src/model/tables/<family>.c, one per micro-architecture
  * family, each opening with its sources; the Intel ones are generated at build
  * time from Intel's TMA data, data/intel/, by src/model/gen/gen-intel.py): the
- * events it needs, with every
- * spelling perf prints for them; named formulas written in the expression
- * language of expr.h (perf's MetricExpr syntax), each with the source it was
- * copied from; and the nodes of the tree, each computed by one formula, in the
+ * events it needs, with every spelling perf prints for them; named formulas
+ * written in the expression language of expr.h (perf's MetricExpr syntax), each
+ * with the source it was copied from; and the nodes of the tree, each computed by one formula, in the
  * shared vocabulary of design.md:
  *
  *   level 1  retiring, bad_speculation, frontend_bound, backend_bound
