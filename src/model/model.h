@@ -7,8 +7,8 @@
  * time from Intel's TMA data, data/intel/, by src/model/gen/gen-intel.py): the
  * events it needs, with every spelling perf prints for them; named formulas
  * written in the expression language of expr.h (perf's MetricExpr syntax), each
- * with the source it was copied from; and the nodes of the tree, each computed by one formula, in the
- * shared vocabulary of design.md:
+ * with the source it was copied from; and the nodes of the tree, each computed
+ * by one formula, in the shared vocabulary of design.md:
  *
  *   level 1  retiring, bad_speculation, frontend_bound, backend_bound
  *            (+ vendor extras named as such, e.g. AMD's smt_contention)
