@@ -34,7 +34,10 @@ of the formula (enum model_when: SMT / no SMT, core-wide or not, and the
 non-PERF_METRICS branch for imports only), so that a live run counts one branch
 and an import takes the branch its events fit, as the hand tables did.
 Metrics that need what a `perf stat` of one process cannot give (uncore events,
-time, TSC, privilege-filtered events) are left out, with their dependents.
+privilege-filtered events) are left out, with their dependents. A variant that
+reads an event a live run cannot count (perf's tool events duration_time and
+msr/tsc/, a named event with a umask or offcore_rsp term libpfm4 cannot spell)
+is for imports only (MODEL_WHEN_IMPORT): perf's output holds those counts.
 
 Python standard library only; deterministic output.
 """
@@ -465,6 +468,9 @@ class Model:
             self.add_event(base)
             return base
         name = 'cpu/' + base + ',' + ','.join(terms) + '/'
+        # libpfm4 has no attribute for another umask or an offcore response value:
+        # such an event is read from imports only (perf spells it with the terms)
+        live = not any(t.startswith(('umask=', 'offcore_rsp=')) for t in terms)
         spec = base.replace('.', ':', 1)
         for t in terms:
             if t.startswith('cmask='):
@@ -473,15 +479,13 @@ class Model:
                 spec += ':e=1'
             elif t == 'inv':
                 spec += ':i=1'
-            else:
-                spec += ':' + t
-        self.add_event(name, spec=spec)
+        self.add_event(name, spec=spec if live else None, live=live)
         return 'cpu@' + perf_escape(base + ',' + ','.join(terms)) + '@'
 
-    def add_event(self, name, metrics=False, alias=None, spec=None):
+    def add_event(self, name, metrics=False, alias=None, spec=None, live=True):
         if name in self.events:
             return
-        d = dict(name=name, metrics=metrics, aliases=[], spec=spec)
+        d = dict(name=name, metrics=metrics, aliases=[], spec=spec, live=live)
         if alias:
             d['aliases'].append(alias)
         self.events[name] = d
@@ -550,10 +554,10 @@ class Model:
         if n == '#PMM_App_Direct':   # perf: #has_pmem > 0; tdprof assumes no persistent memory
             return [(0, ('num', 0.0))]
         if n == 'TSC':   # perf's msr/tsc/ tool event
-            self.add_event('msr/tsc/')
+            self.add_event('msr/tsc/', live=False)
             return [(0, ('ref', 'msr@tsc@'))]
         if n == 'Time':  # perf's duration_time, printed in nanoseconds
-            self.add_event('duration_time')
+            self.add_event('duration_time', live=False)
             return [(0, ('bin', '/', ('ref', 'duration_time'), ('num', 1e9)))]
         if n == '$PEBS':
             raise Drop('needs PEBS retire latencies')
@@ -627,6 +631,9 @@ class Model:
                 if s in seen:
                     continue
                 seen.add(s)
+                if any(r.replace('\\', '') in self.events and not self.events[r.replace('\\', '')]['live']
+                       for r in tdprof_names(s)):
+                    w |= WHEN_IMPORT   # an event no live run can count (perf's tool events, raw terms)
                 out.append((w, s, x))
             if len(out) > MAX_VARIANTS:
                 raise Drop(f'{fname}: {len(out)} variants')
