@@ -868,7 +868,7 @@ def write_model(out, mdl, cfg):
         fields = [f'.name = {cstr(en)}']
         if al:
             fields.append('.aliases = { ' + ', '.join(cstr(a) for a in al) + ' }')
-        spec = e['spec'] or cfg['live_specs'].get(en)
+        spec = p.get('live_specs', {}).get(en) or e['spec'] or cfg['live_specs'].get(en)
         if e['metrics']:
             spec = f'{pmu}/{en}/'
             fields.append('.counter = MODEL_CTR_METRICS')
