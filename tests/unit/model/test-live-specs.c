@@ -88,6 +88,6 @@ int main(int argc, char **argv)
 	}
 	model_name = argv[1];
 	force = argv[2];
-	list_level = argc > 3 ? atoi(argv[3]) : 0;
+	list_level = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 0;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
