@@ -121,6 +121,10 @@ def test_icelakex_matches_intel_expanded_formulas():
     differential("icelakex", "icx-metrics-5.2.json")
 
 
+def test_graniterapids_matches_intel_expanded_formulas():
+    differential("graniterapids", "gnr-metrics-5.2.json")
+
+
 def every_event_csv(model):
     """A count for every event of the model ('list events --cpu MODEL')."""
     r = tdp.run("list", "events", "--cpu", model, "--json")
