@@ -54,7 +54,7 @@
 struct tdp_err;
 
 #define TDOC_MAX_BYTES (256u << 20) /* a larger document is refused (TDP_ELIMIT) */
-#define TDOC_MAX_NODES 32           /* nodes of one tree */
+#define TDOC_MAX_NODES 160          /* nodes of one tree (Intel to level 6: ~120; MODEL_MAX_NODES) */
 #define TDOC_MAX_SITES 65536        /* sites kept (a longer list is cut: sites_cut) */
 #define TDOC_MAX_EDGES 65536        /* edges kept (edges_cut) */
 #define TDOC_MAX_RUNS MODEL_RUNS_MAX
@@ -78,7 +78,7 @@ struct tdoc_node {
 	const char *key;          /* "bad_speculation" */
 	const char *parent;       /* NULL at level 1 */
 	const char *label;        /* "Bad Speculation" */
-	int level;                /* 1 or 2 */
+	int level;                /* 1..6 (Intel TMA goes to 6) */
 	bool extra;               /* a vendor extra (smt_contention) */
 	double value;             /* percent; NAN when null (not measurable) */
 	double threshold;         /* percent; NAN when none */

@@ -8,7 +8,8 @@
  * > 0.1, Fetch_Bandwidth > 0.2, Branch_Mispredicts > 0.1, Machine_Clears > 0.1,
  * Memory_Bound > 0.2, Core_Bound > 0.1, Heavy_Operations > 0.1,
  * Light_Operations > 0.6), with Intel's "& P" rule: a child is flagged only when
- * its parent is flagged too.
+ * its parent is flagged too. Generated tables carry each node's own TMA threshold
+ * at every level, and own_threshold where TMA's has no "& P".
  */
 #include <math.h>
 #include <string.h>
@@ -93,7 +94,7 @@ void model_classify(struct metric_tree *t)
 		struct metric_node *n = &t->v[i];
 
 		n->flagged = !isnan(n->value) && !isnan(n->threshold) && n->value > n->threshold;
-		if (n->flagged && n->parent) {
+		if (n->flagged && n->parent && !(n->def && n->def->own_threshold)) {
 			const struct metric_node *p = metric_tree_find(t, n->parent);
 
 			n->flagged = p && p->flagged;

@@ -240,6 +240,43 @@ static double eval_formula(struct eval_state *st, size_t f)
 	return v;
 }
 
+struct older_walk {
+	struct eval_state *st;
+	const char *source;
+	int depth;
+};
+
+static const char *older_in(struct eval_state *st, size_t f, int depth);
+
+static bool older_cb(void *arg, const struct expr_node *n)
+{
+	struct older_walk *w = arg;
+
+	if (n->ref_kind == MODEL_REF_FORMULA)
+		w->source = older_in(w->st, (size_t)n->ref, w->depth + 1);
+	return w->source == NULL;
+}
+
+/*
+ * The source of the older perf formula (a MODEL_WHEN_IMPORT variant with its own
+ * source) that formula f's chosen variant uses itself or through the formulas it
+ * names, or NULL: the tree then says which formula it used.
+ */
+static const char *older_in(struct eval_state *st, size_t f, int depth)
+{
+	const struct model_formula *fm = &st->m->formulas[f];
+	struct older_walk w = { st, NULL, depth };
+	int v;
+
+	if (depth > 32 || !select_formula(st, f))
+		return NULL;
+	v = st->chosen[f];
+	if ((fm->when[v] & MODEL_WHEN_IMPORT) && fm->vsource[v])
+		return fm->vsource[v];
+	expr_walk_names(&st->mc->f[f].v[v], &st->env, older_cb, &w);
+	return w.source;
+}
+
 /* The events a node's formula reads (empty when it cannot be evaluated). */
 static void node_events(struct eval_state *st, size_t node, struct evset *out)
 {
@@ -252,7 +289,11 @@ static void node_events(struct eval_state *st, size_t node, struct evset *out)
 
 static unsigned evset_count(const struct evset *a, const struct evset *b)
 {
-	return (unsigned)(__builtin_popcountll(a->w[0] & b->w[0]) + __builtin_popcountll(a->w[1] & b->w[1]));
+	unsigned n = 0;
+
+	for (size_t i = 0; i < EVSET_WORDS; i++)
+		n += (unsigned)__builtin_popcountll(a->w[i] & b->w[i]);
+	return n;
 }
 
 /* The group a node reads from: most of its own events, then most of its family's. */
@@ -420,7 +461,7 @@ int model_coverage(const struct model_compiled *mc, const struct countset *cs, i
 static void hint_events(struct eval_state *st, struct tdp_err *err)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct evset need = { { 0, 0 } };
+	struct evset need = { { 0 } };
 	int chosen0[MODEL_MAX_FORMULAS];
 
 	/* the preferred variant of everything */
@@ -466,6 +507,45 @@ static void eval_metrics(struct eval_state *st, struct metric_tree *out)
 	}
 }
 
+struct smt_walk {
+	const struct eval_state *st;
+	bool all, any;
+};
+
+static bool smt_cb(void *arg, const struct expr_node *n)
+{
+	struct smt_walk *w = arg;
+
+	if (n->ref_kind == MODEL_REF_EVENT) {
+		w->any = true;
+		w->all &= w->st->present[n->ref];
+	}
+	return w->all;
+}
+
+/*
+ * Do the counts hold every event a variant for SMT only (MODEL_WHEN_SMT, and
+ * not the process-mode approximation) reads directly? perf counts those only
+ * when SMT is on (its formulas choose them with #smt_on).
+ */
+static bool counts_imply_smt(const struct eval_state *st)
+{
+	const struct model *m = st->m;
+
+	for (size_t f = 0; f < m->nr_formulas; f++)
+		for (size_t v = 0; v < st->mc->f[f].nr; v++) {
+			struct smt_walk w = { st, true, false };
+			unsigned when = m->formulas[f].when[v];
+
+			if (!(when & MODEL_WHEN_SMT) || (when & (MODEL_WHEN_NOT_CORE_WIDE | MODEL_WHEN_IMPORT)))
+				continue;
+			expr_walk_names(&st->mc->f[f].v[v], &st->env, smt_cb, &w);
+			if (w.all && w.any)
+				return true;
+		}
+	return false;
+}
+
 int model_eval(const struct model_compiled *mc, const struct countset *cs, const struct model_eval_opts *o,
 	       struct metric_tree *out, struct tdp_err *err)
 {
@@ -497,6 +577,9 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 	if (rc)
 		goto out;
 	st.env.unclamped = unclamped;
+	if (o->infer_smt && !o->smt_on && counts_imply_smt(&st))
+		st.env.consts[EXPR_C_SMT_ON] = 1;
+	out->smt_on = st.env.consts[EXPR_C_SMT_ON] != 0;
 	out->slots = st.env.consts[EXPR_C_SLOTS];
 	/* level 1 first, then level 2, each in the table's order */
 	for (int level = 1; level <= out->max_level; level++) {
@@ -508,6 +591,7 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 			if (model_node_level(mc, i) != level)
 				continue;
 			n = &out->v[out->nr++];
+			n->def = nd;
 			n->key = nd->key;
 			n->parent = nd->parent;
 			n->label = model_node_label(nd->key);
@@ -524,8 +608,16 @@ int model_eval_mode(const struct model_compiled *mc, const struct countset *cs, 
 			st.why[0] = '\0';
 			st.split = false;
 			st.group = choose_group(&st, i, out->max_level);
-			if (select_formula(&st, (size_t)f))
-				n->expr = m->formulas[f].expr[st.chosen[f]];
+			if (select_formula(&st, (size_t)f)) {
+				const struct model_formula *fm = &m->formulas[f];
+				int v = st.chosen[f];
+
+				const char *older = older_in(&st, (size_t)f, 0);
+
+				n->expr = fm->expr[v];
+				n->variant_source = older ? older : fm->vsource[v] ? fm->vsource[v] : fm->source;
+				n->older = older != NULL;
+			}
 			n->value = 100.0 * eval_formula(&st, (size_t)f);
 			n->group = st.group;
 			n->split = st.split;

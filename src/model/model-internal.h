@@ -29,9 +29,10 @@ struct model_compiled {
 	int *node_parent;           /* per node: index of the parent node, -1 at level 1 */
 };
 
-/* A set of model events (MODEL_MAX_EVENTS <= 128). */
+/* A set of model events. */
+#define EVSET_WORDS ((MODEL_MAX_EVENTS + 63) / 64)
 struct evset {
-	uint64_t w[2];
+	uint64_t w[EVSET_WORDS];
 };
 
 static inline void evset_add(struct evset *s, size_t i)
@@ -46,8 +47,8 @@ static inline bool evset_has(const struct evset *s, size_t i)
 
 static inline void evset_union(struct evset *s, const struct evset *o)
 {
-	s->w[0] |= o->w[0];
-	s->w[1] |= o->w[1];
+	for (size_t i = 0; i < EVSET_WORDS; i++)
+		s->w[i] |= o->w[i];
 }
 
 /** Index of the formula called name (case-insensitive) in m, or -1. */

@@ -6,25 +6,11 @@
 #include "base/err.h"
 #include "model/model-internal.h"
 #include "model/tables/tables.h"
+#include "intel-models.h" /* generated from data/intel/platforms.json */
 
 /* `tdprof list models` prints them in this order: Intel, AMD, Arm, oldest first. */
 static const struct model *const models[] = {
-	&model_sandybridge,
-	&model_ivybridge,
-	&model_haswell,
-	&model_broadwell,
-	&model_skylake,
-	&model_skylakex,
-	&model_cascadelake,
-	&model_icelake,
-	&model_icelakex,
-	&model_sapphirerapids,
-	&model_emeraldrapids,
-	&model_graniterapids,
-	&model_alderlake,
-	&model_gracemont,
-	&model_meteorlake,
-	&model_crestmont,
+	INTEL_MODEL_LIST,
 	&model_zen2,
 	&model_zen3,
 	&model_zen4,
@@ -65,6 +51,26 @@ const struct model *model_find(const char *name)
 const struct model *model_for_uarch(const char *uarch)
 {
 	return model_find(uarch);
+}
+
+int model_depth(const struct model *m)
+{
+	int d = 1;
+
+	for (size_t i = 0; i < m->nr_nodes; i++) {
+		int l = m->nodes[i].level > 0 ? m->nodes[i].level : m->nodes[i].parent ? 2 : 1;
+
+		d = l > d ? l : d;
+	}
+	return d;
+}
+
+bool model_has_metrics(const struct model *m, enum model_metric_kind k)
+{
+	for (size_t i = 0; i < m->nr_metrics; i++)
+		if (m->metrics[i].kind == k)
+			return true;
+	return false;
 }
 
 const char *model_kind_name(enum model_kind k)

@@ -3,11 +3,12 @@
  * produce.
  *
  * A model is a table (src/model/tables/<family>.c, one per micro-architecture
- * family, each opening with its sources): the events it needs, with every
- * spelling perf prints for them; named formulas written in the expression
- * language of expr.h (perf's MetricExpr syntax), each with the source it was
- * copied from; and the nodes of the tree, each computed by one formula, in the
- * shared vocabulary of design.md:
+ * family, each opening with its sources; the Intel ones are generated at build
+ * time from Intel's TMA data, data/intel/, by src/model/gen/gen-intel.py): the
+ * events it needs, with every spelling perf prints for them; named formulas
+ * written in the expression language of expr.h (perf's MetricExpr syntax), each
+ * with the source it was copied from; and the nodes of the tree, each computed
+ * by one formula, in the shared vocabulary of design.md:
  *
  *   level 1  retiring, bad_speculation, frontend_bound, backend_bound
  *            (+ vendor extras named as such, e.g. AMD's smt_contention)
@@ -15,6 +16,9 @@
  *            bad_speculation: branch_mispredicts, machine_clears
  *            backend_bound:   memory_bound, core_bound
  *            retiring:        light_operations, heavy_operations
+ *   levels 3-6 (Intel's TMA) and vendor level-2 nodes outside the vocabulary
+ *            under the vendor's own names (icache_misses, resource_bound), each
+ *            with its level, parent, label, description, hint and threshold
  *
  * Models of kind MODEL_KIND_CYCLE_ACCOUNTING (AMD Zen 2/3, Arm Neoverse N1 and
  * Cortex-A76-class cores) have no slot-level top-down: their nodes are
@@ -53,8 +57,8 @@ struct strbuf;
 
 #define MODEL_MAX_VARIANTS 4  /* alternatives of one formula */
 #define MODEL_MAX_ALIASES 12  /* other spellings of one event, or other names of a model */
-#define MODEL_MAX_EVENTS 96   /* events of one model */
-#define MODEL_MAX_FORMULAS 80 /* formulas of one model */
+#define MODEL_MAX_EVENTS 256  /* events of one model (Intel's TMA at level 6: ~220) */
+#define MODEL_MAX_FORMULAS 384 /* formulas of one model (Intel's TMA: ~290 with Info and Aux) */
 #define MODEL_MAX_NODES 160   /* nodes of one tree (Intel's TMA has ~110 at levels 1-6) */
 #define MODEL_MAX_METRICS 192 /* Info, bottleneck and stage-2 metrics of one model */
 #define MODEL_MAX_LEVEL 6     /* deepest tree level any vendor defines (Intel TMA) */
@@ -109,6 +113,8 @@ struct model_formula {
 	const char *expr[MODEL_MAX_VARIANTS];   /* alternatives, preferred first; NULL-ended */
 	unsigned when[MODEL_MAX_VARIANTS];      /* enum model_when bits per alternative */
 	const char *source;                     /* document and version it was copied from */
+	const char *vsource[MODEL_MAX_VARIANTS]; /* per alternative: its own source when it is not
+	                                           `source` (older perf formulas); NULL: source */
 };
 
 struct model_node_def {
@@ -127,6 +133,8 @@ struct model_node_def {
 	const char *hint;        /* the vendor's tuning hint ("Tuning Hint" column) */
 	const char *locate_with; /* the event to sample to find its code (TMA "Locate-with") */
 	const char *groups;      /* the vendor's metric groups, ';'-separated ("BvMP;TopdownL2") */
+	bool own_threshold;      /* flagged above its threshold whatever its parent (TMA's threshold
+	                            without "& P"); false: only when the parent is flagged too */
 };
 
 /*
@@ -174,7 +182,7 @@ struct model {
 	size_t nr_events;
 	const struct model_formula *formulas;
 	size_t nr_formulas;
-	const struct model_node_def *nodes;     /* level 1 first, then level 2 */
+	const struct model_node_def *nodes;     /* level 1 first; each node after its parent */
 	size_t nr_nodes;
 	const struct model_metric_def *metrics; /* beside the tree; NULL: none */
 	size_t nr_metrics;
@@ -198,6 +206,12 @@ const struct model *model_find(const char *name);
  * "gracemont", "redwoodcove", "crestmont"), or NULL when no model covers it.
  */
 const struct model *model_for_uarch(const char *uarch);
+
+/** The deepest level of m's tree (1..MODEL_MAX_LEVEL). */
+int model_depth(const struct model *m);
+
+/** Whether m has metrics of kind k (Arm's stage 2: MODEL_METRIC_STAGE2). */
+bool model_has_metrics(const struct model *m, enum model_metric_kind k);
 
 /** "slots" or "cycle_accounting" (the JSON model_kind). */
 const char *model_kind_name(enum model_kind k);
@@ -253,11 +267,15 @@ struct model_eval_opts {
 	int max_level;  /* 1..MODEL_MAX_LEVEL */
 	size_t *work;   /* when set: += the counts and groups the evaluation visited
 	                   (tests check it grows linearly with the counts) */
+	bool infer_smt; /* imports: #smt_on also when the counts hold the events of a formula's
+	                   SMT-only variant (CPU_CLK_UNHALTED.THREAD_ANY, .DISTRIBUTED): perf
+	                   counted them because SMT was on */
 };
 
-#define MODEL_EVAL_OPTS_INIT { 0, false, false, 2, NULL }
+#define MODEL_EVAL_OPTS_INIT { 0, false, false, 2, NULL, false }
 
 struct metric_node {
+	const struct model_node_def *def; /* its definition (description, hint, ...); NULL: none */
 	const char *key;         /* vocabulary key ("memory_bound") or own name for extras */
 	const char *parent;      /* parent key; NULL at level 1 */
 	const char *label;       /* "Memory Bound" */
@@ -265,11 +283,15 @@ struct metric_node {
 	const char *formula;     /* the formula's name */
 	const char *expr;        /* the variant used (text), or NULL when none could be */
 	const char *source;      /* where the formula comes from */
-	int level;               /* 1 or 2 */
+	int level;               /* 1..MODEL_MAX_LEVEL */
 	bool extra;              /* vendor extra node */
+	bool older;              /* the variant used is, or reads, an older perf's formula
+	                            (MODEL_WHEN_IMPORT with its own source): variant_source says which */
+	const char *variant_source; /* the source of the variant used */
 	double value;            /* percent (of slots, or of cycles); NAN: not measurable */
 	double threshold;        /* percent; NAN: none */
-	bool flagged;            /* above its threshold (classify.c); level 2 only with its parent */
+	bool flagged;            /* above its threshold (classify.c); below level 1 only with its parent
+	                            unless def->own_threshold */
 	int group;               /* the group its counts came from; -1: none or ungrouped */
 	bool split;              /* some of its events came from another group than `group` */
 	char why[METRIC_WHY_MAX];/* why value is NAN; "" otherwise */
@@ -296,9 +318,10 @@ struct metric_tree {
 	const struct model *model;
 	enum model_kind kind;
 	double slots;            /* #slots used */
+	bool smt_on;             /* #smt_on used (model_eval_opts.smt_on, or inferred from the counts) */
 	int max_level;
 	size_t nr;
-	struct metric_node v[MODEL_MAX_NODES]; /* level 1 first (as the model lists them), then level 2 */
+	struct metric_node v[MODEL_MAX_NODES]; /* level by level, each in the model's order */
 	double level1_sum;       /* sum of the measurable level-1 nodes (extras too); NAN when none */
 	bool sum_off;            /* slot models: level1_sum is more than 1 point away from 100 */
 	bool simulated;          /* from the simulated backend: next steps must run without a PMU */
@@ -353,8 +376,8 @@ size_t model_infer_import(const struct countset *cs, const struct model **fit);
  */
 
 /**
- * Flag the nodes above their thresholds (a level-2 node only when its parent is
- * flagged too, as Intel's "& P") and choose the verdict: the flagged level-1
+ * Flag the nodes above their thresholds (a node below level 1 only when its parent
+ * is flagged too, as Intel's "& P", unless its def has own_threshold) and choose the verdict: the flagged level-1
  * node with the largest value, else the largest stall (not Retiring); then its
  * largest child; then the next step for it.
  */

@@ -86,7 +86,7 @@ int model_plan(const struct model_compiled *mc, const struct model_eval_opts *o,
 	struct groups_set *sets;
 	struct plan_state *ps;
 	size_t nr_sets = 0;
-	int max_level = o->max_level >= 2 ? 2 : 1;
+	int max_level = o->max_level < 1 ? 1 : o->max_level > MODEL_MAX_LEVEL ? MODEL_MAX_LEVEL : o->max_level;
 	int leader = -1;
 	int rc = 0;
 
@@ -110,10 +110,10 @@ int model_plan(const struct model_compiled *mc, const struct model_eval_opts *o,
 	}
 	for (size_t i = 0; i < m->nr_nodes && !rc; i++) {
 		int f = mc->node_formula[i];
-		struct evset es = { { 0, 0 } };
+		struct evset es = { { 0 } };
 		bool metrics = false;
 
-		if ((mc->node_parent[i] < 0 ? 1 : 2) > max_level)
+		if (model_node_level(mc, i) > max_level)
 			continue;
 		if (!plan_select(ps, (size_t)f)) {
 			if (mc->node_parent[i] < 0 && !m->nodes[i].extra)

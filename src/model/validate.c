@@ -142,9 +142,16 @@ static int check_nodes(const struct model_compiled *mc, struct tdp_err *err)
 		if (!isnan(nd->threshold) && (nd->threshold < 0 || nd->threshold > 100))
 			return tdp_err_set(err, TDP_EFORMAT, "model '%s': node '%s': threshold %g is not within 0-100",
 					   m->name, nd->key, nd->threshold);
-		if (p >= 0 && mc->node_parent[p] >= 0)
-			return tdp_err_set(err, TDP_EFORMAT, "model '%s': node '%s': parent '%s' is not a level-1 node",
-					   m->name, nd->key, nd->parent);
+		if (nd->level < 0 || nd->level > MODEL_MAX_LEVEL)
+			return tdp_err_set(err, TDP_EFORMAT, "model '%s': node '%s': level %d is not within 1-%d",
+					   m->name, nd->key, nd->level, MODEL_MAX_LEVEL);
+		if (nd->parent && p < 0)
+			return tdp_err_set(err, TDP_EFORMAT, "model '%s': node '%s': no parent '%s'", m->name, nd->key,
+					   nd->parent);
+		if (p >= 0 && model_node_level(mc, (size_t)p) != model_node_level(mc, i) - 1)
+			return tdp_err_set(err, TDP_EFORMAT,
+					   "model '%s': node '%s': parent '%s' is not a level-%d node", m->name, nd->key,
+					   nd->parent, model_node_level(mc, i) - 1);
 		if (p >= 0 && (size_t)p > i)
 			return tdp_err_set(err, TDP_EFORMAT, "model '%s': node '%s' is listed before its parent",
 					   m->name, nd->key);
@@ -162,7 +169,7 @@ static int check_nodes(const struct model_compiled *mc, struct tdp_err *err)
 						   "(mark vendor nodes extra)", m->name, nd->key);
 			found++;
 		}
-		if (p >= 0 && !nd->extra) {
+		if (p >= 0 && !nd->extra && model_node_level(mc, i) == 2) {
 			const char *vp = vocab_parent(nd->key);
 
 			if (!vp || strcmp(vp, nd->parent))
@@ -254,6 +261,15 @@ int model_validate(const struct model *m, struct tdp_err *err)
 		rc = check_dependencies(mc, err);
 	if (!rc)
 		rc = check_nodes(mc, err);
+	for (size_t i = 0; i < m->nr_metrics && !rc; i++)
+		if (!m->metrics[i].key || model_formula_index(m, m->metrics[i].formula) < 0)
+			rc = tdp_err_set(err, TDP_EFORMAT, "model '%s': metric '%s' has no formula '%s'", m->name,
+					 m->metrics[i].key ? m->metrics[i].key : "?",
+					 m->metrics[i].formula ? m->metrics[i].formula : "?");
+	for (size_t i = 0; i < m->nr_explore && !rc; i++)
+		if (model_node_index(m, m->explore[i].node) < 0)
+			rc = tdp_err_set(err, TDP_EFORMAT, "model '%s': explore names no node '%s'", m->name,
+					 m->explore[i].node);
 	if (!rc)
 		rc = check_sums(mc, err);
 	model_compiled_free(mc);

@@ -73,7 +73,7 @@ static json_t *node_object(const struct metric_node *n, bool *failed)
 }
 
 /* The keys that describe one tree (top level, or one entry of core_types). */
-static void tree_keys(json_t *o, const struct metric_tree *t, bool *failed)
+static void tree_keys(json_t *o, const struct topdown_report *r, const struct metric_tree *t, bool *failed)
 {
 	json_t *l1 = json_object(), *l2 = json_object(), *extra = json_array(), *flagged = json_array();
 	json_t *thr = json_object(), *nodes = json_array(), *verdict = json_object(), *cycles = NULL;
@@ -136,6 +136,7 @@ static void tree_keys(json_t *o, const struct metric_tree *t, bool *failed)
 	jput(verdict, "advice", jstr_or_null(advice), failed);
 	jput(o, "verdict", verdict, failed);
 	jput(o, "nodes", nodes, failed);
+	topdown_json_extra(o, r, t, failed);
 }
 
 static json_t *groups_array(const struct countset *cs, bool *multiplexed, bool *failed)
@@ -188,7 +189,7 @@ int topdown_json_print(FILE *out, const struct topdown_report *r, struct tdp_err
 	jput(doc, "source", jstr_or_null(r->source), &failed);
 	jput(doc, "level", json_integer(r->level), &failed);
 	if (r->nr_trees)
-		tree_keys(doc, r->trees[0], &failed);
+		tree_keys(doc, r, r->trees[0], &failed);
 	if (r->nr_trees > 1) {
 		json_t *cores = json_array();
 
@@ -201,7 +202,7 @@ int topdown_json_print(FILE *out, const struct topdown_report *r, struct tdp_err
 				failed = true;
 				break;
 			}
-			tree_keys(o, r->trees[i], &failed);
+			tree_keys(o, r, r->trees[i], &failed);
 			jappend(cores, o, &failed);
 		}
 		jput(doc, "core_types", cores, &failed);

@@ -28,12 +28,12 @@ static void bar(FILE *out, double v)
 		fputc(i < n ? '#' : '.', out);
 }
 
-static void print_node(FILE *out, const struct topdown_report *r, const struct metric_node *n)
+static void print_node(FILE *out, const struct topdown_report *r, const struct metric_node *n, int width)
 {
-	char label[64];
+	char label[96];
 
-	snprintf(label, sizeof(label), "%s%s%s", n->level == 2 ? "  " : "", n->label, n->extra ? " (extra)" : "");
-	fprintf(out, "  %-*s", LABEL_WIDTH, label);
+	snprintf(label, sizeof(label), "%*s%s%s", 2 * (n->level - 1), "", n->label, n->extra ? " (extra)" : "");
+	fprintf(out, "  %-*s", width, label);
 	if (isnan(n->value)) {
 		fprintf(out, "     -    not measured: %s\n", n->why);
 		return;
@@ -47,9 +47,27 @@ static void print_node(FILE *out, const struct topdown_report *r, const struct m
 		fprintf(out, "  (%s)", n->vendor);
 	if (n->split)
 		fputs("  [events from several groups]", out);
+	if (n->older)
+		fputs("  [older formula]", out);
 	fputc('\n', out);
 	if (r->verbose && n->expr)
-		fprintf(out, "  %*s= %s\n  %*s  source: %s\n", LABEL_WIDTH, "", n->expr, LABEL_WIDTH, "", n->source);
+		fprintf(out, "  %*s= %s\n  %*s  source: %s\n", width, "", n->expr, width, "",
+			n->older ? n->variant_source : n->source);
+	if (r->describe && n->def && n->def->description)
+		fprintf(out, "  %*s  %s\n", 2 * n->level, "", n->def->description);
+	if (r->describe && n->def && n->def->hint)
+		fprintf(out, "  %*s  hint: %s\n", 2 * n->level, "", n->def->hint);
+}
+
+/* n and, below level 2 or when some level-2 node was measured, its children in the table's order */
+static void print_subtree(FILE *out, const struct topdown_report *r, const struct metric_tree *t,
+			  const struct metric_node *n, bool show_l2, int width)
+{
+	if (topdown_node_shown(r, t, n))
+		print_node(out, r, n, width);
+	for (size_t j = 0; j < t->nr && (show_l2 || n->level >= 2) && n->level < MODEL_MAX_LEVEL; j++)
+		if (t->v[j].parent && !strcmp(t->v[j].parent, n->key))
+			print_subtree(out, r, t, &t->v[j], show_l2, width);
 }
 
 static void print_verdict(FILE *out, const struct metric_tree *t)
@@ -92,6 +110,7 @@ static void print_tree(FILE *out, const struct topdown_report *r, const struct m
 {
 	const struct model *m = t->model;
 	bool show_l2 = false;
+	int width = t->max_level > 2 ? LABEL_WIDTH + 12 : LABEL_WIDTH;
 
 	if (m->core_type)
 		fprintf(out, "%s: %s (%s)\n", m->core_type, m->name, m->description);
@@ -100,11 +119,11 @@ static void print_tree(FILE *out, const struct topdown_report *r, const struct m
 	if (m->note)
 		fprintf(out, "note: %s\n", m->note);
 	if (t->kind == MODEL_KIND_SLOTS && !isnan(t->slots))
-		fprintf(out, "\n  %-*s  %% of slots (%g per cycle)\n", LABEL_WIDTH, "", t->slots);
+		fprintf(out, "\n  %-*s  %% of slots (%g per cycle)\n", width, "", t->slots);
 	else if (t->kind == MODEL_KIND_SLOTS)
-		fprintf(out, "\n  %-*s  %% of slots\n", LABEL_WIDTH, "");
+		fprintf(out, "\n  %-*s  %% of slots\n", width, "");
 	else
-		fprintf(out, "\n  %-*s  %% of cycles\n", LABEL_WIDTH, "");
+		fprintf(out, "\n  %-*s  %% of cycles\n", width, "");
 	/* level 1 in the table's order, each followed by its children (unless no child was measured) */
 	for (size_t i = 0; i < t->nr; i++)
 		show_l2 |= t->v[i].level == 2 && !isnan(t->v[i].value);
@@ -113,10 +132,7 @@ static void print_tree(FILE *out, const struct topdown_report *r, const struct m
 
 		if (n->level != 1)
 			continue;
-		print_node(out, r, n);
-		for (size_t j = 0; j < t->nr && show_l2; j++)
-			if (t->v[j].parent && !strcmp(t->v[j].parent, n->key))
-				print_node(out, r, &t->v[j]);
+		print_subtree(out, r, t, n, show_l2, width);
 	}
 	fputc('\n', out);
 	if (t->kind == MODEL_KIND_SLOTS) {
@@ -195,6 +211,8 @@ void topdown_text_print(FILE *out, const struct topdown_report *r)
 			fputc('\n', out);
 		print_tree(out, r, r->trees[i]);
 	}
+	for (size_t i = 0; i < r->nr_trees; i++)
+		topdown_text_extra(out, r, r->trees[i]);
 	if (r->counts)
 		print_groups(out, r);
 	for (size_t i = 0; i < r->nr_trees; i++) {

@@ -18,7 +18,7 @@
  *   model_kind    "slots" | "cycle_accounting"
  *   model         {name, description, vendor, slots, core_type, note, sources}
  *   source        the imported file or the command, or null
- *   level         the deepest level asked for (1 or 2)
+ *   level         the deepest level asked for (1 to the model's depth, 6 on Intel)
  *   level1        {retiring, bad_speculation, frontend_bound, backend_bound} in percent
  *                 of slots (null: not measurable), plus vendor extras (AMD's
  *                 smt_contention) beside them; a cycle-accounting model has the four
@@ -36,6 +36,14 @@
  *   verdict       {category, node, value, node_value, over_threshold, next_step, advice}
  *   nodes         [{key, parent, level, label, value, vendor_metric, formula, expr,
  *                 source, group, split, flagged, why}]
+ *   tree          the same nodes nested: [{key, label, level, value, threshold,
+ *                 flagged, parent, description, hint, locate_with, metric_groups,
+ *                 older_formula, children: [...]}] (only those --nodes shows)
+ *   info          [{name, group, value, unit, threshold, flagged, description}] (--info)
+ *   bottlenecks   Intel's Bottlenecks view, largest first: [{name, rank, value,
+ *                 threshold, flagged, description}] in percent of slots
+ *   stage2        Arm's methodology: {node, groups: [names], metrics: [{name, group,
+ *                 value, unit, threshold, flagged}]} for the dominant level-1 node
  *   groups        [{group, events, counts, running_pct}] (counts null when not counted)
  *   multiplexed   true when several groups shared the counters
  *   no_multiplex  true when each group set ran alone (--no-multiplex)
@@ -66,7 +74,7 @@ struct topdown_report {
 	size_t nr_trees;
 	enum tdp_backend backend;
 	const char *source;          /* the file imported or the command run; NULL: none */
-	int level;                   /* 1 or 2: deepest level asked for */
+	int level;                   /* deepest level asked for (1..MODEL_MAX_LEVEL) */
 	const struct countset *counts; /* borrowed; NULL: no groups section */
 	bool no_multiplex;           /* each group set ran alone, in its own run */
 	size_t runs;                 /* runs of the workload (no_multiplex); 0: unknown */
@@ -76,7 +84,29 @@ struct topdown_report {
 	                                    repeat, runs, ci95, stddev to the JSON); NULL: one run */
 	bool bars;                   /* draw bars (a terminal) */
 	bool verbose;                /* text: also each node's formula and source */
+	const char *nodes;           /* --nodes: the subtrees to show (topdown_node_shown); NULL: all */
+	bool info;                   /* --info: the model's Info metrics too */
+	bool describe;               /* text: each node's description and tuning hint */
 };
+
+/**
+ * Whether node n of t is shown under r->nodes, a comma list of node names (the
+ * key or the vendor's name, case-insensitive, "Fetch_Latency" = "fetch_latency"):
+ * a named node is shown with its subtree and its ancestors; "-NAME" (or "^NAME",
+ * toplev's other spelling) hides NAME and its subtree; "+NAME" is NAME; a name with
+ * '*' or '?' is a wildcard pattern ("*_Bound"). Everything is shown when r->nodes is NULL.
+ */
+bool topdown_node_shown(const struct topdown_report *r, const struct metric_tree *t, const struct metric_node *n);
+
+/** The names of r->nodes no node of t has, comma-separated into buf (size bytes); "" when all exist. */
+void topdown_nodes_unknown(const struct topdown_report *r, const struct metric_tree *t, char *buf, size_t size);
+
+/* The sections beside the tree, as text (topdown-extra.c): Arm's stage 2, Intel's bottlenecks, --info. */
+void topdown_text_extra(FILE *out, const struct topdown_report *r, const struct metric_tree *t);
+
+/* The same as JSON keys of o: "info", "bottlenecks", "stage2" and the nested "tree". */
+struct json_t;
+void topdown_json_extra(struct json_t *o, const struct topdown_report *r, const struct metric_tree *t, bool *failed);
 
 /** Print the tree, the sum, the groups, the verdict and its advice as text. */
 void topdown_text_print(FILE *out, const struct topdown_report *r);

@@ -194,8 +194,16 @@ def check_extras(label, doc, problems):
 
 
 def tree_value(tree, node):
-    """The value of a topdown node in the document's level1/level2/cycle_accounting, and
-    whether the document has it there at all."""
+    """The value of a topdown node in the document's level1/level2/cycle_accounting (below
+    level 2: in the nested tree), and whether the document has it there at all."""
+    if node["level"] > 2:
+        stack = list(tree.get("tree") or [])
+        while stack:
+            t = stack.pop()
+            if t["key"] == node["key"]:
+                return t["value"], True
+            stack.extend(t["children"])
+        return None, False
     if node["level"] == 2:
         box = (tree.get("level2") or {}).get(node["parent"])
     elif tree.get("model_kind") == "cycle_accounting":
@@ -471,6 +479,22 @@ ADL_CSV = """10000,,cpu_core/TOPDOWN.SLOTS/,1000,100.00,,
 1500,,cpu_atom/TOPDOWN_BE_BOUND.ALL/,1000,100.00,,
 2000,,cpu_atom/TOPDOWN_RETIRING.ALL/,1000,100.00,,
 """
+
+
+def test_topdown_intel_whole_tree():
+    # every event of the Ice Lake model, made-up counts: -l 6 with --info and the Bottlenecks view
+    problems = []
+    events = run_json("list events", "list", "events", "--cpu", "icelake", "--json")["events"][0]["events"]
+    # (a cmask= event counts cycles with at least N uops: fewer than the plain event)
+    counts = "".join("%d,,%s,1000,100.00,,\n" % ({"TOPDOWN.SLOTS": 5e7}.get(
+        e["name"], 100 if "cmask=" in e["name"] else 10000 + 37 * i), e["name"]) for i, e in enumerate(events))
+    doc = run_json("topdown icelake -l 6", "topdown", "--import", write("icl-all.csv", counts), "--cpu", "icelake",
+                   "-l", "6", "--info", "--json")
+    validate("topdown --import icelake -l 6 --info", "topdown", doc, problems)
+    contract("topdown --import icelake -l 6", doc, problems)
+    if not doc.get("tree") or not doc.get("info") or len(doc.get("bottlenecks", [])) != 12:
+        problems.append("icelake -l 6: tree, info and the twelve bottlenecks expected")
+    finish(problems)
 
 
 def test_topdown_hybrid():

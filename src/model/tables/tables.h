@@ -1,8 +1,8 @@
 /*
- * tables.h: every model descriptor, for the registry in model.c, and the
- * thresholds the tables share. Each tables/<family>.c, and each table generated
- * from data/ (arm-models.c, amd-models.c), holds static data and exports only
- * the descriptors declared here.
+ * tables.h: the thresholds the model tables share, for the tables generated
+ * from data/ (intel-models.c, arm-models.c, amd-models.c) and the registry in
+ * model.c. Generated tables export only the descriptors declared here and in
+ * intel-models.h.
  *
  * Thresholds (percent of slots). Level 1: the seed workflow's (design.md):
  * Retiring > 80, Bad Speculation > 15, Frontend Bound > 20, Backend Bound > 40.
@@ -33,16 +33,7 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* intel-snb-clx.c */
-extern const struct model model_sandybridge, model_ivybridge, model_haswell, model_broadwell;
-extern const struct model model_skylake, model_skylakex, model_cascadelake;
-/* intel-icl.c */
-extern const struct model model_icelake, model_icelakex;
-/* intel-spr.c (also the P-cores of the hybrids) */
-extern const struct model model_sapphirerapids, model_emeraldrapids, model_graniterapids;
-extern const struct model model_alderlake, model_meteorlake;
-/* intel-hybrid.c (E-cores) */
-extern const struct model model_gracemont, model_crestmont;
+/* Intel: generated at build time from data/intel/ (src/model/gen/gen-intel.py), declared in intel-models.h */
 /* amd-models.c, generated from data/amd/zen.json by gen/gen-amd.py */
 extern const struct model model_zen2, model_zen3, model_zen4, model_zen5;
 /* arm-models.c, generated from data/arm/ by gen/gen-arm.py */

@@ -943,10 +943,207 @@ static void test_allocation_failures(void **state)
 	countset_release(&cs);
 }
 
+
+/* Evaluate rows with model name down to level 6. */
+static int eval_deep(const char *name, const struct row *rows, struct metric_tree *t)
+{
+	const struct model *m = model_find(name);
+	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+	struct countset cs = COUNTSET_INIT;
+	int rc;
+
+	assert_non_null(m);
+	fill(&cs, rows);
+	o.max_level = 6;
+	rc = model_evaluate(m, &cs, &o, t, NULL);
+	countset_release(&cs);
+	return rc;
+}
+
+static void test_intel_generated_depth(void **state)
+{
+	/* Intel TMA 5.2 defines levels 1-6 from Ice Lake on (e.g. Load_STLB_Miss_4K, L6) */
+	static const char *const deep[] = { "icelake", "icelakex", "sapphirerapids", "emeraldrapids", "graniterapids",
+					     "alderlake", "meteorlake" };
+	size_t nr;
+	const struct model *const *all = model_all(&nr);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(deep) / sizeof(deep[0]); i++) {
+		const struct model *m = model_find(deep[i]);
+		bool l6 = false;
+		size_t nb = 0;
+
+		assert_non_null(m);
+
+		assert_int_equal(model_depth(m), 6);
+		for (size_t k = 0; k < m->nr_metrics; k++)
+			nb += m->metrics[k].kind == MODEL_METRIC_BOTTLENECK;
+		assert_int_equal(nb, 12);
+		for (size_t k = 0; k < m->nr_nodes; k++)
+			l6 |= m->nodes[k].level == 6 && m->nodes[k].description && m->nodes[k].parent;
+		assert_true(l6);
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct tdp_err err = TDP_ERR_INIT;
+		size_t bottlenecks = 0;
+
+		if (all[i]->vendor != MODEL_VENDOR_INTEL)
+			continue;
+		if (model_validate(all[i], &err))
+			fail_msg("%s", err.msg);
+		for (size_t k = 0; k < all[i]->nr_metrics; k++)
+			bottlenecks += all[i]->metrics[k].kind == MODEL_METRIC_BOTTLENECK;
+		/* TMA 5.2 defines the Bottlenecks view (12 rows) from Skylake on (SKL/KBL cells), P-cores only */
+		if (!strcmp(all[i]->name, "skylake") || !strcmp(all[i]->name, "cascadelake"))
+			assert_int_equal(bottlenecks, 12);
+	}
+}
+
+static void test_icelake_level3_by_hand(void **state)
+{
+	/*
+	 * Intel TMA 5.2, ICL column (inherited cells named):
+	 *   CLKS = CPU_CLK_UNHALTED.THREAD = 1000; SLOTS = TOPDOWN.SLOTS = 5000
+	 *   ICache_Misses (L3) = ICACHE_DATA.STALLS / CLKS = 100 / 1000 = 10 %
+	 *   ITLB_Misses (L3, SKL/KBL cell) = ICACHE_TAG.STALLS / CLKS = 50 / 1000 = 5 %
+	 *   Microcode_Sequencer (L3, SNB cell) = #Retire_Fraction * IDQ.MS_UOPS / SLOTS with
+	 *     #Retire_Fraction (ICL) = UOPS_RETIRED.SLOTS / UOPS_ISSUED.ANY = 2500 / 4000:
+	 *     0.625 * 500 / 5000 = 6.25 %
+	 *   perf 6.1 (TMA 4.4) without UOPS_RETIRED.SLOTS: Retiring * SLOTS / UOPS_ISSUED.ANY with
+	 *     Retiring = 2000 / (2000 + 500 + 1000 + 1500) = 0.4: 0.4 * 5000 / 4000 * 500 / 5000 = 5 %
+	 */
+	static const struct row rows[] = {
+		{ "TOPDOWN.SLOTS", 5000, 0, COUNT_OK },
+		{ "topdown-retiring", 2000, 0, COUNT_OK },
+		{ "topdown-bad-spec", 500, 0, COUNT_OK },
+		{ "topdown-fe-bound", 1000, 0, COUNT_OK },
+		{ "topdown-be-bound", 1500, 0, COUNT_OK },
+		{ "INT_MISC.UOP_DROPPING", 0, 0, COUNT_OK },
+		{ "INT_MISC.CLEARS_COUNT", 0, 0, COUNT_OK },
+		{ "CPU_CLK_UNHALTED.THREAD", 1000, 0, COUNT_OK },
+		{ "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE", 100, 0, COUNT_OK },
+		{ "ICACHE_DATA.STALLS", 100, 0, COUNT_OK },
+		{ "ICACHE_TAG.STALLS", 50, 0, COUNT_OK },
+		{ "UOPS_ISSUED.ANY", 4000, 0, COUNT_OK },
+		{ "IDQ.MS_UOPS", 500, 0, COUNT_OK },
+		{ "UOPS_RETIRED.SLOTS", 2500, 0, COUNT_OK },
+		ROWS_END,
+	};
+	struct metric_tree t;
+	const struct metric_node *ms;
+
+	(void)state;
+	assert_int_equal(eval_deep("icelake", rows, &t), 0);
+	expect(&t, "icache_misses", 10);
+	expect(&t, "itlb_misses", 5);
+	expect(&t, "microcode_sequencer", 6.25);
+	assert_int_equal(metric_tree_find(&t, "icache_misses")->level, 3);
+	assert_string_equal(metric_tree_find(&t, "icache_misses")->parent, "fetch_latency");
+	ms = metric_tree_find(&t, "microcode_sequencer");
+	assert_false(ms->older);
+	assert_non_null(strstr(ms->variant_source, "TMA_Metrics-full.csv 5.2"));
+	/* the same counts without UOPS_RETIRED.SLOTS, as perf 6.1 printed them: the older formula, said so */
+	{
+		struct row old[sizeof(rows) / sizeof(rows[0])];
+
+		memcpy(old, rows, sizeof(rows));
+		old[13] = (struct row)ROWS_END;
+		assert_int_equal(eval_deep("icelake", old, &t), 0);
+		expect(&t, "microcode_sequencer", 5);
+		ms = metric_tree_find(&t, "microcode_sequencer");
+		/* it reads #Retire_Fraction's older formula: the tree says so and names it */
+		assert_true(ms->older);
+		assert_non_null(strstr(ms->variant_source, "perf 6.1"));
+		assert_non_null(strstr(ms->expr, "tma_aux_retire_fraction"));
+		assert_false(metric_tree_find(&t, "icache_misses")->older);
+	}
+}
+
+static void test_ecore_core_bound_current_and_older(void **state)
+{
+	/*
+	 * Gracemont, slots = 5 * 1000 = 5000; Backend_Bound = 1500 / 5000 = 30 %.
+	 * Intel E-core TMA 4 (and current perf): Core_Bound = TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / SLOTS
+	 *   = 250 / 5000 = 5 %.
+	 * E-core TMA 3.52 / perf 6.1 (no ALLOC_RESTRICTIONS): Backend_Bound - Memory_Bound with
+	 *   Memory_Bound = min(BE, LD_HEAD.ANY_AT_RET / CLKS + MEM_SCHEDULER / SLOTS * ST_BUF / ALL)
+	 *   = min(0.3, 200 / 1000 + 500 / 5000 * 100 / 400) = 0.225: Core_Bound = 7.5 %, said to be older.
+	 */
+	static const struct row rows[] = {
+		{ "cpu_atom/CPU_CLK_UNHALTED.CORE/", 1000, 0, COUNT_OK },
+		{ "cpu_atom/TOPDOWN_FE_BOUND.ALL/", 1000, 0, COUNT_OK },
+		{ "cpu_atom/TOPDOWN_BE_BOUND.ALL/", 1500, 0, COUNT_OK },
+		{ "cpu_atom/TOPDOWN_RETIRING.ALL/", 2000, 0, COUNT_OK },
+		{ "cpu_atom/LD_HEAD.ANY_AT_RET/", 200, 0, COUNT_OK },
+		{ "cpu_atom/TOPDOWN_BE_BOUND.MEM_SCHEDULER/", 500, 0, COUNT_OK },
+		{ "cpu_atom/MEM_SCHEDULER_BLOCK.ST_BUF/", 100, 0, COUNT_OK },
+		{ "cpu_atom/MEM_SCHEDULER_BLOCK.ALL/", 400, 0, COUNT_OK },
+		{ "cpu_atom/TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS/", 250, 0, COUNT_OK },
+		ROWS_END,
+	};
+	struct row old[sizeof(rows) / sizeof(rows[0])];
+	struct metric_tree t;
+	const struct metric_node *cb;
+
+	(void)state;
+	assert_int_equal(eval_rows("gracemont", rows, 0, &t, NULL), 0);
+	expect(&t, "backend_bound", 30);
+	expect(&t, "core_bound", 5);
+	assert_false(metric_tree_find(&t, "core_bound")->older);
+	memcpy(old, rows, sizeof(rows));
+	old[8] = (struct row)ROWS_END;
+	assert_int_equal(eval_rows("gracemont", old, 0, &t, NULL), 0);
+	expect(&t, "core_bound", 7.5);
+	cb = metric_tree_find(&t, "core_bound");
+	assert_true(cb->older);
+	assert_non_null(strstr(cb->variant_source, "3.52"));
+}
+
+static void test_import_infers_smt(void **state)
+{
+	/* perf counts CPU_CLK_UNHALTED.THREAD_ANY on Skylake only with SMT on (TMA: CORE_CLKS = THREAD_ANY / 2 if
+	 * #SMT_on): an import holding it is evaluated with #smt_on, one without it not */
+	static const struct row smt[] = {
+		{ "CPU_CLK_UNHALTED.THREAD", 1000, 0, COUNT_OK },
+		{ "CPU_CLK_UNHALTED.THREAD_ANY", 3000, 0, COUNT_OK },
+		{ "IDQ_UOPS_NOT_DELIVERED.CORE", 400, 0, COUNT_OK },
+		ROWS_END,
+	};
+	const struct model *m = model_find("skylake");
+	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+	struct countset cs = COUNTSET_INIT;
+	struct metric_tree t;
+
+	(void)state;
+	fill(&cs, smt);
+	o.infer_smt = true;
+	assert_int_equal(model_evaluate(m, &cs, &o, &t, NULL), 0);
+	assert_true(t.smt_on);
+	/* FE = 400 / (4 * 3000 / 2) = 6.67 % */
+	expect(&t, "frontend_bound", 400.0 / 6000 * 100);
+	o.infer_smt = false;
+	assert_int_equal(model_evaluate(m, &cs, &o, &t, NULL), 0);
+	assert_false(t.smt_on);
+	countset_release(&cs);
+	/* without THREAD_ANY: no SMT, and the per-thread clocks: FE = 400 / (4 * 1000) = 10 % */
+	cs = (struct countset)COUNTSET_INIT;
+	fill(&cs, (const struct row[]){ smt[0], smt[2], ROWS_END });
+	o.infer_smt = true;
+	assert_int_equal(model_evaluate(m, &cs, &o, &t, NULL), 0);
+	assert_false(t.smt_on);
+	expect(&t, "frontend_bound", 10);
+	countset_release(&cs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_validate_every_model),
+		cmocka_unit_test(test_intel_generated_depth),
+		cmocka_unit_test(test_icelake_level3_by_hand),
+		cmocka_unit_test(test_ecore_core_bound_current_and_older),
+		cmocka_unit_test(test_import_infers_smt),
 		cmocka_unit_test(test_validate_rejects),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_event_keys),

@@ -1,0 +1,67 @@
+/*
+ * cmd-topdown.h: the parts of `tdprof topdown` (cmd-topdown.c: options and
+ * rendering; cmd-topdown-eval.c: the model, the level, the import;
+ * cmd-topdown-run.c: a counted or simulated run), shared inside the command only.
+ */
+#ifndef TDPROF_CLI_CMD_TOPDOWN_H
+#define TDPROF_CLI_CMD_TOPDOWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/countset.h"
+#include "cli/cmd.h"
+#include "model/model.h"
+#include "report/topdown.h"
+
+struct model_runs;
+
+struct topdown_opts {
+	const char *midr; /* --midr: an arm64 MIDR_EL1 value naming the model (and its revision) */
+	const char *cpu, *import, *out_path, *backend, *sim_machine, *html, *format;
+	long level;
+	long slots;
+	const char *nodes; /* --nodes */
+	bool info, describe;
+	long repeat;       /* -r N (0: once) */
+	bool json, no_multiplex;
+};
+
+/* cmd-topdown-eval.c */
+
+/** The usage error for an unknown model, with the closest names (EXIT_USAGE). */
+int topdown_unknown_model(const char *name);
+
+/**
+ * The level to evaluate for m into *out: -l, or --nodes' model depth, or dflt;
+ * the usage error when m's tree is not that deep, saying what it offers.
+ */
+/** --midr HEX: set to->cpu to the model that MIDR (with its revision) selects; 0 or the exit code. */
+int topdown_midr_model(struct topdown_opts *to);
+
+int topdown_choose_level(const struct topdown_opts *to, const struct model *m, int dflt, int *out);
+
+/** Evaluate m (and its hybrid companion when the counts hold its events) into trees. */
+int topdown_evaluate(const struct model *m, const struct countset *cs, const struct model_eval_opts *o,
+		     struct metric_tree *trees, size_t *nr_trees);
+
+/** -r N: the tree of means of runs into *mean, which then stands for r->trees[0]. */
+int topdown_use_means(struct model_runs *runs, struct metric_tree *mean, struct topdown_report *r);
+
+/** --import FILE: the tree of perf stat output. */
+int topdown_run_import(const struct topdown_opts *to, struct tdp_ctx *ctx);
+
+/* cmd-topdown-run.c */
+
+/** The tree of a counted run of argv. */
+int topdown_run_live(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx);
+
+/** --backend=sim: the simulation's estimate as the tree. */
+int topdown_run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx);
+
+/* cmd-topdown.c */
+
+/** Render r as --format/-o/--html ask, with --nodes, --info and --describe. */
+int topdown_render(const struct topdown_opts *to, struct topdown_report *r, struct tdp_ctx *ctx);
+
+#endif
