@@ -179,6 +179,7 @@ static int run_sim(const struct why_opts *wo, char *const *argv, const char *com
 	if (rc)
 		goto out;
 	s.stdout_to_stderr = divert(wo);
+	s.per_insn = true; /* one line may hold several branches: rank each (diagnose.h) */
 	/* the symbol session finds binaries by absolute path */
 	exe = tdp_find_program_abs(argv[0], getenv("PATH"));
 	fill_opts(&o, wo, exe, getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);

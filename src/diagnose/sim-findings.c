@@ -33,12 +33,28 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 
 		strbuf_adds(title, ind ? "unpredictable indirect jump at " : "unpredictable branch at ");
 		diag_add_where(title, file, ss->line, fn);
-		diag_add_grouped(ev, mis);
-		strbuf_adds(ev, " of ");
-		diag_add_grouped(ev, br);
-		strbuf_addf(ev, " branches at this line mispredicted (%.1f %%)", diag_pct(mis, br));
-		if (ind)
-			strbuf_adds(ev, ", nearly all at its indirect jump");
+		if (ss == &s->scope[0] && d->nr_branches > 1 && d->branches[0].mispredicts) {
+			/* the line holds several branches: name the one that mispredicts, then the line */
+			const struct diag_branch *top = &d->branches[0];
+
+			strbuf_addf(ev, "the '%s' at 0x%llx mispredicted ", top->text, (unsigned long long)top->addr);
+			diag_add_grouped(ev, top->mispredicts);
+			strbuf_adds(ev, " of its ");
+			diag_add_grouped(ev, top->executions);
+			strbuf_addf(ev, " runs (%.1f %%); the line's %zu branches together: ",
+				    diag_pct(top->mispredicts, top->executions), d->nr_branches);
+			diag_add_grouped(ev, mis);
+			strbuf_adds(ev, " of ");
+			diag_add_grouped(ev, br);
+			strbuf_addf(ev, " (%.1f %%)", diag_pct(mis, br));
+		} else {
+			diag_add_grouped(ev, mis);
+			strbuf_adds(ev, " of ");
+			diag_add_grouped(ev, br);
+			strbuf_addf(ev, " branches at this line mispredicted (%.1f %%)", diag_pct(mis, br));
+			if (ind)
+				strbuf_adds(ev, ", nearly all at its indirect jump");
+		}
 		strbuf_addf(ev, "; an estimated %.1f %% of all slots are lost to them", share);
 		*node = "branch_mispredicts";
 		if (ind) {

@@ -14,6 +14,7 @@
 #include "base/strbuf.h"
 #include "diagnose/diagnose-internal.h"
 #include "diagnose/sim-internal.h"
+#include "perfdata/perfdata.h"
 #include "sim/sim.h"
 
 /* The normalised path of file name index `idx` (cached per index), or NULL when unknown. */
@@ -255,12 +256,124 @@ static int rank_sites(struct dsim *s, struct diag *d, enum sim_bucket b, struct 
 	return 0;
 }
 
+/* The executed branch instructions valgrind counted at one line (callgrind: per address). */
+struct line_insn {
+	uint64_t addr, branches, mispredicts;
+};
+
+#define MAX_LINE_INSNS 64
+
+static size_t line_insns(const struct sim_profile *p, const struct sim_site *top, struct line_insn *v, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct sim_entry *e = &p->v[i];
+		size_t k;
+
+		if (e->file != top->file || e->fn != top->fn || e->line != top->line || !e->addr ||
+		    !(e->cost.v[SIM_BC] + e->cost.v[SIM_BI]))
+			continue;
+		for (k = 0; k < n && v[k].addr != e->addr; k++)
+			;
+		if (k == n) {
+			if (n == max)
+				continue;
+			memset(&v[n++], 0, sizeof(v[0]));
+			v[k].addr = e->addr;
+		}
+		v[k].branches += e->cost.v[SIM_BC] + e->cost.v[SIM_BI];
+		v[k].mispredicts += e->cost.v[SIM_BCM] + e->cost.v[SIM_BIM];
+	}
+	return n;
+}
+
+/*
+ * The runtime-minus-link-time offset of the executable's code in valgrind's
+ * addresses (a PIE is loaded at a page-aligned base; 0 otherwise): the page-aligned
+ * offset under which the most of the line's executed branches land on its branch
+ * instructions. Returns false when none fits.
+ */
+static bool branch_delta(const struct line_insn *v, size_t nv, const struct symbol_exe_branch *b, size_t nb,
+			 uint64_t *delta)
+{
+	size_t best = 0;
+
+	for (size_t i = 0; i < nv; i++) {
+		for (size_t k = 0; k < nb; k++) {
+			uint64_t cand;
+			size_t hits = 0;
+
+			if (v[i].addr < b[k].addr || ((v[i].addr - b[k].addr) & 0xfff))
+				continue;
+			cand = v[i].addr - b[k].addr;
+			for (size_t j = 0; j < nv; j++)
+				for (size_t m = 0; m < nb; m++)
+					hits += v[j].addr - cand == b[m].addr;
+			if (hits > best) {
+				best = hits;
+				*delta = cand;
+			}
+		}
+	}
+	return best > 0;
+}
+
+static int cmp_branch_guilt(const void *a, const void *b)
+{
+	const struct diag_branch *x = a, *y = b;
+
+	if (x->mispredicts != y->mispredicts)
+		return x->mispredicts < y->mispredicts ? 1 : -1;
+	if (x->executions != y->executions)
+		return x->executions < y->executions ? 1 : -1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * The top site's branches with their own counts, when the run counted per
+ * instruction (callgrind): one source line may hold several branches (a loop's
+ * exit test and the data-dependent test), and the line's rate averages them.
+ */
+static void top_branches(struct dsim *s, struct diag *d, const struct sim_site *top, const char *file)
+{
+	struct symbol_exe_branch b[SYMBOL_EXE_MAX_LINE_BRANCHES];
+	struct line_insn v[MAX_LINE_INSNS];
+	size_t nb, nv;
+	uint64_t delta = 0;
+
+	if (!s->p->has_addr || !(nv = line_insns(s->p, top, v, MAX_LINE_INSNS)) ||
+	    !(nb = symbol_exe_line_branches(&s->x, file, top->line, b, SYMBOL_EXE_MAX_LINE_BRANCHES)) ||
+	    !branch_delta(v, nv, b, nb, &delta))
+		return;
+	for (size_t k = 0; k < nb && d->nr_branches < DIAG_MAX_BRANCHES; k++) {
+		struct diag_branch *o = &d->branches[d->nr_branches];
+
+		if (b[k].branch_type != BRANCH_TYPE_COND && b[k].branch_type != BRANCH_TYPE_IND &&
+		    b[k].branch_type != BRANCH_TYPE_IND_CALL)
+			continue; /* valgrind simulates only these */
+		memset(o, 0, sizeof(*o));
+		o->addr = b[k].addr;
+		o->branch_type = b[k].branch_type;
+		snprintf(o->text, sizeof(o->text), "%s", b[k].text);
+		for (size_t i = 0; i < nv; i++) {
+			if (v[i].addr - delta == b[k].addr) {
+				o->executions = v[i].branches;
+				o->mispredicts = v[i].mispredicts;
+			}
+		}
+		d->nr_branches++;
+	}
+	qsort(d->branches, d->nr_branches, sizeof(d->branches[0]), cmp_branch_guilt);
+}
+
 /* Bad Speculation: the disassembly around the top site's branch. */
 static void drill_branches(struct dsim *s, struct diag *d)
 {
 	const struct sim_site *top = s->nr_scope ? &s->scope[0] : NULL;
 	const char *file = top ? dsim_abs_file(s, top->file) : NULL;
 	struct tdp_err err = TDP_ERR_INIT;
+	uint64_t want;
 
 	if (!top || !file || !top->line) {
 		snprintf(d->disasm_why, sizeof(d->disasm_why), "the top site has no source line (no debug info)");
@@ -270,8 +383,10 @@ static void drill_branches(struct dsim *s, struct diag *d)
 		snprintf(d->disasm_why, sizeof(d->disasm_why), "the top site is not in the executable");
 		return;
 	}
-	if (symbol_exe_disasm(&s->x, file, top->line, top->cost.v[SIM_BIM] > top->cost.v[SIM_BCM], 8, &d->disasm,
-			    &err)) {
+	top_branches(s, d, top, file);
+	want = d->nr_branches && d->branches[0].mispredicts ? d->branches[0].addr : 0;
+	if (symbol_exe_disasm(&s->x, file, top->line, top->cost.v[SIM_BIM] > top->cost.v[SIM_BCM], want, 8,
+			      &d->disasm, &err)) {
 		snprintf(d->disasm_why, sizeof(d->disasm_why), "%s", err.msg);
 		return;
 	}

@@ -253,6 +253,29 @@ static void print_sites(FILE *out, const struct diag *d, size_t max)
 		fprintf(out, "   (%zu more: -n or --json)\n", d->nr_sites - n);
 }
 
+/* The top line's branches, each with its own counts (a line's rate averages them). */
+static void print_line_branches(FILE *out, const struct diag *d)
+{
+	const struct diag_site *top = &d->sites[0];
+	char a[32], b[32];
+
+	if (d->nr_branches < 2)
+		return;
+	fprintf(out, "\n   the line's %zu branches, each counted%s:\n", d->nr_branches, est(d));
+	fprintf(out, "   %10s  %-28s %13s %13s %7s\n", "address", "instruction", "mispredicts", "executions", "rate");
+	for (size_t i = 0; i < d->nr_branches; i++) {
+		const struct diag_branch *br = &d->branches[i];
+
+		fprintf(out, "   %10llx  %-28.28s %13s %13s %6.1f%%%s\n", (unsigned long long)br->addr, br->text,
+			str_grouped_u64(br->mispredicts, a, sizeof(a)), str_grouped_u64(br->executions, b, sizeof(b)),
+			br->executions ? 100.0 * (double)br->mispredicts / (double)br->executions : 0.0,
+			d->has_disasm && br->addr == d->disasm.target ? "  <- the mispredicted branch" : "");
+	}
+	fprintf(out, "   %10s  %-28s %13s %13s %6.1f%%\n", "", "the whole line",
+		str_grouped_u64(top->mispredicts, a, sizeof(a)), str_grouped_u64(top->branches, b, sizeof(b)),
+		top->mispredict_rate);
+}
+
 static void print_disasm(FILE *out, const struct diag *d)
 {
 	char where[320];
@@ -275,6 +298,10 @@ static void print_disasm(FILE *out, const struct diag *d)
 			: d->has_sampling && !d->sampling.has_flags ? "      <- the most taken branch"
 									: "      <- the mispredicted branch");
 	}
+	if (!d->disasm.target && d->disasm.line_cond + d->disasm.line_ind > 1)
+		fprintf(out, "   no branch marked: the line holds %zu branches and the run counted them together\n",
+			d->disasm.line_cond + d->disasm.line_ind);
+	print_line_branches(out, d);
 }
 
 static void print_footprint(FILE *out, const struct diag *d)

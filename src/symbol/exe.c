@@ -473,31 +473,121 @@ static int runtime_addr(const struct symbol_exe *x, uint64_t v, uint64_t *out, s
 	return 0;
 }
 
-/* Find the line's branch: the preferred kind first, else the other kind, else 0. */
-static int find_branch(struct symbol_exe *x, const struct symbol_exe_range *r, size_t nr, bool prefer_indirect,
-		       uint64_t *target, struct tdp_err *err)
+/* Walk the decoded instructions of the line's ranges (at most 8 ranges of 64 instructions). */
+static int walk_line(struct symbol_exe *x, const struct symbol_exe_range *r, size_t nr,
+		     void (*fn)(const struct symbol_insn *in, void *ctx), void *ctx, struct tdp_err *err)
 {
-	uint64_t cond = 0, ind = 0;
 	int ret = 0;
 
-	for (size_t i = 0; i < nr && i < 8 && !(prefer_indirect ? ind : cond); i++) {
+	for (size_t i = 0; i < nr && i < 8; i++) {
 		struct symbol_disasm d = SYMBOL_DISASM_INIT;
 		uint64_t a = 0;
 
 		if ((ret = runtime_addr(x, r[i].lo, &a, err)) || (ret = symbol_disasm(x->sym, 1, a, 0, 64, &d, err)))
 			return ret;
-		for (size_t k = d.target; k < d.nr && d.insns[k].vaddr < r[i].hi; k++) {
-			unsigned t = d.insns[k].branch_type;
-
-			if (t == BRANCH_TYPE_COND && !cond)
-				cond = d.insns[k].vaddr;
-			if (is_indirect(t) && !ind)
-				ind = d.insns[k].vaddr;
-		}
+		for (size_t k = d.target; k < d.nr && d.insns[k].vaddr < r[i].hi; k++)
+			fn(&d.insns[k], ctx);
 		symbol_disasm_release(&d);
 	}
-	*target = prefer_indirect ? (ind ? ind : cond) : (cond ? cond : ind);
 	return 0;
+}
+
+struct branch_pick {
+	uint64_t cond, ind, want;
+	bool want_found;
+	size_t nr_cond, nr_ind;
+};
+
+static void pick_branch(const struct symbol_insn *in, void *ctx)
+{
+	struct branch_pick *b = ctx;
+	unsigned t = in->branch_type;
+
+	if (t == BRANCH_TYPE_COND) {
+		b->nr_cond++;
+		if (!b->cond)
+			b->cond = in->vaddr;
+	}
+	if (is_indirect(t)) {
+		b->nr_ind++;
+		if (!b->ind)
+			b->ind = in->vaddr;
+	}
+	if (b->want && in->vaddr == b->want && t)
+		b->want_found = true;
+}
+
+/*
+ * Find the line's branch: `want` when it is one, else the preferred kind when the
+ * line holds exactly one of it, else (none of it) the other kind when exactly one;
+ * 0 when the line holds several candidates and nothing tells them apart.
+ */
+static int find_branch(struct symbol_exe *x, const struct symbol_exe_range *r, size_t nr, bool prefer_indirect,
+		       uint64_t want, uint64_t *target, struct symbol_listing *out, struct tdp_err *err)
+{
+	struct branch_pick b = { 0 };
+	size_t n_pref, n_other;
+	int ret;
+
+	b.want = want;
+	if ((ret = walk_line(x, r, nr, pick_branch, &b, err)))
+		return ret;
+	out->line_cond = b.nr_cond;
+	out->line_ind = b.nr_ind;
+	if (b.want_found) {
+		*target = want;
+		return 0;
+	}
+	n_pref = prefer_indirect ? b.nr_ind : b.nr_cond;
+	n_other = prefer_indirect ? b.nr_cond : b.nr_ind;
+	if (n_pref == 1)
+		*target = prefer_indirect ? b.ind : b.cond;
+	else if (n_pref == 0 && n_other == 1)
+		*target = prefer_indirect ? b.cond : b.ind;
+	else
+		*target = 0;
+	return 0;
+}
+
+struct branch_list {
+	struct symbol_exe_branch *v;
+	size_t nr, max;
+};
+
+static void list_branch(const struct symbol_insn *in, void *ctx)
+{
+	struct branch_list *l = ctx;
+
+	if (!in->branch_type || l->nr >= l->max)
+		return;
+	for (size_t i = 0; i < l->nr; i++)
+		if (l->v[i].addr == in->vaddr)
+			return;
+	l->v[l->nr].addr = in->vaddr;
+	l->v[l->nr].branch_type = in->branch_type;
+	snprintf(l->v[l->nr].text, sizeof(l->v[l->nr].text), "%s%s%s", in->mnemonic, in->operands[0] ? " " : "",
+		 in->operands);
+	l->nr++;
+}
+
+static int cmp_branch_addr(const void *a, const void *b)
+{
+	const struct symbol_exe_branch *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+size_t symbol_exe_line_branches(struct symbol_exe *x, const char *file, uint64_t line, struct symbol_exe_branch *out,
+			       size_t max)
+{
+	struct symbol_exe_range r[SYMBOL_EXE_MAX_RANGES];
+	size_t nr = symbol_exe_line_ranges(x, file, line, r, SYMBOL_EXE_MAX_RANGES);
+	struct branch_list l = { out, 0, max };
+
+	if (!nr || open_session(x, NULL) || walk_line(x, r, nr, list_branch, &l, NULL))
+		return 0;
+	qsort(out, l.nr, sizeof(*out), cmp_branch_addr);
+	return l.nr;
 }
 
 /* True when [r.lo, r.hi) holds a branch of the kind asked for (indirect, else conditional). */
@@ -562,8 +652,8 @@ uint64_t symbol_exe_line0_owner(struct symbol_exe *x, const char *file, const ch
 	return owner;
 }
 
-int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, bool prefer_indirect, size_t context,
-		    struct symbol_listing *out, struct tdp_err *err)
+int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, bool prefer_indirect, uint64_t want,
+		    size_t context, struct symbol_listing *out, struct tdp_err *err)
 {
 	struct symbol_exe_range r[SYMBOL_EXE_MAX_RANGES];
 	struct symbol_disasm d = SYMBOL_DISASM_INIT;
@@ -577,7 +667,7 @@ int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, boo
 				   (unsigned long long)line);
 	if (context > SYMBOL_LISTING_MAX / 2 - 1)
 		context = SYMBOL_LISTING_MAX / 2 - 1;
-	if ((ret = open_session(x, err)) || (ret = find_branch(x, r, nr, prefer_indirect, &target, err)))
+	if ((ret = open_session(x, err)) || (ret = find_branch(x, r, nr, prefer_indirect, want, &target, out, err)))
 		return ret;
 	out->target = target;
 	if ((ret = runtime_addr(x, target ? target : r[0].lo, &a, err)) ||
