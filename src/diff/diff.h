@@ -31,12 +31,18 @@
  * count for why's other categories: see diff_site_measure()), and ranked by the
  * change in that measure, largest gain or loss first.
  *
- * Verdict. One paragraph: the level-1 node that moved most beyond the noise (a
- * stall that rose before anything else), its level-2 child that moved most the
- * same way, and the top site (B's site with the most of the measure; "new" when
- * A's was another) with its change:
+ * Verdict. One paragraph: the level-1 node that moved most beyond the noise, its
+ * level-2 child that moved most the same way, and the top site (B's site with the
+ * most of the measure; "new" when A's was another) with its change:
  *   "Bad Speculation rose 9.1 points (±0.8): branch_mispredicts +9.0; the new top
  *    site is parse.c:212 in parse_token, +41 % mispredicts (1000 to 1410)".
+ * "Moved most" is in cycles when both documents give their cycles (why): a fix
+ * that removes most mispredicts shrinks the run, and every other bucket's share
+ * rises though its cycles did not; the shares alone would lead with a false
+ * regression. Without cycles (topdown), in points, a stall that rose first.
+ * When the documents' scopes differ (why: the program's own code in one, the whole
+ * run in the other), the paragraph starts by saying so: the shares are of
+ * different code. A change from 0 is "new", never a percentage.
  *
  * Lifecycle: diff_check(a, b) (refuses documents that cannot be compared), then
  * diff_compare(a, b, &opts, &res, &err), read res, diff_result_release(&res).
@@ -80,6 +86,9 @@ struct diff_node {
 	double half;                   /* half-width of the change's 95 % interval; NAN with single runs */
 	enum diff_rule rule;           /* how `flagged` was decided for this node */
 	bool flagged;                  /* moved beyond the noise */
+	double cycles_a, cycles_b;     /* the node's cycles (its share of each document's cycles);
+					* NAN when a document gives no cycles */
+	double cycles_delta;           /* cycles_b - cycles_a; NAN when either is unknown */
 };
 
 enum diff_match {
@@ -114,6 +123,8 @@ struct diff_verdict {
 	const struct diff_site *top;   /* B's site with the most of the measure (its pair); NULL: no sites */
 	bool top_is_new;               /* A's site with the most of it was another one */
 	double summary_a, summary_b;   /* branches: mispredicted entries in A and B; NAN otherwise */
+	bool by_cycles;                /* node was chosen by its change in cycles */
+	bool scopes_differ;            /* A's and B's scope differ (both why documents that say) */
 	char *text;                    /* heap: the paragraph */
 };
 
@@ -172,6 +183,21 @@ int diff_compare(const struct tdoc *a, const struct tdoc *b, const struct diff_o
  * name), else "parse_token+0x1a", "parse_token", "0x401136" or "site N".
  */
 void diff_site_name(const struct tdoc_site *s, struct strbuf *sb);
+
+/**
+ * Append the relative change of a count from va to vb for people: "+41 %";
+ * "new" when va is 0 (a percentage of 0 means nothing: "+16399669 %" is a
+ * rounding of nothing); "gone" when vb is 0; nothing when both are 0 or either
+ * is NAN.
+ */
+void diff_change_words(double va, double vb, struct strbuf *sb);
+
+/**
+ * The nodes of r in tree order (each under its parent, any depth: base/treeorder.h)
+ * into order[0..r->nr_nodes), with each one's depth (0: level 1) in depth (may be
+ * NULL). Returns r->nr_nodes.
+ */
+size_t diff_node_order(const struct diff_result *r, size_t *order, int *depth);
 
 /** Free what diff_compare() allocated; out is left as after DIFF_RESULT_INIT. */
 void diff_result_release(struct diff_result *r);

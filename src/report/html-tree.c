@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/treeorder.h"
 #include "report/html-internal.h"
 
 #define TREE_TOP 22      /* room for the axis labels */
@@ -140,6 +141,8 @@ void html_tree(FILE *out, const struct tdoc *d, const char *id)
 void html_node_table(FILE *out, const struct tdoc *d)
 {
 	bool runs = d->runs > 1;
+	const char *keys[TDOC_MAX_NODES], *parents[TDOC_MAX_NODES];
+	size_t order[TDOC_MAX_NODES];
 
 	if (!d->nr_nodes)
 		return;
@@ -148,7 +151,12 @@ void html_node_table(FILE *out, const struct tdoc *d)
 		fputs("<th class=\"num\">95 % interval</th><th class=\"num\">sd</th>", out);
 	fputs("<th class=\"num\">threshold</th><th></th></tr></thead><tbody>\n", out);
 	for (size_t i = 0; i < d->nr_nodes; i++) {
-		const struct tdoc_node *n = &d->nodes[i];
+		keys[i] = d->nodes[i].key;
+		parents[i] = d->nodes[i].parent;
+	}
+	tree_order(keys, parents, d->nr_nodes, order, NULL);
+	for (size_t i = 0; i < d->nr_nodes; i++) {
+		const struct tdoc_node *n = &d->nodes[order[i]];
 
 		fprintf(out, "<tr class=\"l%d%s\" data-key=\"", n->level, n->flagged ? " flagged" : "");
 		html_esc(out, n->key);

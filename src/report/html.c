@@ -280,8 +280,11 @@ static void diff_nodes(FILE *out, const struct diff_result *r)
 	fputs("<section id=\"changes\"><h2>Changes, node by node</h2>\n<table class=\"changes\"><thead><tr><th>node"
 	      "</th><th class=\"num\">A</th><th class=\"num\">B</th><th class=\"num\">change (points)</th><th>"
 	      "</th></tr></thead><tbody>\n", out);
+	size_t order[2 * TDOC_MAX_NODES];
+
+	diff_node_order(r, order, NULL);
 	for (size_t i = 0; i < r->nr_nodes; i++) {
-		const struct diff_node *n = &r->nodes[i];
+		const struct diff_node *n = &r->nodes[order[i]];
 
 		fprintf(out, "<tr class=\"l%d%s\" data-key=\"", n->level, n->flagged ? " moved" : "");
 		html_esc(out, n->key);
@@ -346,8 +349,14 @@ static void diff_sites(FILE *out, const struct diff_result *r, size_t max, size_
 		html_num(out, s->vb);
 		fprintf(out, "</td><td class=\"num %s\">%+.0f", s->delta > 0 ? "up" : s->delta < 0 ? "down" : "",
 			s->delta);
-		if (isfinite(s->pct))
-			fprintf(out, " (%+.0f %%)", s->pct);
+		if (s->a && s->b) {
+			struct strbuf w = STRBUF_INIT;
+
+			diff_change_words(s->va, s->vb, &w);
+			if (w.len)
+				fprintf(out, " (%s)", w.buf);
+			strbuf_release(&w);
+		}
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</tbody></table>\n", out);

@@ -1,9 +1,16 @@
 """Issue 16: answers that were wrong or misleading, each reproduced as the issue says.
 
-Item 1: one source line holding several branches (a C++ template filter built with
+Item 1 (issue 16 item 1): one source line holding several branches (a C++ template filter built with
 g++ -O1 -g -fno-if-conversion -fno-if-conversion2): `why` must mark the branch that
 mispredicts, not the first conditional jump of the line, and give the line's aggregate
 apart from the branch's own rate. Needs valgrind and g++ (skips without them).
+
+Item 4: `diff` before/after a real fix (random -> sorted data, wl-sortfix.c): lead with
+the largest change in cycles (Bad Speculation fell), not with a share that rose because
+the run shrank; show the site changes; say when the scopes differ; a count that was 0
+is "new", never a percentage.
+
+Item 12: tree tables list children under their parent (diff text, diff --html, why HTML).
 """
 import atexit
 import json
@@ -89,6 +96,142 @@ def test_why_marks_the_mispredicting_branch_of_a_line():
     tdp.expect_in("the whole line", t.out, "the line's aggregate row", t)
     mark = [ln for ln in t.out.splitlines() if "<- the mispredicted branch" in ln and ln.lstrip().startswith("*")]
     tdp.check(len(mark) == 1 and cond[int(top["address"], 16)] in mark[0], "one marked branch: %r" % mark, t)
+
+
+def c_binary(name):
+    if not shutil.which("valgrind"):
+        raise tdp.Skip("valgrind is not installed")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        raise tdp.Skip("no C compiler")
+    out = os.path.join(TMP, name)
+    if not os.path.exists(out):
+        subprocess.run([cc, "-O1", "-g", "-fno-if-conversion", "-fno-if-conversion2", "-o", out,
+                        os.path.join(WORKLOADS, name + ".c")], check=True)
+    return out
+
+
+DOCS = {}
+
+
+def sortfix_docs():
+    """why --json of wl-sortfix before (random) and after (sorted) the fix."""
+    if not DOCS:
+        binary = c_binary("wl-sortfix")
+        for name, args in (("before", []), ("after", ["sorted"])):
+            path = os.path.join(TMP, name + ".json")
+            r = tdp.run("why", "--backend=sim", "--json", "-o", path, "--", binary, *args, timeout=300)
+            tdp.expect_exit(r, 0)
+            DOCS[name] = path
+    return DOCS["before"], DOCS["after"]
+
+
+def test_diff_after_a_fix_leads_with_cycles_and_shows_sites():
+    a, b = sortfix_docs()
+    r = tdp.run("diff", "--json", a, b)
+    tdp.expect_exit(r, 0)
+    d = r.json()
+    v = d["verdict"]
+    tdp.check(v["node"] == "bad_speculation" and v["delta"] < -50 and v["by_cycles"],
+              "the fix: Bad Speculation fell, the largest change in cycles: %s" % v, r)
+    tdp.check(v["text"].startswith("Bad Speculation fell"), "the verdict leads with it: %s" % v["text"], r)
+    nodes = {n["key"]: n for n in d["nodes"] if n["level"] == 1}
+    big = max(nodes.values(), key=lambda n: abs(n["cycles_delta"]))
+    tdp.check(big["key"] == "bad_speculation", "largest change in cycles: %r" % big, r)
+    tdp.check(d["measure"] == "mispredicts" and d["sites"], "site changes, on mispredicts: %r" % d["sites"], r)
+    with open(os.path.join(WORKLOADS, "wl-sortfix.c")) as f:
+        line = [i for i, ln in enumerate(f, 1) if "SORTFIX-BRANCH" in ln][0]
+    top = d["sites"][0]
+    tdp.check(top["line"] == line and top["delta"] < 0, "the fixed branch lost its mispredicts: %r" % top, r)
+    tdp.check(not v["scopes_differ"] and d["a"]["scope"] == d["b"]["scope"] == "program", "same scope", r)
+    t = tdp.run("diff", a, b)
+    tdp.expect_exit(t, 0)
+    rows = [ln for ln in t.out.splitlines() if "wl-sortfix.c:%d in main" % line in ln]
+    tdp.check(rows, "the text's sites table shows the fixed line", t)
+
+
+def edited(path, name, fn):
+    with open(path) as f:
+        doc = json.load(f)
+    fn(doc)
+    out = os.path.join(TMP, name)
+    with open(out, "w") as f:
+        json.dump(doc, f)
+    return out
+
+
+def test_diff_says_when_scopes_differ_and_new_is_not_a_percentage():
+    a, b = sortfix_docs()
+    # B as if it covered the whole run; A's top site with no mispredict at all
+    b2 = edited(b, "b-whole.json", lambda d: d["scope"].update(kind="whole_run"))
+    def zero_top(d):
+        d["sites"][0]["mispredicts"] = 0
+        d["sites"][0]["cond_mispredicts"] = 0
+    a0 = edited(a, "a-zero.json", zero_top)
+    b0 = edited(a, "b-same.json", lambda d: None)
+    r = tdp.run("diff", "--json", a, b2)
+    tdp.expect_exit(r, 0)
+    v = r.json()["verdict"]
+    tdp.check(v["scopes_differ"] and v["text"].startswith("The scopes differ (A: the program's own code, B: the "
+                                                          "whole run"), "scopes said: %s" % v["text"], r)
+    t = tdp.run("diff", a0, b0)
+    tdp.expect_exit(t, 0)
+    row = [ln for ln in t.out.splitlines() if ln.strip().startswith("wl-sortfix.c:") and " 0 " in ln]
+    tdp.check(row and row[0].rstrip().endswith("new"), "a count that was 0 is new: %r" % row, t)
+    tdp.check(not any("%" in ln for ln in row), "no percentage of 0: %r" % row, t)
+
+
+def check_tree_rows(keys, parents, what, result):
+    """Each row's parent is the nearest earlier row of the level above (children under their parent)."""
+    stack = []
+    for k in keys:
+        p = parents.get(k)
+        while stack and stack[-1] != p:
+            stack.pop()
+        tdp.check(p is None or stack, "%s: %s listed away from its parent %s: %r" % (what, k, p, keys), result)
+        stack.append(k)
+
+
+def test_tree_tables_list_children_under_their_parent():
+    a, b = sortfix_docs()
+    with open(a) as f:
+        doc = json.load(f)
+    parents = {}
+    for parent, kids in doc["level2"].items():
+        for k in kids:
+            parents[k] = parent
+    labels = {}
+    r = tdp.run("diff", "--json", a, b)
+    for n in r.json()["nodes"]:
+        labels[n["label"]] = n["key"]
+    t = tdp.run("diff", a, b)
+    tdp.expect_exit(t, 0)
+    keys = []
+    for ln in t.out.splitlines():
+        name = ln[:28].strip()
+        if ln.startswith("  ") and name in labels:
+            keys.append(labels[name])
+    tdp.check(len(keys) == len(labels), "every node in the text: %r" % keys, t)
+    check_tree_rows(keys, parents, "diff text", t)
+    html = os.path.join(TMP, "d.html")
+    h = tdp.run("diff", "--html", html, a, b)
+    tdp.expect_exit(h, 0)
+    with open(html) as f:
+        page = f.read()
+    import re
+    table = page[page.index('id="changes"'):]
+    table = table[:table.index("</table>")]
+    check_tree_rows(re.findall(r'data-key="([a-z0-9_]+)"', table), parents, "diff --html", h)
+    wh = os.path.join(TMP, "w.html")
+    w = tdp.run("why", "--html", wh, "--backend=sim", "--", c_binary("wl-sortfix"), timeout=300)
+    if w.code == 2 and "html" in w.err:
+        raise tdp.Skip("why has no --html here")
+    tdp.expect_exit(w, 0)
+    with open(wh) as f:
+        page = f.read()
+    table = page[page.index('class="nodes"'):]
+    table = table[:table.index("</table>")]
+    check_tree_rows(re.findall(r'data-key="([a-z0-9_]+)"', table), parents, "why html", w)
 
 
 tdp.main(globals())
