@@ -10,6 +10,11 @@ the largest change in cycles (Bad Speculation fell), not with a share that rose 
 the run shrank; show the site changes; say when the scopes differ; a count that was 0
 is "new", never a percentage.
 
+Item 5: unknown values are not numbers: BRS sites (no mispredict flag) say "unknown", not
+"mispred 0, 0.00 %" (the SPE mispredict-only caveat is tested in tests/unit/branch/test-load.c).
+
+Item 8: `branches report` says both: the samples read and those with branch records.
+
 Item 12: tree tables list children under their parent (diff text, diff --html, why HTML).
 """
 import atexit
@@ -232,6 +237,40 @@ def test_tree_tables_list_children_under_their_parent():
     table = page[page.index('class="nodes"'):]
     table = table[:table.index("</table>")]
     check_tree_rows(re.findall(r'data-key="([a-z0-9_]+)"', table), parents, "why html", w)
+
+
+def test_brs_sites_say_unknown_not_zero():
+    src = tdp.shared("perfdata", "perf.data.branch_stack_spec")
+    if not os.path.exists(src):
+        raise tdp.Skip("no shared perf.data fixtures")
+    path = tdp.brs_like_copy(src)
+    try:
+        t = tdp.run("branches", "report", "-i", path, "-n", "5")
+        tdp.expect_exit(t, 0)
+        lines = t.out.splitlines()
+        start = [i for i, ln in enumerate(lines) if ln.startswith("Misprediction sites")][0]
+        rows = [ln for ln in lines[start + 1:start + 9] if ln.strip()[:1].isdigit()]
+        tdp.check(rows, "site rows", t)
+        for ln in rows:
+            tdp.check("unknown" in ln.split("0x", 1)[1][:40], "the mispredicts of a BRS site are unknown: %r" % ln, t)
+            tdp.check(" 0.00%" not in ln.split()[4:5] and "0.00%  " not in ln[:60], "no 0.00 %% rate: %r" % ln, t)
+        tdp.expect_in("mispredicts unknown", t.out, "the table says why", t)
+    finally:
+        os.unlink(path)
+
+
+def test_branches_report_counts_samples_read_and_with_records():
+    import pdsynth
+    img, _ = pdsynth.build(nr_samples=30, empty_stacks=12)
+    path = os.path.join(TMP, "empty.data")
+    with open(path, "wb") as f:
+        f.write(img)
+    t = tdp.run("branches", "report", "-i", path)
+    tdp.expect_exit(t, 0)
+    tdp.expect_in("samples 30 read, 18 with branch records (12 with an empty branch stack)", t.out, "the header", t)
+    j = tdp.run("branches", "report", "-i", path, "--json").json()
+    tdp.check(j["samples"] == 30 and j["samples_with_branch_records"] == 18 and j["branch_entries"] == 18 * 4,
+              "JSON: %r" % {k: j[k] for k in ("samples", "samples_with_branches", "samples_with_branch_records")})
 
 
 tdp.main(globals())
