@@ -13,6 +13,9 @@ is "new", never a percentage.
 Item 5: unknown values are not numbers: BRS sites (no mispredict flag) say "unknown", not
 "mispred 0, 0.00 %" (the SPE mispredict-only caveat is tested in tests/unit/branch/test-load.c).
 
+Item 7: an indirect call is named an indirect call (from its instruction), not an
+indirect jump.
+
 Item 8: `branches report` says both: the samples read and those with branch records.
 
 Item 12: tree tables list children under their parent (diff text, diff --html, why HTML).
@@ -271,6 +274,21 @@ def test_branches_report_counts_samples_read_and_with_records():
     j = tdp.run("branches", "report", "-i", path, "--json").json()
     tdp.check(j["samples"] == 30 and j["samples_with_branch_records"] == 18 and j["branch_entries"] == 18 * 4,
               "JSON: %r" % {k: j[k] for k in ("samples", "samples_with_branches", "samples_with_branch_records")})
+
+
+def test_indirect_call_is_named_a_call():
+    if not shutil.which("valgrind") or not shutil.which("g++"):
+        raise tdp.Skip("needs valgrind and g++")
+    binary = os.path.join(TMP, "vcall")
+    subprocess.run(["g++", "-O1", "-g", "-o", binary, os.path.join(WORKLOADS, "wl-vcall.cpp")], check=True)
+    r = tdp.run("why", "--backend=sim", "--json", "--", binary, timeout=300)
+    tdp.expect_exit(r, 0)
+    j = r.json()
+    marked = [i for i in j["drilldown"]["disassembly"]["instructions"] if i["target"]]
+    tdp.check(len(marked) == 1 and marked[0]["text"].startswith("call"), "the marked branch is the call: %r" % marked, r)
+    f = j["findings"][0]
+    tdp.check(f["title"].startswith("unpredictable indirect call at"), "named a call: %s" % f["title"], r)
+    tdp.check("indirect jump" not in f["title"] + f["evidence"], "never a jump: %r" % f, r)
 
 
 tdp.main(globals())
