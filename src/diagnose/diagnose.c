@@ -120,6 +120,11 @@ double diag_pct(uint64_t part, uint64_t whole)
 
 void diag_add_where(struct strbuf *sb, const char *file, uint64_t line, const char *fn)
 {
+	if (!file && !line) { /* no debug info: never "???:? in ???" */
+		strbuf_adds(sb, fn ? fn : "code with no symbol");
+		strbuf_adds(sb, " (no source line)");
+		return;
+	}
 	strbuf_addf(sb, "%s:", file ? file : "???");
 	if (line)
 		strbuf_addf(sb, "%llu", (unsigned long long)line);

@@ -102,6 +102,8 @@ struct diag_site {
 			     * ranked by (drill-pmu.h) */
 	bool stream;        /* its data misses were costed as a sequential stream */
 	uint64_t samples;   /* PMU: IP samples at this line, or branch records from it; 0 (sim) */
+	uint64_t address;   /* sim, a site without a source line: its branch's ELF virtual address
+			     * (the top site, from callgrind's addresses); 0: unknown */
 	/* derived (diag_site_derive()), for the renderers */
 	uint64_t branches;      /* conditional and indirect branches executed (or sampled) */
 	uint64_t mispredicts;   /* of those, mispredicted */
@@ -209,6 +211,7 @@ struct diag {
 	char disasm_why[TDP_ERR_MSG_MAX];         /* why there is none, "" otherwise */
 	char line0_note[TDP_ERR_MSG_MAX];         /* which line got line-0 code (a note); "" otherwise */
 	char short_note[TDP_ERR_MSG_MAX];         /* the run is too short to mean much (a note); "" otherwise */
+	char lines_note[TDP_ERR_MSG_MAX];         /* sites without source lines: why, and how to get them; "" */
 	char ended_note[TDP_ERR_MSG_MAX];         /* the workload died of a signal (a note); "" otherwise */
 	struct diag_footprint footprint; /* Frontend */
 	bool has_footprint;

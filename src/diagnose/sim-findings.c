@@ -75,7 +75,8 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 			diag_add_grouped(ev, mis);
 			strbuf_adds(ev, " of ");
 			diag_add_grouped(ev, br);
-			strbuf_addf(ev, " branches at this line mispredicted (%.1f %%)", diag_pct(mis, br));
+			strbuf_addf(ev, " branches at this %s mispredicted (%.1f %%)", ss->line ? "line" : "site",
+				    diag_pct(mis, br));
 			if (ind)
 				strbuf_addf(ev, ", nearly all at its %s", kind);
 		}

@@ -78,10 +78,14 @@ static double site_cycles(const struct sim_site *s)
 }
 
 /* Is site s the executable's own code? */
+static bool site_in_exe(const struct dsim *s, const struct sim_site *site);
+
 static bool site_in_program(struct dsim *s, const struct sim_site *site)
 {
 	const char *fn = dsim_fn(s, site->fn), *file;
 
+	if (site_in_exe(s, site)) /* callgrind names the object: a stripped program is still its own code */
+		return true;
 	if (!s->have_exe || !fn || !symbol_exe_find_func(&s->x, fn))
 		return false;
 	file = dsim_abs_file(s, site->file);
@@ -367,6 +371,80 @@ static void top_branches(struct dsim *s, struct diag *d, const struct sim_site *
 	qsort(d->branches, d->nr_branches, sizeof(d->branches[0]), cmp_branch_guilt);
 }
 
+/* Say why the executable's sites have no source line, and how to get them. */
+static void note_lines(struct dsim *s, struct diag *d)
+{
+	size_t n = 0, lineless = 0;
+
+	for (size_t i = 0; i < s->nr_all; i++) {
+		const struct sim_site *ss = &s->all[i];
+
+		if (!ss->cost.v[SIM_IR] || !(site_in_exe(s, ss) || (s->in_prog && s->in_prog[i])))
+			continue;
+		n++;
+		lineless += !ss->line || ss->file == SIM_NO_NAME;
+	}
+	if (!n || !lineless || !s->have_exe)
+		return;
+	snprintf(d->lines_note, sizeof(d->lines_note),
+		 "%zu of the %zu sites in '%s' have no source line: it has %s. Rebuild with -g (or install its "
+		 "debug info: a -dbgsym/-debuginfo package, or debuginfod) to see lines; until then sites show "
+		 "as function and address%s", lineless, n, s->o->exe,
+		 s->x.dwarf ? "no line table for them"
+		 : s->x.nr_funcs ? "no debug info (built without -g)"
+				 : "no debug info and no symbol table (stripped)",
+		 s->p->has_addr ? ", with the disassembly around the top branch" : "");
+	diag_add_note(d, d->lines_note);
+}
+
+/* The site's code is the executable's (valgrind's object name is its path). */
+static bool site_in_exe(const struct dsim *s, const struct sim_site *site)
+{
+	const char *obj = site->obj == SIM_NO_NAME ? NULL : sim_profile_name(s->p, site->obj);
+
+	return s->have_exe && obj && s->o->exe && !strcmp(obj, s->o->exe);
+}
+
+/*
+ * A top site without a source line (no -g, or stripped) whose branch callgrind
+ * located: its ELF virtual address, and the disassembly around it. valgrind gives
+ * the executable's addresses as loaded; the offset is 0, or where the site's
+ * function starts (its first instruction, which ran, against the symbol's address):
+ * the one under which the address is a branch instruction. Returns true when done.
+ */
+static bool lineless_branch(struct dsim *s, struct diag *d, const struct sim_site *top)
+{
+	const char *fn = dsim_fn(s, top->fn);
+	const struct symbol_exe_func *f = s->have_exe && fn ? symbol_exe_find_func(&s->x, fn) : NULL;
+	struct tdp_err err = TDP_ERR_INIT;
+	uint64_t cand[2] = { 0, 0 }, lowest = UINT64_MAX, v = 0;
+	size_t nc = 1;
+
+	if (!top->branch_addr || !site_in_exe(s, top))
+		return false;
+	for (size_t i = 0; f && i < s->p->nr; i++) {
+		const struct sim_entry *e = &s->p->v[i];
+
+		if (e->fn == top->fn && e->obj == top->obj && e->addr && e->addr < lowest)
+			lowest = e->addr;
+	}
+	if (f && lowest != UINT64_MAX && lowest > f->addr && !((lowest - f->addr) & 0xfff))
+		cand[nc++] = lowest - f->addr;
+	for (size_t i = 0; i < nc && !v; i++)
+		if (top->branch_addr >= cand[i] && symbol_exe_branch_at(&s->x, top->branch_addr - cand[i]))
+			v = top->branch_addr - cand[i];
+	if (!v)
+		return false;
+	if (d->nr_sites)
+		d->sites[0].address = v;
+	if (symbol_exe_disasm_addr(&s->x, v, 8, &d->disasm, &err)) {
+		snprintf(d->disasm_why, sizeof(d->disasm_why), "%s", err.msg);
+		return true;
+	}
+	d->has_disasm = true;
+	return true;
+}
+
 /* Bad Speculation: the disassembly around the top site's branch. */
 static void drill_branches(struct dsim *s, struct diag *d)
 {
@@ -375,6 +453,8 @@ static void drill_branches(struct dsim *s, struct diag *d)
 	struct tdp_err err = TDP_ERR_INIT;
 	uint64_t want;
 
+	if (top && (!file || !top->line) && lineless_branch(s, d, top))
+		return;
 	if (!top || !file || !top->line) {
 		snprintf(d->disasm_why, sizeof(d->disasm_why), "the top site has no source line (no debug info)");
 		return;
@@ -600,6 +680,7 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 	if ((ret = rank_sites(&s, d, b, err)))
 		goto out;
 	s.in_prog_top = s.nr_scope && (d->scope == DIAG_SCOPE_PROGRAM || site_in_program(&s, &s.scope[0]));
+	note_lines(&s, d);
 	switch (b) {
 	case SIM_BAD_SPECULATION:
 		d->drill = DIAG_DRILL_BRANCHES;

@@ -84,6 +84,57 @@ static void where(struct strbuf *sb, const struct branch_loc *l, bool with_sourc
 	}
 }
 
+/*
+ * Why addresses did not resolve (to a function, or to a source line), and how to
+ * get them: said when none resolved, or when none of the resolved has a line.
+ */
+static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy)
+{
+	size_t kernel = 0, user = 0, lines = 0;
+	const struct branch_loc *k_ex = NULL, *u_ex = NULL;
+
+	if (!strcmp(sy->symbolizer, "none") || !sy->nr_locs)
+		return;
+	for (size_t i = 0; i < sy->nr_locs; i++) {
+		const struct branch_loc *l = &sy->locs[i];
+
+		lines += l->file && l->line;
+		if (l->resolved)
+			continue;
+		if (l->kernel) {
+			kernel++;
+			k_ex = k_ex ? k_ex : l;
+		} else {
+			user++;
+			u_ex = u_ex && u_ex->note ? u_ex : l;
+		}
+	}
+	if (!sy->nr_resolved) {
+		strbuf_adds(sb, "  why none:");
+		if (kernel) {
+			strbuf_addf(sb, " %zu kernel addresses (", kernel);
+			strbuf_add_name(sb, k_ex->note ? k_ex->note : "no kallsyms of the recorded kernel");
+			strbuf_adds(sb, ")");
+		}
+		if (user) {
+			strbuf_addf(sb, "%s %zu user addresses", kernel ? ";" : "", user);
+			if (u_ex->dso) {
+				strbuf_adds(sb, ", e.g. in '");
+				strbuf_add_name(sb, u_ex->dso);
+				strbuf_adds(sb, "'");
+			}
+			strbuf_adds(sb, " (");
+			strbuf_add_name(sb, u_ex->note ? u_ex->note : "no symbol");
+			strbuf_adds(sb, ")");
+		}
+		strbuf_adds(sb, "\n  to resolve them: --symfs DIR holding the recorded binaries (and --kallsyms FILE for the "
+				"kernel's); for source lines, binaries built with -g or their debug info\n");
+	}
+	if (sy->nr_resolved && !lines)
+		strbuf_adds(sb, "  no source lines: the binaries have no debug info; rebuild with -g, install their "
+				"debug info (-dbgsym/-debuginfo, debuginfod), or point --symfs at a tree that has it\n");
+}
+
 static void header(struct strbuf *sb, const struct branches_report *r)
 {
 	const struct branch_counts *c = &r->res->counts;
@@ -135,6 +186,7 @@ static void header(struct strbuf *sb, const struct branches_report *r)
 		strbuf_adds(sb, "symbols: none (this tdprof was built without the symbol module)\n");
 	else
 		strbuf_addf(sb, "symbols: %zu of %zu addresses resolved\n", r->syms->nr_resolved, r->syms->nr_locs);
+	resolve_why(sb, r->syms);
 }
 
 static void sites(struct strbuf *sb, const struct branches_report *r)

@@ -103,6 +103,7 @@ static json_t *site(const struct diag *d, const struct diag_site *s, size_t rank
 	jput(o, "file", jstr_or_null(s->file), failed);
 	jput(o, "line", s->line ? jcount(s->line) : json_null(), failed);
 	jput(o, "function", jstr_or_null(s->function), failed);
+	jput(o, "address", s->address ? jaddr(s->address) : json_null(), failed);
 	jput(o, "in_program", json_boolean(s->in_program), failed);
 	jput(o, "share_pct", num(s->share), failed);
 	jput(o, "executions", s->executions ? jcount(s->executions) : json_null(), failed);

@@ -58,7 +58,11 @@ static void wrap(FILE *out, const char *first, size_t indent, const char *text)
 
 static void site_name(const struct diag_site *s, char *buf, size_t size)
 {
-	if (s->line)
+	if (!s->file && !s->line && s->address)
+		snprintf(buf, size, "0x%llx (no line)", (unsigned long long)s->address);
+	else if (!s->file && !s->line)
+		snprintf(buf, size, "(no line)");
+	else if (s->line)
 		snprintf(buf, size, "%s:%llu", s->file ? s->file : "???", (unsigned long long)s->line);
 	else
 		snprintf(buf, size, "%s", s->file ? s->file : "???");

@@ -689,6 +689,50 @@ int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, boo
 	return 0;
 }
 
+int symbol_exe_disasm_addr(struct symbol_exe *x, uint64_t vaddr, size_t context, struct symbol_listing *out,
+			   struct tdp_err *err)
+{
+	struct symbol_disasm d = SYMBOL_DISASM_INIT;
+	uint64_t a = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (context > SYMBOL_LISTING_MAX / 2 - 1)
+		context = SYMBOL_LISTING_MAX / 2 - 1;
+	if ((ret = open_session(x, err)) || (ret = runtime_addr(x, vaddr, &a, err)) ||
+	    (ret = symbol_disasm(x->sym, 1, a, context, context, &d, err)))
+		return ret;
+	if (d.function)
+		snprintf(out->function, sizeof(out->function), "%s", d.function);
+	for (size_t i = 0; i < d.nr && out->nr < SYMBOL_LISTING_MAX; i++) {
+		const struct symbol_insn *in = &d.insns[i];
+		struct symbol_exe_insn *o = &out->v[out->nr++];
+
+		o->addr = in->vaddr;
+		snprintf(o->text, sizeof(o->text), "%s%s%s", in->mnemonic, in->operands[0] ? " " : "", in->operands);
+		o->branch_type = in->branch_type;
+		o->target = in->vaddr == vaddr && in->branch_type;
+		if (o->target)
+			out->target = vaddr;
+	}
+	symbol_disasm_release(&d);
+	return 0;
+}
+
+unsigned symbol_exe_branch_at(struct symbol_exe *x, uint64_t vaddr)
+{
+	struct symbol_disasm d = SYMBOL_DISASM_INIT;
+	uint64_t a = 0;
+	unsigned t = 0;
+
+	if (open_session(x, NULL) || runtime_addr(x, vaddr, &a, NULL) || symbol_disasm(x->sym, 1, a, 0, 0, &d, NULL))
+		return 0;
+	if (d.nr && d.insns[d.target].vaddr == vaddr)
+		t = d.insns[d.target].branch_type;
+	symbol_disasm_release(&d);
+	return t;
+}
+
 const char *symbol_exe_comp_dir(const struct symbol_exe *x, uint64_t vaddr)
 {
 	Dwarf *dw = x->dwarf;

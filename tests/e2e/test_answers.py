@@ -18,6 +18,10 @@ indirect jump.
 
 Item 8: `branches report` says both: the samples read and those with branch records.
 
+Item 15: without -g or stripped, sites are never "???:? in ???": the address, the
+function (symbol table), the disassembly and how to get lines; a report whose addresses
+all fail to resolve says why.
+
 Item 12: tree tables list children under their parent (diff text, diff --html, why HTML).
 """
 import atexit
@@ -289,6 +293,45 @@ def test_indirect_call_is_named_a_call():
     f = j["findings"][0]
     tdp.check(f["title"].startswith("unpredictable indirect call at"), "named a call: %s" % f["title"], r)
     tdp.check("indirect jump" not in f["title"] + f["evidence"], "never a jump: %r" % f, r)
+
+
+def test_no_debug_info_shows_address_disassembly_and_how_to_get_lines():
+    if not shutil.which("valgrind"):
+        raise tdp.Skip("valgrind is not installed")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    nog = os.path.join(TMP, "sortfix-nog")
+    subprocess.run([cc, "-O1", "-fno-if-conversion", "-fno-if-conversion2", "-o", nog,
+                    os.path.join(WORKLOADS, "wl-sortfix.c")], check=True)
+    stripped = os.path.join(TMP, "sortfix-stripped")
+    shutil.copy(nog, stripped)
+    if not shutil.which("strip"):
+        raise tdp.Skip("no strip")
+    subprocess.run(["strip", stripped], check=True)
+    for binary, what in ((nog, "built without -g"), (stripped, "stripped")):
+        r = tdp.run("why", "--backend=sim", "--", binary, timeout=300)
+        tdp.expect_exit(r, 0)
+        tdp.check("???:?" not in r.out and "in ???" not in r.out, "no ???:? in ???", r)
+        tdp.expect_in("(no line)", r.out, "the site is named by its address", r)
+        tdp.expect_in("<- the mispredicted branch", r.out, "the disassembly around the branch", r)
+        tdp.expect_in(what, r.out, "the note says why there are no lines", r)
+        tdp.expect_in("Rebuild with -g", r.out, "and how to get them", r)
+        j = tdp.run("why", "--backend=sim", "--json", "--", binary, timeout=300).json()
+        dis = j["drilldown"]["disassembly"]
+        tdp.check(dis["target"] and any(i["target"] and i["text"].startswith("j") for i in dis["instructions"]),
+                  "a marked conditional jump: %r" % dis)
+    nm = subprocess.run(["nm", nog], capture_output=True, text=True).stdout
+    main = [int(l.split()[0], 16) for l in nm.splitlines() if l.endswith(" main")]
+    tdp.check(main, "nm finds main")
+    tdp.check(int(dis["target"], 16) > main[0], "the branch is after main's start (link-time addresses)")
+
+
+def test_unresolved_addresses_say_why():
+    path = tdp.shared("perfdata", "perf.data.branch-4.14")
+    t = tdp.run("branches", "report", "-i", path, "-n", "1")
+    tdp.expect_exit(t, 0)
+    tdp.expect_in("symbols: 0 of", t.out, "none resolved", t)
+    tdp.expect_in("why none:", t.out, "why", t)
+    tdp.expect_in("--symfs DIR", t.out, "how to resolve them", t)
 
 
 tdp.main(globals())
