@@ -3,6 +3,7 @@
  * branch stacks (or Arm SPE trace), aggregate it (branch/branch.h), name the
  * addresses (branch/annotate.h) and render it (report/branches.h).
  */
+#include "cli/columns.h"
 #include "cli/cmd.h"
 #include "cli/cmd-branches.h"
 #include "cli/exitcode.h"
@@ -272,6 +273,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	r.syms = branch_annot_symbols(an);
 	r.sort_executions = sort == BRANCH_SORT_EXECUTIONS;
 	r.top = top;
+	r.columns = cli_columns();
 	r.stopped_at = perfdata_stats(p)->unfinished_tail;
 	r.unread_bytes = perfdata_stats(p)->tail_bytes;
 	rc = render_find(RENDER_BRANCHES, o->format)->render(out, &r, &err);

@@ -4,6 +4,7 @@
  * fixes. The analysis is src/diagnose/; the renderers are report/why.h; this file
  * reads options, chooses the backend, runs the workload and reports.
  */
+#include "cli/columns.h"
 #include "cli/backend.h"
 #include "cli/cmd.h"
 #include "cli/exitcode.h"
@@ -138,6 +139,7 @@ static int render(const struct why_opts *wo, const struct why_report *r, struct 
 	int rc;
 
 	rr.verbose = ctx->verbose > 0;
+	rr.columns = cli_columns();
 	rc = output_render(wo->out_path, render_find(RENDER_WHY, wo->format), &rr);
 	if (rc == EXIT_OK && wo->html)
 		rc = output_html(wo->html, json_doc, &rr);

@@ -2,6 +2,7 @@
 #include "report/branches.h"
 #include "base/str.h"
 #include "base/strbuf.h"
+#include "report/fit.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -82,6 +83,29 @@ static void where(struct strbuf *sb, const struct branch_loc *l, bool with_sourc
 		if (i + 1 == l->nr_inlines)
 			strbuf_addch(sb, ')');
 	}
+}
+
+/*
+ * where() as the last column of a row whose first `used` columns are taken: Rust's
+ * /rustc/<commit>/ shortened, and cut with "..." at the terminal's width (at least
+ * 40 columns of it are kept: a row wider than the terminal wraps rather than lose
+ * the function).
+ */
+static void fitted_where(struct strbuf *sb, const struct branch_loc *l, unsigned columns, size_t used)
+{
+	struct strbuf w = STRBUF_INIT;
+	char a[2048], b[2048];
+	size_t cols = fit_columns(columns), room = cols > used + 40 ? cols - used : 40;
+
+	where(&w, l, true);
+	if (strbuf_failed(&w)) {
+		strbuf_release(&w);
+		where(sb, l, true);
+		return;
+	}
+	fit_path(w.buf, sizeof(a) - 1, a, sizeof(a)); /* only the /rustc/ part: no cut */
+	strbuf_adds(sb, fit_name(a, room, b, sizeof(b)));
+	strbuf_release(&w);
 }
 
 /*
@@ -219,7 +243,7 @@ static void sites(struct strbuf *sb, const struct branches_report *r)
 			    known ? 100.0 * branch_site_share(s, &res->counts)
 				  : res->counts.branch_entries ? 100.0 * (double)s->executions / (double)res->counts.branch_entries : 0.0,
 			    branch_type_name(s->type, s->new_type));
-		where(sb, branch_symbols_find(r->syms, s->addr), true);
+		fitted_where(sb, branch_symbols_find(r->syms, s->addr), r->columns, 80);
 		strbuf_addch(sb, '\n');
 	}
 }

@@ -22,6 +22,9 @@ Item 15: without -g or stripped, sites are never "???:? in ???": the address, th
 function (symbol table), the disassembly and how to get lines; a report whose addresses
 all fail to resolve says why.
 
+Item 14: text fits the terminal (COLUMNS, else 80 when not a tty); a cut name ends in
+"...". Item 19: the cost model's document is cited at its installed path.
+
 Item 12: tree tables list children under their parent (diff text, diff --html, why HTML).
 """
 import atexit
@@ -313,8 +316,9 @@ def test_no_debug_info_shows_address_disassembly_and_how_to_get_lines():
         tdp.check("???:?" not in r.out and "in ???" not in r.out, "no ???:? in ???", r)
         tdp.expect_in("(no line)", r.out, "the site is named by its address", r)
         tdp.expect_in("<- the mispredicted branch", r.out, "the disassembly around the branch", r)
-        tdp.expect_in(what, r.out, "the note says why there are no lines", r)
-        tdp.expect_in("Rebuild with -g", r.out, "and how to get them", r)
+        flat = " ".join(r.out.split())  # notes wrap at the terminal's width
+        tdp.expect_in(what, flat, "the note says why there are no lines", r)
+        tdp.expect_in("Rebuild with -g", flat, "and how to get them", r)
         j = tdp.run("why", "--backend=sim", "--json", "--", binary, timeout=300).json()
         dis = j["drilldown"]["disassembly"]
         tdp.check(dis["target"] and any(i["target"] and i["text"].startswith("j") for i in dis["instructions"]),
@@ -332,6 +336,26 @@ def test_unresolved_addresses_say_why():
     tdp.expect_in("symbols: 0 of", t.out, "none resolved", t)
     tdp.expect_in("why none:", t.out, "why", t)
     tdp.expect_in("--symfs DIR", t.out, "how to resolve them", t)
+
+
+def test_why_text_fits_the_terminal_and_cuts_with_an_ellipsis():
+    binary = filter_binary()
+    for cols, env in ((80, {"COLUMNS": ""}), (132, {"COLUMNS": "132"})):
+        r = tdp.run("why", "--backend=sim", "--", binary, timeout=300, env=env)
+        tdp.expect_exit(r, 0)
+        long = [ln for ln in r.out.splitlines() if len(ln) > cols]
+        tdp.check(not long, "lines wider than %d columns: %r" % (cols, long), r)
+        rows = [ln for ln in r.out.splitlines() if "wl-filter.cpp:" in ln and "%" in ln]
+        tdp.check(rows, "site rows", r)
+    # the C++ template's name does not fit 80 columns: it is cut with "...", never silently
+    r80 = tdp.run("why", "--backend=sim", "--", binary, timeout=300, env={"COLUMNS": ""})
+    j = tdp.run("why", "--backend=sim", "--json", "--", binary, timeout=300).json()
+    fn = [s["function"] for s in j["sites"] if s["function"] and len(s["function"]) > 30]
+    if fn:
+        row = [ln for ln in r80.out.splitlines() if fn[0][:8] in ln and "%" in ln]
+        tdp.check(row and "..." in row[0] and fn[0] not in row[0], "a cut name ends in ...: %r" % row, r80)
+    flat = " ".join(r80.out.split())
+    tdp.expect_in("share/doc/tdprof/sim-machine.md", flat, "the installed document", r80)
 
 
 tdp.main(globals())
