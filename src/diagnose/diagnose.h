@@ -215,7 +215,9 @@ struct diag {
 	char ended_note[TDP_ERR_MSG_MAX];         /* the workload died of a signal (a note); "" otherwise */
 	struct diag_footprint footprint; /* Frontend */
 	bool has_footprint;
-	char *loop_command;           /* Retiring: "tdprof loop FILE.c --function NAME -- FLAGS"; NULL */
+	char *loop_command;           /* Retiring: "tdprof loop FILE.c --function NAME -- FLAGS", only when it
+				       * would run (a C function of no arguments; C++ with CC=g++); NULL */
+	char loop_note[TDP_ERR_MSG_MAX]; /* when no command would run as is: what to write; "" */
 	struct diag_sampling sampling; /* PMU: the drill-down's sampled run; has_sampling */
 	bool has_sampling;
 	struct diag_finding findings[DIAG_MAX_FINDINGS]; /* ranked */

@@ -137,6 +137,8 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		diag_kb_fix(*node, "vectorise", fix);
 		if (d->loop_command)
 			strbuf_addf(fix, " Measure the loop alone: '%s'.", d->loop_command);
+		else if (d->loop_note[0])
+			strbuf_addf(fix, " To measure it alone: %s.", d->loop_note);
 		break;
 	}
 }

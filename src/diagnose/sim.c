@@ -573,27 +573,12 @@ out:
 /* Retiring: the tdprof loop command for the hot function. */
 static int drill_hot_loop(struct dsim *s, struct diag *d, struct tdp_err *err)
 {
-	struct strbuf sb = STRBUF_INIT;
 	const struct diag_site *top = d->nr_sites ? &d->sites[0] : NULL;
 	const char *abs = s->nr_scope ? dsim_abs_file(s, s->scope[0].file) : NULL;
-	size_t fnlen;
 
 	if (!top || !top->function || !top->file)
 		return 0;
-	fnlen = strcspn(top->function, "(");
-	strbuf_adds(&sb, "tdprof loop ");
-	strbuf_add_shell_word(&sb, top->file);
-	strbuf_adds(&sb, " --function ");
-	strbuf_add(&sb, top->function, fnlen);
-	strbuf_adds(&sb, " -- ");
-	if (!(s->have_exe && abs && symbol_exe_cflags(&s->x, abs, &sb)))
-		strbuf_adds(&sb, "-O2");
-	if (strbuf_failed(&sb)) {
-		strbuf_release(&sb);
-		return tdp_err_oom(err);
-	}
-	d->loop_command = strbuf_detach(&sb);
-	return 0;
+	return diag_suggest_loop(d, s->have_exe ? &s->x : NULL, abs, top->file, top->function, err);
 }
 
 int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_machine *m,

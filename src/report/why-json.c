@@ -220,8 +220,10 @@ static json_t *drilldown(const struct diag *d, bool *failed)
 		jput(fp, "top", top, failed);
 		jput(o, "footprint", fp, failed);
 	}
-	if (d->drill == DIAG_DRILL_HOT_LOOP)
+	if (d->drill == DIAG_DRILL_HOT_LOOP) {
 		jput(o, "loop_command", jstr_or_null(d->loop_command), failed);
+		jput(o, "loop_note", d->loop_note[0] ? json_string(d->loop_note) : json_null(), failed);
+	}
 	return o;
 }
 

@@ -478,7 +478,11 @@ static void print_drill(FILE *out, const struct why_report *r)
 	if (d->drill == DIAG_DRILL_ICACHE)
 		print_footprint(out, d);
 	if (d->drill == DIAG_DRILL_HOT_LOOP && d->loop_command)
-		fprintf(out, "\n   measure the hot function alone (it must take no arguments):\n     %s\n", d->loop_command);
+		fprintf(out, "\n   measure the hot function alone:\n     %s\n", d->loop_command);
+	if (d->drill == DIAG_DRILL_HOT_LOOP && d->loop_note[0]) {
+		fputc('\n', out);
+		wrap(out, d->loop_command ? "   note:" : "   to measure it alone:", d->loop_command ? 12 : 26, d->loop_note);
+	}
 }
 
 static void print_findings(FILE *out, const struct diag *d)

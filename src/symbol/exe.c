@@ -733,6 +733,94 @@ unsigned symbol_exe_branch_at(struct symbol_exe *x, uint64_t vaddr)
 	return t;
 }
 
+static enum symbol_lang cu_lang(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word l = 0;
+
+	if (!dwarf_attr(cu, DW_AT_language, &a) || dwarf_formudata(&a, &l))
+		return SYMBOL_LANG_UNKNOWN;
+	switch (l) {
+	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
+#ifdef DW_LANG_C17
+	case DW_LANG_C17:
+#endif
+		return SYMBOL_LANG_C;
+	case DW_LANG_C_plus_plus: case DW_LANG_C_plus_plus_03: case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+#ifdef DW_LANG_C_plus_plus_17
+	case DW_LANG_C_plus_plus_17:
+#endif
+#ifdef DW_LANG_C_plus_plus_20
+	case DW_LANG_C_plus_plus_20:
+#endif
+		return SYMBOL_LANG_CXX;
+	case 0x1c: /* DW_LANG_Rust */
+		return SYMBOL_LANG_RUST;
+	default:
+		return SYMBOL_LANG_UNKNOWN;
+	}
+}
+
+struct func_find {
+	const char *name;
+	bool found;
+	int params;
+};
+
+static int find_func_cb(Dwarf_Die *fn, void *arg)
+{
+	struct func_find *f = arg;
+	const char *n = dwarf_diename(fn);
+	Dwarf_Die child;
+	int params = 0;
+
+	if (!n || strcmp(n, f->name))
+		return DWARF_CB_OK;
+	if (dwarf_child(fn, &child) == 0) {
+		do
+			params += dwarf_tag(&child) == DW_TAG_formal_parameter;
+		while (dwarf_siblingof(&child, &child) == 0 && params < 1024);
+	}
+	f->found = true;
+	f->params = params;
+	return DWARF_CB_ABORT;
+}
+
+bool symbol_exe_func_info(const struct symbol_exe *x, const char *file, const char *name,
+			  struct symbol_exe_func_info *info)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	size_t n = 0;
+
+	if (!x->dwarf || !name)
+		return false;
+	while (n++ < SYMBOL_EXE_MAX_CUS && dwarf_get_units(x->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		struct func_find f = { name, false, -1 };
+		char buf[SYMBOL_EXE_MAX_PATH];
+		const char *cuname = dwarf_diename(&cudie), *dir = attr_string(&cudie, DW_AT_comp_dir);
+
+		if (file && cuname) {
+			char joined[SYMBOL_EXE_MAX_PATH];
+
+			if (cuname[0] != '/' && dir)
+				snprintf(joined, sizeof(joined), "%s/%s", dir, cuname);
+			else
+				snprintf(joined, sizeof(joined), "%s", cuname);
+			if (!symbol_path_normalise(joined, buf, sizeof(buf)) || strcmp(buf, file))
+				continue;
+		}
+		dwarf_getfuncs(&cudie, find_func_cb, &f, 0);
+		if (f.found) {
+			info->lang = cu_lang(&cudie);
+			info->params = f.params;
+			return true;
+		}
+	}
+	return false;
+}
+
 const char *symbol_exe_comp_dir(const struct symbol_exe *x, uint64_t vaddr)
 {
 	Dwarf *dw = x->dwarf;

@@ -146,6 +146,27 @@ int symbol_exe_disasm_addr(struct symbol_exe *x, uint64_t vaddr, size_t context,
 /** The branch type (perfdata.h) of the instruction at ELF virtual address vaddr; 0: not a branch, or none. */
 unsigned symbol_exe_branch_at(struct symbol_exe *x, uint64_t vaddr);
 
+enum symbol_lang {
+	SYMBOL_LANG_UNKNOWN = 0, /* no debug info, or a language not listed */
+	SYMBOL_LANG_C,
+	SYMBOL_LANG_CXX,
+	SYMBOL_LANG_RUST,
+};
+
+/** What the debug info says of one function, for the commands suggested to measure it. */
+struct symbol_exe_func_info {
+	enum symbol_lang lang; /* its compile unit's DW_AT_language */
+	int params;            /* formal parameters (C++'s implicit this counts); -1: unknown */
+};
+
+/**
+ * The function named `name` (DW_AT_name: the unqualified name, without
+ * parameters) defined in a compile unit of `file` (normalised; NULL: any). Returns
+ * true when found (info filled), false without debug info or such a function.
+ */
+bool symbol_exe_func_info(const struct symbol_exe *x, const char *file, const char *name,
+			  struct symbol_exe_func_info *info);
+
 /** One branch instruction of a source line (symbol_exe_line_branches()). */
 struct symbol_exe_branch {
 	uint64_t addr;       /* ELF virtual address */

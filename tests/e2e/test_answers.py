@@ -25,6 +25,9 @@ all fail to resolve says why.
 Item 14: text fits the terminal (COLUMNS, else 80 when not a tty); a cut name ends in
 "...". Item 19: the cost model's document is cited at its installed path.
 
+Item 10: `why` suggests a `tdprof loop` command only when it runs (a C function of no
+arguments; C++ with CC=g++), else says what to write.
+
 Item 12: tree tables list children under their parent (diff text, diff --html, why HTML).
 """
 import atexit
@@ -356,6 +359,31 @@ def test_why_text_fits_the_terminal_and_cuts_with_an_ellipsis():
         tdp.check(row and "..." in row[0] and fn[0] not in row[0], "a cut name ends in ...: %r" % row, r80)
     flat = " ".join(r80.out.split())
     tdp.expect_in("share/doc/tdprof/sim-machine.md", flat, "the installed document", r80)
+
+
+def test_loop_suggestion_runs_or_says_what_to_write():
+    import shlex
+    if not shutil.which("valgrind") or not shutil.which("g++"):
+        raise tdp.Skip("needs valgrind and g++")
+    work = os.path.join(TMP, "loopdir")
+    os.makedirs(work, exist_ok=True)
+    for src, cc in (("wl-args.c", "gcc"), ("wl-noarg.cpp", "g++")):
+        shutil.copy(os.path.join(WORKLOADS, src), work)
+        subprocess.run([cc, "-O1", "-g", "-o", os.path.join(work, src.split(".")[0]), src], cwd=work, check=True)
+    r = tdp.run("why", "--backend=sim", "--json", "--", "./wl-args", cwd=work, timeout=300)
+    tdp.expect_exit(r, 0)
+    dd = r.json()["drilldown"]
+    tdp.check(dd["kind"] == "hot_loop", "a hot loop: %r" % dd["kind"], r)
+    tdp.check(dd["loop_command"] is None and "takes arguments" in dd["loop_note"], "no command for work(n, m): %r" % dd, r)
+    r = tdp.run("why", "--backend=sim", "--json", "--", "./wl-noarg", cwd=work, timeout=300)
+    tdp.expect_exit(r, 0)
+    cmd = r.json()["drilldown"]["loop_command"]
+    tdp.check(cmd and cmd.startswith("CC=g++ tdprof loop wl-noarg.cpp --function work"), "C++: CC=g++: %r" % cmd, r)
+    words = shlex.split(cmd)
+    env = dict(os.environ, CC="g++")
+    p = subprocess.run([tdp.TDPROF] + words[2:], cwd=work, env=env,
+                       capture_output=True, text=True, timeout=300)
+    tdp.check(p.returncode == 0, "the suggested command runs: %s\n%s" % (cmd, p.stderr[-2000:]))
 
 
 tdp.main(globals())
