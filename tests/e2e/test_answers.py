@@ -28,6 +28,9 @@ Item 14: text fits the terminal (COLUMNS, else 80 when not a tty); a cut name en
 Item 10: `why` suggests a `tdprof loop` command only when it runs (a C function of no
 arguments; C++ with CC=g++), else says what to write.
 
+Item 13: HTML site tables in human units (percent with %, grouped digits, no exponent),
+names that wrap, labels that fit their bars or are left out, and +0.0 not coloured a rise.
+
 Item 12: tree tables list children under their parent (diff text, diff --html, why HTML).
 """
 import atexit
@@ -384,6 +387,41 @@ def test_loop_suggestion_runs_or_says_what_to_write():
     p = subprocess.run([tdp.TDPROF] + words[2:], cwd=work, env=env,
                        capture_output=True, text=True, timeout=300)
     tdp.check(p.returncode == 0, "the suggested command runs: %s\n%s" % (cmd, p.stderr[-2000:]))
+
+
+def test_html_tables_in_human_units():
+    import re
+    a, b = sortfix_docs()
+    wh = os.path.join(TMP, "human.html")
+    r = tdp.run("why", "--backend=sim", "--html", wh, "--", c_binary("wl-sortfix"), timeout=300)
+    tdp.expect_exit(r, 0)
+    with open(wh) as f:
+        page = f.read()
+    sites = page[page.index('id="sites"'):]
+    sites = sites[:sites.index("</table>")]
+    heads = re.findall(r'<th class="num">([^<]*)', sites)
+    tdp.check("share (%)" in heads and "share_pct" not in heads, "column heads for people: %r" % heads)
+    cells = re.findall(r'<td class="num">([^<]*)', sites)
+    tdp.check(not any(re.search(r"\de[-+]\d", c) for c in cells), "no exponent: %r" % cells)
+    tdp.check(any(re.fullmatch(r"\d{1,3}(,\d{3})+", c) for c in cells), "grouped digits: %r" % cells)
+    tdp.check(any(c.endswith(" %") for c in cells), "percent with %%: %r" % cells)
+    dh = os.path.join(TMP, "diff-human.html")
+    # B: A with Frontend Bound 0.03 points higher (printed +0.0) and Retiring 0.03 lower (-0.0)
+    def nudge(doc):
+        doc["level1"]["frontend_bound"] += 0.03
+        doc["level1"]["retiring"] -= 0.03
+    b3 = edited(a, "nudged.json", nudge)
+    d = tdp.run("diff", "--html", dh, a, b3)
+    tdp.expect_exit(d, 0)
+    with open(dh) as f:
+        page = f.read()
+    zero = re.findall(r'<td class="num ([a-z]*)">[+-]0\.0\b', page)
+    tdp.check(zero and not any(z for z in zero), "+0.0 and -0.0 are not coloured: %r" % zero)
+    # a label is drawn whole or not at all: the bar is wide enough for the text it holds
+    for m in re.finditer(r'<svg x="[\d.]+" y="\d+" width="([\d.]+)" height="\d+"><text x="6" y="\d+" '
+                         r'class="in-bar" font-size="([\d.]+)">([^<]*)</text>', page):
+        w, font, text = float(m.group(1)), float(m.group(2)), m.group(3)
+        tdp.check(len(text) * 0.58 * font + 6 <= w + 1, "label %r fits its bar of %.0f units" % (text, w))
 
 
 tdp.main(globals())
