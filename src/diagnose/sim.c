@@ -405,6 +405,18 @@ static bool site_in_exe(const struct dsim *s, const struct sim_site *site)
 	return s->have_exe && obj && s->o->exe && !strcmp(obj, s->o->exe);
 }
 
+/* valgrind names a function no symbol names by its address, "0x0000000000001152": that address, else 0. */
+static uint64_t stripped_start(const char *fn)
+{
+	char *end = NULL;
+	unsigned long long v;
+
+	if (!fn || strncmp(fn, "0x", 2))
+		return 0;
+	v = strtoull(fn + 2, &end, 16);
+	return end && !*end ? (uint64_t)v : 0;
+}
+
 /*
  * A top site without a source line (no -g, or stripped) whose branch callgrind
  * located: its ELF virtual address, and the disassembly around it. valgrind gives
@@ -437,7 +449,7 @@ static bool lineless_branch(struct dsim *s, struct diag *d, const struct sim_sit
 		return false;
 	if (d->nr_sites)
 		d->sites[0].address = v;
-	if (symbol_exe_disasm_addr(&s->x, v, 8, &d->disasm, &err)) {
+	if (symbol_exe_disasm_addr(&s->x, v, stripped_start(fn), 8, &d->disasm, &err)) {
 		snprintf(d->disasm_why, sizeof(d->disasm_why), "%s", err.msg);
 		return true;
 	}

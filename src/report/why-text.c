@@ -339,7 +339,7 @@ static void print_disasm(FILE *out, const struct diag *d)
 		char line[800];
 
 		snprintf(line, sizeof(line), "around %s (%s); > marks the line's instructions, * its branch:", where,
-			 d->disasm.function[0] ? d->disasm.function : "?");
+			 d->disasm.function[0] ? d->disasm.function : "no symbol");
 		fputc('\n', out);
 		wrap(out, "   disassembly", 6, line);
 	}

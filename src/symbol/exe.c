@@ -689,11 +689,12 @@ int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, boo
 	return 0;
 }
 
-int symbol_exe_disasm_addr(struct symbol_exe *x, uint64_t vaddr, size_t context, struct symbol_listing *out,
-			   struct tdp_err *err)
+int symbol_exe_disasm_addr(struct symbol_exe *x, uint64_t vaddr, uint64_t func_start, size_t context,
+			   struct symbol_listing *out, struct tdp_err *err)
 {
 	struct symbol_disasm d = SYMBOL_DISASM_INIT;
-	uint64_t a = 0;
+	uint64_t a = 0, s = 0;
+	size_t from = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -702,9 +703,31 @@ int symbol_exe_disasm_addr(struct symbol_exe *x, uint64_t vaddr, size_t context,
 	if ((ret = open_session(x, err)) || (ret = runtime_addr(x, vaddr, &a, err)) ||
 	    (ret = symbol_disasm(x->sym, 1, a, context, context, &d, err)))
 		return ret;
+	/* no symbol holds it: decode from where the code starts, so that the listing has
+	 * the instructions before the branch too (x86 boundaries are right from there) */
+	if (!d.function && func_start && func_start < vaddr && vaddr - func_start < 65536 &&
+	    !runtime_addr(x, func_start, &s, NULL)) {
+		struct symbol_disasm e = SYMBOL_DISASM_INIT;
+		size_t at = SIZE_MAX;
+
+		if (!symbol_disasm(x->sym, 1, s, 0, SYMBOL_MAX_CONTEXT, &e, NULL)) {
+			for (size_t i = 0; i < e.nr && at == SIZE_MAX; i++)
+				if (e.insns[i].vaddr == vaddr)
+					at = i;
+		}
+		if (at != SIZE_MAX) {
+			symbol_disasm_release(&d);
+			d = e;
+			from = at > context ? at - context : 0;
+			if (d.nr > at + context + 1)
+				d.nr = at + context + 1;
+		} else {
+			symbol_disasm_release(&e);
+		}
+	}
 	if (d.function)
 		snprintf(out->function, sizeof(out->function), "%s", d.function);
-	for (size_t i = 0; i < d.nr && out->nr < SYMBOL_LISTING_MAX; i++) {
+	for (size_t i = from; i < d.nr && out->nr < SYMBOL_LISTING_MAX; i++) {
 		const struct symbol_insn *in = &d.insns[i];
 		struct symbol_exe_insn *o = &out->v[out->nr++];
 

@@ -137,11 +137,13 @@ int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, boo
  * Decode around ELF virtual address vaddr (code without line information: built
  * without -g, or stripped) with up to `context` instructions before and after,
  * marking vaddr as target when it is a branch. out->function is the symbol that
- * holds it (.symtab, else .dynsym), "" when none. Returns 0, TDP_ENOENT (vaddr is in
+ * holds it (.symtab, else .dynsym), "" when none; without one, decoding starts at
+ * func_start (an ELF virtual address at or before vaddr where the code starts, such
+ * as valgrind's name for a stripped function, "0x...1152"; 0: at vaddr). Returns 0, TDP_ENOENT (vaddr is in
  * no loadable segment), TDP_ENOTSUP, TDP_EFORMAT or TDP_ENOMEM, with err set.
  */
-int symbol_exe_disasm_addr(struct symbol_exe *x, uint64_t vaddr, size_t context, struct symbol_listing *out,
-			   struct tdp_err *err) __attribute__((warn_unused_result));
+int symbol_exe_disasm_addr(struct symbol_exe *x, uint64_t vaddr, uint64_t func_start, size_t context,
+			   struct symbol_listing *out, struct tdp_err *err) __attribute__((warn_unused_result));
 
 /** The branch type (perfdata.h) of the instruction at ELF virtual address vaddr; 0: not a branch, or none. */
 unsigned symbol_exe_branch_at(struct symbol_exe *x, uint64_t vaddr);
