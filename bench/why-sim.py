@@ -2,9 +2,11 @@
 """tdprof why --backend=sim against the same valgrind tool alone (issue 5, Performance).
 
 Target: `tdprof why --backend=sim -- CMD` takes at most 1.5x the wall time of
-`valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes` with the same cache
-options on CMD (what the simulated backend runs, docs/sim-machine.md), on each demo
-workload of examples/. Rounds are interleaved (valgrind, then tdprof, per workload per
+`valgrind --tool=callgrind --dump-instr=yes --cache-sim=yes --branch-sim=yes` with the
+same cache options on CMD (what `why` runs since issue 16: per-instruction counts tell
+the branches of one source line apart; docs/sim-machine.md), on each demo workload of
+examples/. The target is tdprof's own work on top of the tool; the tool's own cost over
+cachegrind is docs/sim-machine.md's table. Rounds are interleaved (valgrind, then tdprof, per workload per
 round) so both see the same machine load; the figures are medians.
 
 usage: bench/why-sim.py [--build BUILD] [--rounds N] [--write bench/RESULTS.md]
@@ -45,11 +47,11 @@ def main():
     tdprof = os.path.join(a.build, "tdprof")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "cg.out.%p")
+        out = os.path.join(tmp, "cl.out.%p")
         for name, d, args in WORKLOADS:
             exe = os.path.join(a.build, "examples", d, "demo-" + d)
-            vg = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes"] + CACHES + \
-                 ["--trace-children=yes", "--cachegrind-out-file=" + out, exe] + args
+            vg = ["valgrind", "--tool=callgrind", "--dump-instr=yes", "--cache-sim=yes", "--branch-sim=yes"] + \
+                 CACHES + ["--trace-children=yes", "--callgrind-out-file=" + out, exe] + args
             why = [tdprof, "why", "--backend=sim", "--json", "-o", os.path.join(tmp, "why.json"), "--", exe] + args
             timed(vg)  # warm-up: page cache, valgrind's own start
             timed(why)
@@ -66,7 +68,8 @@ def main():
         load = os.getloadavg()
         md = [BEGIN, "## tdprof why --backend=sim against valgrind alone (issue 5, Performance)", "",
               "Target: `tdprof why --backend=sim -- CMD` at most **1.5x** the wall time of the same valgrind",
-              "tool alone on CMD (`valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes` with the",
+              "tool alone on CMD (`valgrind --tool=callgrind --dump-instr=yes --cache-sim=yes --branch-sim=yes`, what",
+              "`why` runs since issue 16, with the",
               "generic machine's `--I1 --D1 --LL`, `--trace-children=yes`), median of %d interleaved rounds" % a.rounds,
               "after one warm-up run of each, on the demo workloads of examples/.", "",
               "Command: `bench/why-sim.py --build BUILD --rounds %d --write bench/RESULTS.md`." % a.rounds, "",

@@ -218,6 +218,7 @@ int branch_agg_add_sample(struct branch_agg *a, const struct perfdata_sample *s,
 	if (!(s->fields & PERFDATA_SAMPLE_BRANCH_STACK))
 		return 0;
 	a->counts.samples_with_stack++;
+	a->counts.samples_empty_stack += s->nr_branches == 0;
 	return branch_agg_add_stack(a, s->branches, s->nr_branches, pid, err);
 }
 

@@ -221,8 +221,8 @@ static int do_disasm(struct branch_annot *an, const struct branch_result *r, str
 
 			ln->addr = d.insns[k].addr;
 			ln->target = d.insns[k].target;
-			snprintf(ln->text, sizeof(ln->text), "%s%s%s", d.insns[k].mnemonic,
-				 d.insns[k].operands[0] ? " " : "", d.insns[k].operands);
+			/* one address space: the listing's addresses are runtime ones, so are the targets */
+			symbol_insn_text_runtime(&d.insns[k], ln->text, sizeof(ln->text));
 		}
 		out->nr_lines = d.nr;
 		symbol_disasm_release(&d);

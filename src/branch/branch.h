@@ -79,6 +79,7 @@ struct tdp_err;
 struct branch_counts {
 	uint64_t samples;              /* SAMPLE records (all of them) plus decoded SPE records */
 	uint64_t samples_with_stack;   /* of which carried a branch stack (nr may be 0) */
+	uint64_t samples_empty_stack;  /* of those, with no entry (nr 0: system-wide recordings have many) */
 	uint64_t branch_entries;       /* all entries, 0x0 padding included (perf's count) */
 	uint64_t mispredicted_entries; /* entries flagged mispredicted */
 	uint64_t predicted_entries;    /* entries flagged predicted */
@@ -270,6 +271,9 @@ struct branch_spe_stats {
 	uint64_t branch_records;   /* of which branches (become branch entries) */
 	uint64_t bad_bytes;        /* bytes skipped as undecodable headers */
 	uint64_t truncated;        /* packets or records cut short at a buffer's end */
+	bool mispred_only;         /* the SPE event sampled only mispredicted branches (event_filter,
+				    * config1, bit 7 of PMSEVFR_EL1): every record is a mispredict, so
+				    * a rate of 100 % is the filter's, not the program's */
 };
 
 /** What branch_load() learnt about the recording besides the counts. */

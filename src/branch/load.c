@@ -277,6 +277,7 @@ struct load {
 static int load_stack(struct load *l, const struct branch_entry *e, size_t nr, uint32_t pid, struct tdp_err *err)
 {
 	l->counts.samples_with_stack++;
+	l->counts.samples_empty_stack += nr == 0;
 	if (l->pl)
 		return pipeline_push(l->pl, e, NULL, nr, pid);
 	return branch_agg_add_stack(l->a, e, nr, pid, err);
@@ -408,6 +409,7 @@ int branch_load(struct perfdata *p, struct branch_agg *a, const struct branch_lo
 		rc = prc;
 	a->counts.samples += l.counts.samples;
 	a->counts.samples_with_stack += l.counts.samples_with_stack;
+	a->counts.samples_empty_stack += l.counts.samples_empty_stack;
 	a->counts.lost += l.counts.lost;
 	a->counts.lost_samples += l.counts.lost_samples;
 	/* pipe mode learns its attrs while reading: describe them at the end */
@@ -415,6 +417,10 @@ int branch_load(struct perfdata *p, struct branch_agg *a, const struct branch_lo
 	for (size_t i = 0; i < info->nr_attrs; i++) {
 		const struct perfdata_attr *at = perfdata_attr(p, i);
 
+		/* SPE's own event is of a dynamic PMU type (>= PERF_TYPE_MAX, 6); its config1 is the
+		 * event filter (formats.md §3.4) */
+		if (at && info->spe.present && at->type >= 6 && (at->config1 & SPE_EVFR_MISPREDICTED))
+			info->spe.mispred_only = true;
 		if (!at || !perfdata_attr_has_branch_stack(at))
 			continue;
 		if (!info->nr_branch_attrs++) {

@@ -36,6 +36,7 @@ struct strbuf;
 
 /** AUXTRACE_INFO type of Arm SPE (perf's PERF_AUXTRACE_ARM_SPE). */
 #define SPE_AUXTRACE_TYPE 4
+#define SPE_EVFR_MISPREDICTED (1ull << 7) /* PMSEVFR_EL1 E[7]: sample only mispredicted branches */
 
 enum spe_packet_type {
 	SPE_PKT_BAD = 0,     /* not a packet header */

@@ -2,6 +2,7 @@
  * branches-report-run.c: load, aggregate, annotate and render a branch recording
  * (see branches-report-run.h).
  */
+#include "cli/columns.h"
 #include "cli/branches-report-run.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
@@ -213,6 +214,7 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 	r.syms = branch_annot_symbols(an);
 	r.sort_executions = sort == BRANCH_SORT_EXECUTIONS;
 	r.top = top;
+	r.columns = cli_columns();
 	r.stopped_at = perfdata_stats(p)->unfinished_tail;
 	r.unread_bytes = perfdata_stats(p)->tail_bytes;
 	rc = render_find(RENDER_BRANCHES, o->format)->render(out, &r, &err);

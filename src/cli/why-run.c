@@ -4,6 +4,7 @@
  * its means (measure/series.h), the diagnosis (diagnose/), the PMU drill-down
  * (why-drill.h), and the document rendered (report/why.h through cli/output.h).
  */
+#include "cli/columns.h"
 #include "cli/why-run.h"
 #include "cli/backend.h"
 #include "cli/cmd.h"
@@ -67,6 +68,7 @@ static int render(const struct why_opts *wo, const struct why_report *r, struct 
 	int rc;
 
 	rr.verbose = ctx->verbose > 0;
+	rr.columns = cli_columns();
 	rc = output_render(wo->out_path, render_find(RENDER_WHY, wo->format), &rr);
 	if (rc == EXIT_OK && wo->html)
 		rc = output_html_of(wo->html, RENDER_WHY, &rr);
@@ -108,6 +110,7 @@ int why_run_sim(const struct why_opts *wo, char *const *argv, const char *comman
 	if (rc)
 		goto out;
 	s.stdout_to_stderr = divert(wo);
+	s.per_insn = true; /* one line may hold several branches: rank each (diagnose.h) */
 	/* the symbol session finds binaries by absolute path */
 	exe = tdp_find_program_abs(argv[0], getenv("PATH"));
 	fill_opts(&o, wo, exe, getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);

@@ -51,6 +51,18 @@ double diag_pct(uint64_t part, uint64_t whole);
 /** Append "FILE:LINE in FUNC", with ??? for an unknown file or function and ? for line 0. */
 void diag_add_where(struct strbuf *sb, const char *file, uint64_t line, const char *fn);
 
+/**
+ * The `tdprof loop` command for the hot function `function` (valgrind's or the
+ * symbolizer's spelling) of source `abs` (normalised; shown as `shown`), with the
+ * compiler flags of its unit, into d->loop_command, but only when it would run:
+ * tdprof loop calls a function of no arguments by its plain name and builds with
+ * $CC. A C++ function gets "CC=g++"; a function with arguments, a method, template
+ * or namespaced function, or Rust code gets d->loop_note instead (what to write).
+ * x may be NULL (no executable). Returns 0 or TDP_ENOMEM.
+ */
+int diag_suggest_loop(struct diag *d, struct symbol_exe *x, const char *abs, const char *shown, const char *function,
+		      struct tdp_err *err) __attribute__((warn_unused_result));
+
 /** Add a note (static text) to d, ignored past DIAG_MAX_NOTES. */
 void diag_add_note(struct diag *d, const char *note);
 

@@ -120,12 +120,77 @@ double diag_pct(uint64_t part, uint64_t whole)
 
 void diag_add_where(struct strbuf *sb, const char *file, uint64_t line, const char *fn)
 {
+	if (!file && !line) { /* no debug info: never "???:? in ???" */
+		strbuf_adds(sb, fn ? fn : "code with no symbol");
+		strbuf_adds(sb, " (no source line)");
+		return;
+	}
 	strbuf_addf(sb, "%s:", file ? file : "???");
 	if (line)
 		strbuf_addf(sb, "%llu", (unsigned long long)line);
 	else
 		strbuf_adds(sb, "?");
 	strbuf_addf(sb, " in %s", fn ? fn : "???");
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int diag_suggest_loop(struct diag *d, struct symbol_exe *x, const char *abs, const char *shown, const char *function,
+		      struct tdp_err *err)
+{
+	struct symbol_exe_func_info info = { SYMBOL_LANG_UNKNOWN, -1 };
+	struct strbuf sb = STRBUF_INIT;
+	size_t len = strcspn(function, "(");
+	char name[256];
+	bool cxx, rust, known;
+	int ret;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1), function);
+	known = x && (symbol_exe_func_info(x, abs, name, &info) || symbol_exe_func_info(x, NULL, name, &info));
+	rust = info.lang == SYMBOL_LANG_RUST || ends_with(shown, ".rs");
+	cxx = info.lang == SYMBOL_LANG_CXX || ends_with(shown, ".cpp") || ends_with(shown, ".cc") ||
+	      ends_with(shown, ".cxx") || ends_with(shown, ".C");
+	if (rust || strstr(name, "::") || strchr(name, '<') || strchr(name, ' ') || (known && info.params > 0)) {
+		if (rust)
+			strbuf_addf(&sb, "'%s' is Rust: tdprof loop builds C and C++ only. Measure it with a benchmark "
+				    "harness (criterion), or port its hot loop into a C function of no arguments and run "
+				    "'tdprof loop FILE.c --function NAME'", name);
+		else
+			strbuf_addf(&sb, "'%s' %s: tdprof loop calls a function of no arguments by its plain name. "
+				    "Write one in %s that calls it with representative data (e.g. 'long bench(void) "
+				    "{ ... return %s(...); }') and run '%stdprof loop %s --function bench -- FLAGS'", name,
+				    known && info.params > 0 ? "takes arguments" : "is a method, template or namespaced "
+				    "function", shown, name, cxx ? "CC=g++ " : "", shown);
+		ret = strbuf_failed(&sb) ? tdp_err_oom(err) : 0;
+		if (!ret)
+			snprintf(d->loop_note, sizeof(d->loop_note), "%.*s", (int)sizeof(d->loop_note) - 1, sb.buf);
+		strbuf_release(&sb);
+		return ret;
+	}
+	if (cxx)
+		strbuf_adds(&sb, "CC=g++ ");
+	strbuf_adds(&sb, "tdprof loop ");
+	strbuf_add_shell_word(&sb, shown);
+	strbuf_adds(&sb, " --function ");
+	strbuf_adds(&sb, name);
+	strbuf_adds(&sb, " -- ");
+	if (!(x && abs && symbol_exe_cflags(x, abs, &sb)))
+		strbuf_adds(&sb, "-O2");
+	if (strbuf_failed(&sb)) {
+		strbuf_release(&sb);
+		return tdp_err_oom(err);
+	}
+	if (!known)
+		snprintf(d->loop_note, sizeof(d->loop_note),
+			 "the debug info does not say whether '%.200s' takes arguments: the command runs only if it "
+			 "takes none", name);
+	d->loop_command = strbuf_detach(&sb);
+	return 0;
 }
 
 void diag_add_grouped(struct strbuf *sb, uint64_t v)

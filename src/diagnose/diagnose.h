@@ -30,11 +30,13 @@
  * such as python, or no executable was found) they describe the whole run (scope
  * "whole_run"). Either way the output says which.
  *
- * The disassembly of a branch site. valgrind runs cachegrind (per source line), not
- * callgrind (per instruction, 1.3-3x slower: docs/sim-machine.md), so the run stays
- * within 1.5x of valgrind alone (bench/RESULTS.md); the line's instructions come from
- * the executable's DWARF line table instead, and its branch is the conditional (or,
- * when indirect mispredicts dominate, the indirect) jump among them (exe.h).
+ * The disassembly of a branch site. The line's instructions come from the
+ * executable's DWARF line table. When the profile has per-instruction counts
+ * (callgrind, which `why` runs: docs/sim-machine.md), each branch of the top line
+ * gets its own counts (d->branches) and the most mispredicted one is marked; a line
+ * often holds several (a loop test and the data-dependent test). With per-line
+ * counts only (cachegrind), the line's only branch of the dominant kind is marked,
+ * and none when it holds several (the counts cannot tell them apart).
  *
  * Lifecycle:
  *   struct diag d; diag_init(&d);
@@ -100,12 +102,25 @@ struct diag_site {
 			     * ranked by (drill-pmu.h) */
 	bool stream;        /* its data misses were costed as a sequential stream */
 	uint64_t samples;   /* PMU: IP samples at this line, or branch records from it; 0 (sim) */
+	uint64_t address;   /* sim, a site without a source line: its branch's ELF virtual address
+			     * (the top site, from callgrind's addresses); 0: unknown */
 	/* derived (diag_site_derive()), for the renderers */
 	uint64_t branches;      /* conditional and indirect branches executed (or sampled) */
 	uint64_t mispredicts;   /* of those, mispredicted */
 	double mispredict_rate; /* percent of branches mispredicted; 0 without branches */
 	double insn_share;      /* percent of the scope's instructions (d->totals); 0 when unknown */
 };
+
+/* One branch instruction of the top branch site's line (Bad Speculation). */
+struct diag_branch {
+	uint64_t addr;          /* ELF virtual address */
+	char text[200];         /* "jns 0x12c4" */
+	uint8_t branch_type;    /* enum branch_type (perfdata.h) */
+	uint64_t executions;    /* times it ran (sim: callgrind's per-instruction Bc/Bi) */
+	uint64_t mispredicts;   /* of those, mispredicted */
+};
+
+#define DIAG_MAX_BRANCHES 16
 
 /* One function of the hot code footprint (Frontend). */
 struct diag_func {
@@ -187,15 +202,22 @@ struct diag {
 	const char *ranked_by;        /* "mispredicts", "i-cache misses", "data misses", "instructions" */
 	struct diag_site *sites;      /* ranked, most guilty first */
 	size_t nr_sites;
+	struct diag_branch branches[DIAG_MAX_BRANCHES]; /* the top site's branches, most mispredicts
+							 * first, with per-instruction counts; nr_branches
+							 * 0 when the run counted per line only */
+	size_t nr_branches;
 	struct symbol_listing disasm;    /* around the top branch site; has_disasm */
 	bool has_disasm;
 	char disasm_why[TDP_ERR_MSG_MAX];         /* why there is none, "" otherwise */
 	char line0_note[TDP_ERR_MSG_MAX];         /* which line got line-0 code (a note); "" otherwise */
 	char short_note[TDP_ERR_MSG_MAX];         /* the run is too short to mean much (a note); "" otherwise */
+	char lines_note[TDP_ERR_MSG_MAX];         /* sites without source lines: why, and how to get them; "" */
 	char ended_note[TDP_ERR_MSG_MAX];         /* the workload died of a signal (a note); "" otherwise */
 	struct diag_footprint footprint; /* Frontend */
 	bool has_footprint;
-	char *loop_command;           /* Retiring: "tdprof loop FILE.c --function NAME -- FLAGS"; NULL */
+	char *loop_command;           /* Retiring: "tdprof loop FILE.c --function NAME -- FLAGS", only when it
+				       * would run (a C function of no arguments; C++ with CC=g++); NULL */
+	char loop_note[TDP_ERR_MSG_MAX]; /* when no command would run as is: what to write; "" */
 	struct diag_sampling sampling; /* PMU: the drill-down's sampled run; has_sampling */
 	bool has_sampling;
 	struct diag_finding findings[DIAG_MAX_FINDINGS]; /* ranked */

@@ -168,18 +168,8 @@ int dpmu_loop_command(struct dpmu *s, struct tdp_err *err)
 			ret = tdp_err_oom(err);
 			break;
 		}
-		strbuf_adds(&sb, "tdprof loop ");
-		strbuf_add_shell_word(&sb, shown);
-		strbuf_adds(&sb, " --function ");
-		strbuf_add(&sb, l->function, strcspn(l->function, "("));
-		strbuf_adds(&sb, " -- ");
-		if (!(s->have_exe && symbol_exe_cflags(&s->x, src, &sb)))
-			strbuf_adds(&sb, "-O2");
+		ret = diag_suggest_loop(s->d, s->have_exe ? &s->x : NULL, src, shown, l->function, err);
 		tdp_free(shown);
-		if (strbuf_failed(&sb))
-			ret = tdp_err_oom(err);
-		else
-			s->d->loop_command = strbuf_detach(&sb);
 		break;
 	}
 	strbuf_release(&sb);
@@ -280,6 +270,8 @@ static void describe(const struct dpmu *s, size_t i, struct strbuf *title, struc
 	}
 	if (d->loop_command)
 		strbuf_addf(fix, " Measure the loop alone: '%s'.", d->loop_command);
+	else if (d->loop_note[0])
+		strbuf_addf(fix, " To measure it alone: %s.", d->loop_note);
 }
 
 static int add(struct diag *d, const struct strbuf *title, const struct strbuf *ev, const struct strbuf *fix,

@@ -12,10 +12,32 @@
 #include "base/strbuf.h"
 #include "diagnose/diagnose-internal.h"
 #include "diagnose/sim-internal.h"
+#include "perfdata/perfdata.h"
 
 static const char *bucket_key(enum sim_bucket b)
 {
 	return sim_bucket_name(b);
+}
+
+/*
+ * What the top site's branch is, named from its instruction (the disassembler's
+ * kind: an indirect call is not an indirect jump); for other sites, or without
+ * the disassembly, what valgrind's counts tell: a conditional or an indirect branch.
+ */
+static const char *branch_kind(struct dsim *s, const struct diag *d, const struct sim_site *ss, bool ind)
+{
+	unsigned t = 0;
+
+	if (ss == &s->scope[0] && d->has_disasm && d->disasm.target)
+		for (size_t i = 0; i < d->disasm.nr; i++)
+			if (d->disasm.v[i].target)
+				t = d->disasm.v[i].branch_type;
+	switch (t) {
+	case BRANCH_TYPE_COND: return "branch";
+	case BRANCH_TYPE_IND: return "indirect jump";
+	case BRANCH_TYPE_IND_CALL: return "indirect call";
+	default: return ind ? "indirect branch" : "branch";
+	}
 }
 
 /* Title, evidence, fix and node of a finding for site ss in bucket b. */
@@ -31,21 +53,41 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 	case SIM_BAD_SPECULATION: {
 		bool ind = v[SIM_BIM] > v[SIM_BCM];
 
-		strbuf_adds(title, ind ? "unpredictable indirect jump at " : "unpredictable branch at ");
+		const char *kind = branch_kind(s, d, ss, ind);
+
+		strbuf_addf(title, "unpredictable %s at ", kind);
 		diag_add_where(title, file, ss->line, fn);
-		diag_add_grouped(ev, mis);
-		strbuf_adds(ev, " of ");
-		diag_add_grouped(ev, br);
-		strbuf_addf(ev, " branches at this line mispredicted (%.1f %%)", diag_pct(mis, br));
-		if (ind)
-			strbuf_adds(ev, ", nearly all at its indirect jump");
+		if (ss == &s->scope[0] && d->nr_branches > 1 && d->branches[0].mispredicts) {
+			/* the line holds several branches: name the one that mispredicts, then the line */
+			const struct diag_branch *top = &d->branches[0];
+
+			strbuf_addf(ev, "the '%s' at 0x%llx mispredicted ", top->text, (unsigned long long)top->addr);
+			diag_add_grouped(ev, top->mispredicts);
+			strbuf_adds(ev, " of its ");
+			diag_add_grouped(ev, top->executions);
+			strbuf_addf(ev, " runs (%.1f %%); the line's %zu branches together: ",
+				    diag_pct(top->mispredicts, top->executions), d->nr_branches);
+			diag_add_grouped(ev, mis);
+			strbuf_adds(ev, " of ");
+			diag_add_grouped(ev, br);
+			strbuf_addf(ev, " (%.1f %%)", diag_pct(mis, br));
+		} else {
+			diag_add_grouped(ev, mis);
+			strbuf_adds(ev, " of ");
+			diag_add_grouped(ev, br);
+			strbuf_addf(ev, " branches at this %s mispredicted (%.1f %%)", ss->line ? "line" : "site",
+				    diag_pct(mis, br));
+			if (ind)
+				strbuf_addf(ev, ", nearly all at its %s", kind);
+		}
 		strbuf_addf(ev, "; an estimated %.1f %% of all slots are lost to them", share);
 		*node = "branch_mispredicts";
 		if (ind) {
 			diag_kb_fix(*node, "Group objects by type", fix);
-			strbuf_adds(fix, " In an interpreter, threaded dispatch (an indirect jump at the end of every "
-					 "handler, e.g. computed goto) gives the predictor one branch per handler and a "
-					 "pattern to learn.");
+			if (strcmp(kind, "indirect call")) /* a dispatch jump: an interpreter's switch */
+				strbuf_adds(fix, " In an interpreter, threaded dispatch (an indirect jump at the end of "
+						 "every handler, e.g. computed goto) gives the predictor one branch per "
+						 "handler and a pattern to learn.");
 		} else {
 			diag_kb_fix(*node, "data dependency", fix);
 			strbuf_addch(fix, ' ');
@@ -95,6 +137,8 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		diag_kb_fix(*node, "vectorise", fix);
 		if (d->loop_command)
 			strbuf_addf(fix, " Measure the loop alone: '%s'.", d->loop_command);
+		else if (d->loop_note[0])
+			strbuf_addf(fix, " To measure it alone: %s.", d->loop_note);
 		break;
 	}
 }

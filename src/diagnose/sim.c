@@ -14,6 +14,7 @@
 #include "base/strbuf.h"
 #include "diagnose/diagnose-internal.h"
 #include "diagnose/sim-internal.h"
+#include "perfdata/perfdata.h"
 #include "sim/sim.h"
 
 /* The normalised path of file name index `idx` (cached per index), or NULL when unknown. */
@@ -77,10 +78,14 @@ static double site_cycles(const struct sim_site *s)
 }
 
 /* Is site s the executable's own code? */
+static bool site_in_exe(const struct dsim *s, const struct sim_site *site);
+
 static bool site_in_program(struct dsim *s, const struct sim_site *site)
 {
 	const char *fn = dsim_fn(s, site->fn), *file;
 
+	if (site_in_exe(s, site)) /* callgrind names the object: a stripped program is still its own code */
+		return true;
 	if (!s->have_exe || !fn || !symbol_exe_find_func(&s->x, fn))
 		return false;
 	file = dsim_abs_file(s, site->file);
@@ -255,13 +260,213 @@ static int rank_sites(struct dsim *s, struct diag *d, enum sim_bucket b, struct 
 	return 0;
 }
 
+/* The executed branch instructions valgrind counted at one line (callgrind: per address). */
+struct line_insn {
+	uint64_t addr, branches, mispredicts;
+};
+
+#define MAX_LINE_INSNS 64
+
+static size_t line_insns(const struct sim_profile *p, const struct sim_site *top, struct line_insn *v, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct sim_entry *e = &p->v[i];
+		size_t k;
+
+		if (e->file != top->file || e->fn != top->fn || e->line != top->line || !e->addr ||
+		    !(e->cost.v[SIM_BC] + e->cost.v[SIM_BI]))
+			continue;
+		for (k = 0; k < n && v[k].addr != e->addr; k++)
+			;
+		if (k == n) {
+			if (n == max)
+				continue;
+			memset(&v[n++], 0, sizeof(v[0]));
+			v[k].addr = e->addr;
+		}
+		v[k].branches += e->cost.v[SIM_BC] + e->cost.v[SIM_BI];
+		v[k].mispredicts += e->cost.v[SIM_BCM] + e->cost.v[SIM_BIM];
+	}
+	return n;
+}
+
+/*
+ * The runtime-minus-link-time offset of the executable's code in valgrind's
+ * addresses (a PIE is loaded at a page-aligned base; 0 otherwise): the page-aligned
+ * offset under which the most of the line's executed branches land on its branch
+ * instructions. Returns false when none fits.
+ */
+static bool branch_delta(const struct line_insn *v, size_t nv, const struct symbol_exe_branch *b, size_t nb,
+			 uint64_t *delta)
+{
+	size_t best = 0;
+
+	for (size_t i = 0; i < nv; i++) {
+		for (size_t k = 0; k < nb; k++) {
+			uint64_t cand;
+			size_t hits = 0;
+
+			if (v[i].addr < b[k].addr || ((v[i].addr - b[k].addr) & 0xfff))
+				continue;
+			cand = v[i].addr - b[k].addr;
+			for (size_t j = 0; j < nv; j++)
+				for (size_t m = 0; m < nb; m++)
+					hits += v[j].addr - cand == b[m].addr;
+			if (hits > best) {
+				best = hits;
+				*delta = cand;
+			}
+		}
+	}
+	return best > 0;
+}
+
+static int cmp_branch_guilt(const void *a, const void *b)
+{
+	const struct diag_branch *x = a, *y = b;
+
+	if (x->mispredicts != y->mispredicts)
+		return x->mispredicts < y->mispredicts ? 1 : -1;
+	if (x->executions != y->executions)
+		return x->executions < y->executions ? 1 : -1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * The top site's branches with their own counts, when the run counted per
+ * instruction (callgrind): one source line may hold several branches (a loop's
+ * exit test and the data-dependent test), and the line's rate averages them.
+ */
+static void top_branches(struct dsim *s, struct diag *d, const struct sim_site *top, const char *file)
+{
+	struct symbol_exe_branch b[SYMBOL_EXE_MAX_LINE_BRANCHES];
+	struct line_insn v[MAX_LINE_INSNS];
+	size_t nb, nv;
+	uint64_t delta = 0;
+
+	if (!s->p->has_addr || !(nv = line_insns(s->p, top, v, MAX_LINE_INSNS)) ||
+	    !(nb = symbol_exe_line_branches(&s->x, file, top->line, b, SYMBOL_EXE_MAX_LINE_BRANCHES)) ||
+	    !branch_delta(v, nv, b, nb, &delta))
+		return;
+	for (size_t k = 0; k < nb && d->nr_branches < DIAG_MAX_BRANCHES; k++) {
+		struct diag_branch *o = &d->branches[d->nr_branches];
+
+		if (b[k].branch_type != BRANCH_TYPE_COND && b[k].branch_type != BRANCH_TYPE_IND &&
+		    b[k].branch_type != BRANCH_TYPE_IND_CALL)
+			continue; /* valgrind simulates only these */
+		memset(o, 0, sizeof(*o));
+		o->addr = b[k].addr;
+		o->branch_type = b[k].branch_type;
+		snprintf(o->text, sizeof(o->text), "%s", b[k].text);
+		for (size_t i = 0; i < nv; i++) {
+			if (v[i].addr - delta == b[k].addr) {
+				o->executions = v[i].branches;
+				o->mispredicts = v[i].mispredicts;
+			}
+		}
+		d->nr_branches++;
+	}
+	qsort(d->branches, d->nr_branches, sizeof(d->branches[0]), cmp_branch_guilt);
+}
+
+/* Say why the executable's sites have no source line, and how to get them. */
+static void note_lines(struct dsim *s, struct diag *d)
+{
+	size_t n = 0, lineless = 0;
+
+	for (size_t i = 0; i < s->nr_all; i++) {
+		const struct sim_site *ss = &s->all[i];
+
+		if (!ss->cost.v[SIM_IR] || !(site_in_exe(s, ss) || (s->in_prog && s->in_prog[i])))
+			continue;
+		n++;
+		lineless += !ss->line || ss->file == SIM_NO_NAME;
+	}
+	if (!n || !lineless || !s->have_exe)
+		return;
+	snprintf(d->lines_note, sizeof(d->lines_note),
+		 "%zu of the %zu sites in '%s' have no source line: it has %s. Rebuild with -g (or install its "
+		 "debug info: a -dbgsym/-debuginfo package, or debuginfod) to see lines; until then sites show "
+		 "as function and address%s", lineless, n, s->o->exe,
+		 s->x.dwarf ? "no line table for them"
+		 : s->x.nr_funcs ? "no debug info (built without -g)"
+				 : "no debug info and no symbol table (stripped)",
+		 s->p->has_addr ? ", with the disassembly around the top branch" : "");
+	diag_add_note(d, d->lines_note);
+}
+
+/* The site's code is the executable's (valgrind's object name is its path). */
+static bool site_in_exe(const struct dsim *s, const struct sim_site *site)
+{
+	const char *obj = site->obj == SIM_NO_NAME ? NULL : sim_profile_name(s->p, site->obj);
+
+	return s->have_exe && obj && s->o->exe && !strcmp(obj, s->o->exe);
+}
+
+/* valgrind names a function no symbol names by its address, "0x0000000000001152": that address, else 0. */
+static uint64_t stripped_start(const char *fn)
+{
+	char *end = NULL;
+	unsigned long long v;
+
+	if (!fn || strncmp(fn, "0x", 2))
+		return 0;
+	v = strtoull(fn + 2, &end, 16);
+	return end && !*end ? (uint64_t)v : 0;
+}
+
+/*
+ * A top site without a source line (no -g, or stripped) whose branch callgrind
+ * located: its ELF virtual address, and the disassembly around it. valgrind gives
+ * the executable's addresses as loaded; the offset is 0, or where the site's
+ * function starts (its first instruction, which ran, against the symbol's address):
+ * the one under which the address is a branch instruction. Returns true when done.
+ */
+static bool lineless_branch(struct dsim *s, struct diag *d, const struct sim_site *top)
+{
+	const char *fn = dsim_fn(s, top->fn);
+	const struct symbol_exe_func *f = s->have_exe && fn ? symbol_exe_find_func(&s->x, fn) : NULL;
+	struct tdp_err err = TDP_ERR_INIT;
+	uint64_t cand[2] = { 0, 0 }, lowest = UINT64_MAX, v = 0;
+	size_t nc = 1;
+
+	if (!top->branch_addr || !site_in_exe(s, top))
+		return false;
+	for (size_t i = 0; f && i < s->p->nr; i++) {
+		const struct sim_entry *e = &s->p->v[i];
+
+		if (e->fn == top->fn && e->obj == top->obj && e->addr && e->addr < lowest)
+			lowest = e->addr;
+	}
+	if (f && lowest != UINT64_MAX && lowest > f->addr && !((lowest - f->addr) & 0xfff))
+		cand[nc++] = lowest - f->addr;
+	for (size_t i = 0; i < nc && !v; i++)
+		if (top->branch_addr >= cand[i] && symbol_exe_branch_at(&s->x, top->branch_addr - cand[i]))
+			v = top->branch_addr - cand[i];
+	if (!v)
+		return false;
+	if (d->nr_sites)
+		d->sites[0].address = v;
+	if (symbol_exe_disasm_addr(&s->x, v, stripped_start(fn), 8, &d->disasm, &err)) {
+		snprintf(d->disasm_why, sizeof(d->disasm_why), "%s", err.msg);
+		return true;
+	}
+	d->has_disasm = true;
+	return true;
+}
+
 /* Bad Speculation: the disassembly around the top site's branch. */
 static void drill_branches(struct dsim *s, struct diag *d)
 {
 	const struct sim_site *top = s->nr_scope ? &s->scope[0] : NULL;
 	const char *file = top ? dsim_abs_file(s, top->file) : NULL;
 	struct tdp_err err = TDP_ERR_INIT;
+	uint64_t want;
 
+	if (top && (!file || !top->line) && lineless_branch(s, d, top))
+		return;
 	if (!top || !file || !top->line) {
 		snprintf(d->disasm_why, sizeof(d->disasm_why), "the top site has no source line (no debug info)");
 		return;
@@ -270,8 +475,10 @@ static void drill_branches(struct dsim *s, struct diag *d)
 		snprintf(d->disasm_why, sizeof(d->disasm_why), "the top site is not in the executable");
 		return;
 	}
-	if (symbol_exe_disasm(&s->x, file, top->line, top->cost.v[SIM_BIM] > top->cost.v[SIM_BCM], 8, &d->disasm,
-			    &err)) {
+	top_branches(s, d, top, file);
+	want = d->nr_branches && d->branches[0].mispredicts ? d->branches[0].addr : 0;
+	if (symbol_exe_disasm(&s->x, file, top->line, top->cost.v[SIM_BIM] > top->cost.v[SIM_BCM], want, 8,
+			      &d->disasm, &err)) {
 		snprintf(d->disasm_why, sizeof(d->disasm_why), "%s", err.msg);
 		return;
 	}
@@ -378,27 +585,12 @@ out:
 /* Retiring: the tdprof loop command for the hot function. */
 static int drill_hot_loop(struct dsim *s, struct diag *d, struct tdp_err *err)
 {
-	struct strbuf sb = STRBUF_INIT;
 	const struct diag_site *top = d->nr_sites ? &d->sites[0] : NULL;
 	const char *abs = s->nr_scope ? dsim_abs_file(s, s->scope[0].file) : NULL;
-	size_t fnlen;
 
 	if (!top || !top->function || !top->file)
 		return 0;
-	fnlen = strcspn(top->function, "(");
-	strbuf_adds(&sb, "tdprof loop ");
-	strbuf_add_shell_word(&sb, top->file);
-	strbuf_adds(&sb, " --function ");
-	strbuf_add(&sb, top->function, fnlen);
-	strbuf_adds(&sb, " -- ");
-	if (!(s->have_exe && abs && symbol_exe_cflags(&s->x, abs, &sb)))
-		strbuf_adds(&sb, "-O2");
-	if (strbuf_failed(&sb)) {
-		strbuf_release(&sb);
-		return tdp_err_oom(err);
-	}
-	d->loop_command = strbuf_detach(&sb);
-	return 0;
+	return diag_suggest_loop(d, s->have_exe ? &s->x : NULL, abs, top->file, top->function, err);
 }
 
 int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_machine *m,
@@ -485,6 +677,7 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 	if ((ret = rank_sites(&s, d, b, err)))
 		goto out;
 	s.in_prog_top = s.nr_scope && (d->scope == DIAG_SCOPE_PROGRAM || site_in_program(&s, &s.scope[0]));
+	note_lines(&s, d);
 	switch (b) {
 	case SIM_BAD_SPECULATION:
 		d->drill = DIAG_DRILL_BRANCHES;

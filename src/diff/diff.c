@@ -7,6 +7,7 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "base/treeorder.h"
 #include "diff/diff-internal.h"
 
 static bool str_differ(const char *a, const char *b)
@@ -89,6 +90,9 @@ static void compare_node(struct diff_result *r, const struct tdoc_node *a, const
 	n->a = a;
 	n->b = b;
 	n->delta = n->half = NAN;
+	n->cycles_a = a && !isnan(a->value) ? r->a->cycles * a->value / 100.0 : NAN;
+	n->cycles_b = b && !isnan(b->value) ? r->b->cycles * b->value / 100.0 : NAN;
+	n->cycles_delta = n->cycles_b - n->cycles_a; /* NAN when either is */
 	n->rule = DIFF_RULE_NOISE_FLOOR;
 	if (!a || !b || isnan(a->value) || isnan(b->value))
 		return;
@@ -137,7 +141,7 @@ static void compare_nodes(struct diff_result *r)
 static void pick_nodes(struct diff_result *r)
 {
 	struct diff_verdict *v = &r->verdict;
-	const struct diff_node *rose = NULL, *moved = NULL;
+	const struct diff_node *rose = NULL, *moved = NULL, *by_cycles = NULL;
 
 	for (size_t i = 0; i < r->nr_nodes; i++) {
 		const struct diff_node *n = &r->nodes[i];
@@ -148,13 +152,16 @@ static void pick_nodes(struct diff_result *r)
 			v->largest = n;
 		if (!n->flagged)
 			continue;
-		/* a stall that rose is the regression to explain first */
+		/* without cycles: a stall that rose is the regression to explain first */
 		if (strcmp(n->key, "retiring") && n->delta > 0 && (!rose || n->delta > rose->delta))
 			rose = n;
 		if (!moved || fabs(n->delta) > fabs(moved->delta))
 			moved = n;
+		if (!isnan(n->cycles_delta) && (!by_cycles || fabs(n->cycles_delta) > fabs(by_cycles->cycles_delta)))
+			by_cycles = n;
 	}
-	v->node = rose ? rose : moved;
+	v->by_cycles = by_cycles != NULL;
+	v->node = by_cycles ? by_cycles : rose ? rose : moved;
 	if (!v->node)
 		return;
 	for (size_t i = 0; i < r->nr_nodes; i++) {
@@ -257,11 +264,30 @@ int diff_compare(const struct tdoc *a, const struct tdoc *b, const struct diff_o
 	out->opts = *o;
 	out->kind = a->kind;
 	v->summary_a = v->summary_b = NAN;
+	v->scopes_differ = a->scope && b->scope && strcmp(a->scope, b->scope);
 	compare_nodes(out);
 	pick_nodes(out);
 	key = v->node ? v->node->key : NULL;
 	out->measure = diff_site_measure(a, b, key);
 	ret = diff_match_sites(out, err);
+	/* Sites that all have none of the chosen measure make an empty table: compare
+	 * them on the measure of a verdict that has some (B's, A's, then instructions). */
+	{
+		const char *const others[] = { b->verdict.category, a->verdict.category, "retiring" };
+
+		for (size_t i = 0; !ret && out->nr_sites && !out->nr_sites_nonzero && i < 3; i++) {
+			const char *m = others[i] ? diff_site_measure(a, b, others[i]) : NULL;
+
+			if (!m || (out->measure && !strcmp(m, out->measure)))
+				continue;
+			tdp_free(out->sites);
+			out->sites = NULL;
+			out->nr_sites = out->nr_sites_nonzero = 0;
+			out->sites_matched = out->sites_only_a = out->sites_only_b = 0;
+			out->measure = m;
+			ret = diff_match_sites(out, err);
+		}
+	}
 	if (!ret)
 		ret = diff_match_edges(out, err);
 	if (!ret) {

@@ -33,12 +33,18 @@
  * count for why's other categories: see diff_site_measure()), and ranked by the
  * change in that measure, largest gain or loss first.
  *
- * Verdict. One paragraph: the level-1 node that moved most beyond the noise (a
- * stall that rose before anything else), its level-2 child that moved most the
- * same way, and the top site (B's site with the most of the measure; "new" when
- * A's was another) with its change:
+ * Verdict. One paragraph: the level-1 node that moved most beyond the noise, its
+ * level-2 child that moved most the same way, and the top site (B's site with the
+ * most of the measure; "new" when A's was another) with its change:
  *   "Bad Speculation rose 9.1 points (±0.8): branch_mispredicts +9.0; the new top
  *    site is parse.c:212 in parse_token, +41 % mispredicts (1000 to 1410)".
+ * "Moved most" is in cycles when both documents give their cycles (why): a fix
+ * that removes most mispredicts shrinks the run, and every other bucket's share
+ * rises though its cycles did not; the shares alone would lead with a false
+ * regression. Without cycles (topdown), in points, a stall that rose first.
+ * When the documents' scopes differ (why: the program's own code in one, the whole
+ * run in the other), the paragraph starts by saying so: the shares are of
+ * different code. A change from 0 is "new", never a percentage.
  *
  * Lifecycle: diff_check(a, b) (refuses documents that cannot be compared), then
  * diff_compare(a, b, &opts, &res, &err), read res, diff_result_release(&res)

@@ -2,10 +2,12 @@
 #include "doc/diff-result.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
+#include "base/treeorder.h"
 
 const char *diff_rule_name(enum diff_rule r)
 {
@@ -37,6 +39,29 @@ void diff_site_name(const struct tdoc_site *s, struct strbuf *sb)
 	} else {
 		strbuf_addf(sb, "site %zu", s->rank);
 	}
+}
+
+void diff_change_words(double va, double vb, struct strbuf *sb)
+{
+	if (isnan(va) || isnan(vb) || (va == 0 && vb == 0))
+		return;
+	if (va == 0)
+		strbuf_adds(sb, "new");
+	else if (vb == 0)
+		strbuf_adds(sb, "gone");
+	else
+		strbuf_addf(sb, "%+.0f %%", 100.0 * (vb - va) / va);
+}
+
+size_t diff_node_order(const struct diff_result *r, size_t *order, int *depth)
+{
+	const char *keys[2 * TDOC_MAX_NODES], *parents[2 * TDOC_MAX_NODES];
+
+	for (size_t i = 0; i < r->nr_nodes; i++) {
+		keys[i] = r->nodes[i].key;
+		parents[i] = r->nodes[i].parent;
+	}
+	return tree_order(keys, parents, r->nr_nodes, order, depth);
 }
 
 void diff_result_release(struct diff_result *r)

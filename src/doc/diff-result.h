@@ -43,6 +43,9 @@ struct diff_node {
 	double half;                   /* half-width of the change's 95 % interval; NAN with single runs */
 	enum diff_rule rule;           /* how `flagged` was decided for this node */
 	bool flagged;                  /* moved beyond the noise */
+	double cycles_a, cycles_b;     /* the node's cycles (its share of each document's cycles);
+					* NAN when a document gives no cycles */
+	double cycles_delta;           /* cycles_b - cycles_a; NAN when either is unknown */
 };
 
 enum diff_match {
@@ -77,6 +80,8 @@ struct diff_verdict {
 	const struct diff_site *top;   /* B's site with the most of the measure (its pair); NULL: no sites */
 	bool top_is_new;               /* A's site with the most of it was another one */
 	double summary_a, summary_b;   /* branches: mispredicted entries in A and B; NAN otherwise */
+	bool by_cycles;                /* node was chosen by its change in cycles */
+	bool scopes_differ;            /* A's and B's scope differ (both why documents that say) */
 	char *text;                    /* heap: the paragraph */
 };
 
@@ -113,6 +118,21 @@ struct diff_result {
 void diff_site_name(const struct tdoc_site *s, struct strbuf *sb);
 
 /** Free what diff_compare() allocated; out is left as after DIFF_RESULT_INIT. */
+/**
+ * Append the relative change of a count from va to vb for people: "+41 %";
+ * "new" when va is 0 (a percentage of 0 means nothing: "+16399669 %" is a
+ * rounding of nothing); "gone" when vb is 0; nothing when both are 0 or either
+ * is NAN.
+ */
+void diff_change_words(double va, double vb, struct strbuf *sb);
+
+/**
+ * The nodes of r in tree order (each under its parent, any depth: base/treeorder.h)
+ * into order[0..r->nr_nodes), with each one's depth (0: level 1) in depth (may be
+ * NULL). Returns r->nr_nodes.
+ */
+size_t diff_node_order(const struct diff_result *r, size_t *order, int *depth);
+
 void diff_result_release(struct diff_result *r);
 
 #endif

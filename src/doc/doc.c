@@ -104,6 +104,15 @@ static void read_header(struct pctx *c, const json_t *root)
 		d->machine = machine_text(c, machine);
 	d->level = isfinite(level) && level >= 0 && level <= 9 ? (int)level : 0;
 	d->level1_sum = doc_num(c, root, "level1_sum", NULL);
+	{
+		const json_t *scope = json_object_get(root, "scope"), *counts = json_object_get(root, "counts");
+
+		d->scope = json_is_object(scope) ? doc_str(c, scope, "kind", "scope") : NULL;
+		const json_t *cy = json_is_object(counts) ? json_object_get(counts, "cycles") : NULL;
+
+		/* a hand-made or older document may lack them: the diff then compares shares only */
+		d->cycles = json_is_number(cy) && json_number_value(cy) > 0 ? json_number_value(cy) : NAN;
+	}
 }
 
 /* ---------------------------------------------------------------------------

@@ -159,6 +159,8 @@ struct tdoc {
 	const char *source;       /* what was measured or imported */
 	char *machine;            /* heap: the simulated machine in words; NULL when none */
 	int level;                /* deepest level (0 when the document does not say) */
+	const char *scope;        /* why: "program" or "whole_run" (what the shares cover); NULL */
+	double cycles;            /* the cycles the shares are of (counts.cycles); NAN when absent */
 	struct tdoc_node nodes[TDOC_MAX_NODES];
 	size_t nr_nodes;          /* level 1 first, then level 2, as the document lists them */
 	double level1_sum;        /* NAN when absent */

@@ -41,6 +41,8 @@ struct measure_sim {
 	char machine_desc[256];      /* sim_machine_describe() */
 	bool stdout_to_stderr;       /* for the caller's runner: the workload's stdout goes to stderr while it
 				      * runs (a JSON document on stdout stays valid) */
+	bool per_insn;               /* count per instruction (callgrind, ~2x slower): the branches of one
+				      * source line told apart (set before the run) */
 };
 
 /** Make s empty (the machine is "generic"). */

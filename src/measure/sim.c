@@ -33,10 +33,11 @@ int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, str
 	o.machine = &s->machine;
 	o.path = path;
 	o.tmpdir = tmpdir;
+	o.tool = s->per_insn ? SIM_TOOL_CALLGRIND : SIM_TOOL_CACHEGRIND;
 	sim_machine_describe(&s->machine, s->machine_desc, sizeof(s->machine_desc));
 	if (n->progress) {
-		strbuf_addf(&line, "simulating '%s' under valgrind (cachegrind, machine %s): expect 20-100x its normal "
-			    "run time", argv[0], s->machine.name);
+		strbuf_addf(&line, "simulating '%s' under valgrind (%s, machine %s): expect 20-100x its normal "
+			    "run time", argv[0], s->per_insn ? "callgrind, per instruction" : "cachegrind", s->machine.name);
 		n->progress(line.buf);
 	}
 	ret = sim_run(&o, &s->profile, &s->run, err);

@@ -432,6 +432,7 @@ int report_branches_json(struct strbuf *out, const struct branches_report *r, st
 	kstr(&w, "sort", r->sort);
 	ku64(&w, "samples", c->samples);
 	ku64(&w, "samples_with_branches", c->samples_with_stack);
+	ku64(&w, "samples_with_branch_records", c->samples_with_stack - c->samples_empty_stack);
 	ku64(&w, "branch_entries", c->branch_entries);
 	kmisp(&w, r, "mispredicted_entries", c->mispredicted_entries);
 	kmisp(&w, r, "predicted_entries", c->predicted_entries);
@@ -484,6 +485,7 @@ int report_branches_json(struct strbuf *out, const struct branches_report *r, st
 		ku64(&w, "auxtrace_bytes", spe->auxtrace_bytes);
 		ku64(&w, "bad_bytes", spe->bad_bytes);
 		ku64(&w, "truncated", spe->truncated);
+		kbool(&w, "mispredicted_only", spe->mispred_only);
 		obj_end(&w);
 	} else {
 		knull(&w, "spe");

@@ -1,6 +1,8 @@
 /* branches-text.c: `tdprof branches report` for a person (branches.h). */
 #include "report/branches.h"
+#include "base/str.h"
 #include "base/strbuf.h"
+#include "report/fit.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -83,9 +85,84 @@ static void where(struct strbuf *sb, const struct branch_loc *l, bool with_sourc
 	}
 }
 
+/*
+ * where() as the last column of a row whose first `used` columns are taken: Rust's
+ * /rustc/<commit>/ shortened, and cut with "..." at the terminal's width (at least
+ * 40 columns of it are kept: a row wider than the terminal wraps rather than lose
+ * the function).
+ */
+static void fitted_where(struct strbuf *sb, const struct branch_loc *l, unsigned columns, size_t used)
+{
+	struct strbuf w = STRBUF_INIT;
+	char a[2048], b[2048];
+	size_t cols = fit_columns(columns), room = cols > used + 40 ? cols - used : 40;
+
+	where(&w, l, true);
+	if (strbuf_failed(&w)) {
+		strbuf_release(&w);
+		where(sb, l, true);
+		return;
+	}
+	fit_path(w.buf, sizeof(a) - 1, a, sizeof(a)); /* only the /rustc/ part: no cut */
+	strbuf_adds(sb, fit_name(a, room, b, sizeof(b)));
+	strbuf_release(&w);
+}
+
+/*
+ * Why addresses did not resolve (to a function, or to a source line), and how to
+ * get them: said when none resolved, or when none of the resolved has a line.
+ */
+static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy)
+{
+	size_t kernel = 0, user = 0, lines = 0;
+	const struct branch_loc *k_ex = NULL, *u_ex = NULL;
+
+	if (!strcmp(sy->symbolizer, "none") || !sy->nr_locs)
+		return;
+	for (size_t i = 0; i < sy->nr_locs; i++) {
+		const struct branch_loc *l = &sy->locs[i];
+
+		lines += l->file && l->line;
+		if (l->resolved)
+			continue;
+		if (l->kernel) {
+			kernel++;
+			k_ex = k_ex ? k_ex : l;
+		} else {
+			user++;
+			u_ex = u_ex && u_ex->note ? u_ex : l;
+		}
+	}
+	if (!sy->nr_resolved) {
+		strbuf_adds(sb, "  why none:");
+		if (kernel) {
+			strbuf_addf(sb, " %zu kernel addresses (", kernel);
+			strbuf_add_name(sb, k_ex->note ? k_ex->note : "no kallsyms of the recorded kernel");
+			strbuf_adds(sb, ")");
+		}
+		if (user) {
+			strbuf_addf(sb, "%s %zu user addresses", kernel ? ";" : "", user);
+			if (u_ex->dso) {
+				strbuf_adds(sb, ", e.g. in '");
+				strbuf_add_name(sb, u_ex->dso);
+				strbuf_adds(sb, "'");
+			}
+			strbuf_adds(sb, " (");
+			strbuf_add_name(sb, u_ex->note ? u_ex->note : "no symbol");
+			strbuf_adds(sb, ")");
+		}
+		strbuf_adds(sb, "\n  to resolve them: --symfs DIR holding the recorded binaries (and --kallsyms FILE for the "
+				"kernel's); for source lines, binaries built with -g or their debug info\n");
+	}
+	if (sy->nr_resolved && !lines)
+		strbuf_adds(sb, "  no source lines: the binaries have no debug info; rebuild with -g, install their "
+				"debug info (-dbgsym/-debuginfo, debuginfod), or point --symfs at a tree that has it\n");
+}
+
 static void header(struct strbuf *sb, const struct branches_report *r)
 {
 	const struct branch_counts *c = &r->res->counts;
+	char g1[STR_GROUPED_U64_MAX], g2[STR_GROUPED_U64_MAX];
 
 	strbuf_adds(sb, "tdprof branches report: '");
 	strbuf_add_name(sb, r->file);
@@ -106,7 +183,12 @@ static void header(struct strbuf *sb, const struct branches_report *r)
 	if (r->load->spe.present)
 		strbuf_adds(sb, ", Arm SPE");
 	strbuf_adds(sb, ")\n");
-	strbuf_addf(sb, "samples %" PRIu64 ", branch entries %" PRIu64, c->samples, c->branch_entries);
+	/* both: a system-wide recording holds many samples whose stack is empty */
+	strbuf_addf(sb, "samples %s read, %s with branch records", str_grouped_u64(c->samples, g1, sizeof(g1)),
+		    str_grouped_u64(c->samples_with_stack - c->samples_empty_stack, g2, sizeof(g2)));
+	if (c->samples_empty_stack)
+		strbuf_addf(sb, " (%s with an empty branch stack)", str_grouped_u64(c->samples_empty_stack, g1, sizeof(g1)));
+	strbuf_addf(sb, ", branch entries %" PRIu64, c->branch_entries);
 	if (c->zero_entries)
 		strbuf_addf(sb, " (%" PRIu64 " with a 0 address)", c->zero_entries);
 	if (r->res->has_mispred_flags)
@@ -120,10 +202,15 @@ static void header(struct strbuf *sb, const struct branches_report *r)
 				" undecodable, %" PRIu64 " truncated)\n",
 			    r->load->spe.records, r->load->spe.branch_records, r->load->spe.auxtrace_bytes,
 			    r->load->spe.bad_bytes, r->load->spe.truncated);
+	if (r->load->spe.mispred_only)
+		strbuf_adds(sb, "note: SPE sampled only mispredicted branches (event_filter bit 7): every sampled branch "
+				"is a mispredict, so each rate is 100 % by the filter, not by the program; the counts rank "
+				"the sites. For rates, record every sampled branch: 'tdprof branches record --spe --spe-filter all'\n");
 	if (!strcmp(r->syms->symbolizer, "none"))
 		strbuf_adds(sb, "symbols: none (this tdprof was built without the symbol module)\n");
 	else
 		strbuf_addf(sb, "symbols: %zu of %zu addresses resolved\n", r->syms->nr_resolved, r->syms->nr_locs);
+	resolve_why(sb, r->syms);
 }
 
 static void sites(struct strbuf *sb, const struct branches_report *r)
@@ -134,13 +221,29 @@ static void sites(struct strbuf *sb, const struct branches_report *r)
 	strbuf_addf(sb, "\nMisprediction sites by %s (%zu of %zu)\n", r->sort, n, res->nr_sites);
 	strbuf_addf(sb, "%5s  %-18s  %10s  %10s  %7s  %7s  %-9s  %s\n", "rank", "address", "mispred", "executions",
 		    "rate", "share", "type", "function  source");
+	bool known = res->has_mispred_flags, filtered = r->load->spe.mispred_only;
+
+	if (!known)
+		strbuf_adds(sb, "(mispredicts unknown: the records carry no mispredict flag; sites by executions, "
+				"their share of the branch entries)\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct branch_site *s = &res->sites[i];
 
-		strbuf_addf(sb, "%5zu  0x%016" PRIx64 "  %10" PRIu64 "  %10" PRIu64 "  %6.2f%%  %6.2f%%  %-9s  ", i + 1,
-			    s->addr, s->mispredicts, s->executions, 100.0 * branch_site_rate(s),
-			    100.0 * branch_site_share(s, &res->counts), branch_type_name(s->type, s->new_type));
-		where(sb, branch_symbols_find(r->syms, s->addr), true);
+		strbuf_addf(sb, "%5zu  0x%016" PRIx64 "  ", i + 1, s->addr);
+		if (known)
+			strbuf_addf(sb, "%10" PRIu64 "  ", s->mispredicts);
+		else
+			strbuf_addf(sb, "%10s  ", "unknown");
+		strbuf_addf(sb, "%10" PRIu64 "  ", s->executions);
+		if (known && !filtered)
+			strbuf_addf(sb, "%6.2f%%  ", 100.0 * branch_site_rate(s));
+		else
+			strbuf_addf(sb, "%7s  ", filtered ? "filter" : "-");
+		strbuf_addf(sb, "%6.2f%%  %-9s  ",
+			    known ? 100.0 * branch_site_share(s, &res->counts)
+				  : res->counts.branch_entries ? 100.0 * (double)s->executions / (double)res->counts.branch_entries : 0.0,
+			    branch_type_name(s->type, s->new_type));
+		fitted_where(sb, branch_symbols_find(r->syms, s->addr), r->columns, 80);
 		strbuf_addch(sb, '\n');
 	}
 }
@@ -158,9 +261,18 @@ static void types(struct strbuf *sb, const struct branches_report *r)
 	for (size_t i = 0; i < res->nr_types; i++) {
 		const struct branch_type_row *t = &res->types[i];
 
-		strbuf_addf(sb, "  %-12s  %8" PRIu64 "  %12" PRIu64 "  %12" PRIu64 "  %6.2f%%  %6.2f%%\n",
-			    branch_type_name(t->type, t->new_type), t->sites, t->executions, t->mispredicts,
-			    pct(t->mispredicts, t->executions), pct(t->mispredicts, res->counts.mispredicted_entries));
+		if (!res->has_mispred_flags) {
+			strbuf_addf(sb, "  %-12s  %8" PRIu64 "  %12" PRIu64 "  %12s  %7s  %7s\n",
+				    branch_type_name(t->type, t->new_type), t->sites, t->executions, "unknown", "-", "-");
+			continue;
+		}
+		strbuf_addf(sb, "  %-12s  %8" PRIu64 "  %12" PRIu64 "  %12" PRIu64 "  ", branch_type_name(t->type, t->new_type),
+			    t->sites, t->executions, t->mispredicts);
+		if (r->load->spe.mispred_only)
+			strbuf_addf(sb, "%7s  ", "filter");
+		else
+			strbuf_addf(sb, "%6.2f%%  ", pct(t->mispredicts, t->executions));
+		strbuf_addf(sb, "%6.2f%%\n", pct(t->mispredicts, res->counts.mispredicted_entries));
 	}
 }
 

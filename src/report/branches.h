@@ -81,6 +81,7 @@ struct branches_report {
 	const char *sort;                      /* "mispredicts", "executions" or "rate" */
 	bool sort_executions;                  /* folded weights are executions */
 	size_t top;                            /* rows per table; 0: all */
+	unsigned columns;                      /* text: the terminal's width (0: 80; report/fit.h) */
 	enum branches_view view;
 	const char *timing_reason;             /* why there is no timing (when !res->has_timing) */
 	uint64_t stopped_at, unread_bytes;     /* --partial or an unfinished file: where the data

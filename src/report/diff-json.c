@@ -27,6 +27,8 @@ static json_t *doc_object(const struct tdoc *d, bool *failed)
 	jput(o, "runs", json_integer((json_int_t)d->runs), failed);
 	jput(o, "runs_requested", json_integer((json_int_t)d->runs_requested), failed);
 	jput(o, "deterministic", json_boolean(d->deterministic), failed);
+	jput(o, "scope", jstr_or_null(d->scope), failed);
+	jput(o, "cycles", num(d->cycles), failed);
 	return o;
 }
 
@@ -62,6 +64,9 @@ static json_t *nodes_array(const struct diff_result *r, bool *failed)
 		jput(o, "b_ci95", interval(n->b, failed), failed);
 		jput(o, "rule", json_string(diff_rule_name(n->rule)), failed);
 		jput(o, "flagged", json_boolean(n->flagged), failed);
+		jput(o, "cycles_a", num(n->cycles_a), failed);
+		jput(o, "cycles_b", num(n->cycles_b), failed);
+		jput(o, "cycles_delta", num(n->cycles_delta), failed);
 		jappend(a, o, failed);
 	}
 	return a;
@@ -156,6 +161,8 @@ static json_t *verdict_object(const struct diff_result *r, bool *failed)
 	jput(o, "child", v->child ? json_string(v->child->key) : json_null(), failed);
 	jput(o, "child_delta", v->child ? num(v->child->delta) : json_null(), failed);
 	jput(o, "largest", v->largest ? json_string(v->largest->key) : json_null(), failed);
+	jput(o, "by_cycles", json_boolean(v->by_cycles), failed);
+	jput(o, "scopes_differ", json_boolean(v->scopes_differ), failed);
 	if (v->top) {
 		top = json_object();
 		diff_site_name(v->top->b, &name);

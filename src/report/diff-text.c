@@ -33,12 +33,20 @@ static void print_nodes(FILE *out, const struct diff_result *r)
 {
 	if (!r->nr_nodes)
 		return;
-	fprintf(out, "\n  %-*s %9s %9s %9s\n", LABEL_WIDTH, "node", "A", "B", "change");
+	size_t order[2 * TDOC_MAX_NODES];
+	int depth[2 * TDOC_MAX_NODES];
+	bool cycles = !isnan(r->a->cycles) && !isnan(r->b->cycles);
+
+	diff_node_order(r, order, depth);
+	fprintf(out, "\n  %-*s %9s %9s %9s", LABEL_WIDTH, "node", "A", "B", "change");
+	if (cycles)
+		fprintf(out, " %13s", "cycles change");
+	fputc('\n', out);
 	for (size_t i = 0; i < r->nr_nodes; i++) {
-		const struct diff_node *n = &r->nodes[i];
+		const struct diff_node *n = &r->nodes[order[i]];
 		char label[64];
 
-		snprintf(label, sizeof(label), "%s%s", n->level == 2 ? "  " : "", n->label);
+		snprintf(label, sizeof(label), "%*s%s", 2 * (depth[i] < 5 ? depth[i] : 5), "", n->label);
 		fprintf(out, "  %-*s ", LABEL_WIDTH, label);
 		value(out, n->a);
 		fputc(' ', out);
@@ -48,6 +56,8 @@ static void print_nodes(FILE *out, const struct diff_result *r)
 			continue;
 		}
 		fprintf(out, " %+9.1f", n->delta);
+		if (cycles && !isnan(n->cycles_delta))
+			fprintf(out, " %+13.0f", n->cycles_delta);
 		if (!isnan(n->half))
 			fprintf(out, " \u00b1%.1f", n->half);
 		if (n->flagged)
@@ -71,15 +81,21 @@ static void print_nodes(FILE *out, const struct diff_result *r)
 	}
 }
 
-static void change(FILE *out, double delta, double pct, bool only_a, bool only_b)
+static void change(FILE *out, double va, double vb, double delta, bool only_a, bool only_b)
 {
+	struct strbuf w = STRBUF_INIT;
+
 	fprintf(out, " %+12.0f", delta);
 	if (only_b)
 		fputs("  new in B", out);
 	else if (only_a)
 		fputs("  gone in B", out);
-	else if (!isnan(pct))
-		fprintf(out, "  %+.0f %%", pct);
+	else {
+		diff_change_words(va, vb, &w);
+		if (w.len)
+			fprintf(out, "  %s", w.buf);
+	}
+	strbuf_release(&w);
 }
 
 static void print_sites(FILE *out, const struct diff_result *r)
@@ -97,7 +113,7 @@ static void print_sites(FILE *out, const struct diff_result *r)
 		strbuf_reset(&name);
 		diff_site_name(s->b ? s->b : s->a, &name);
 		fprintf(out, "  %-*s %12.0f %12.0f", NAME_WIDTH, name.buf, s->va, s->vb);
-		change(out, s->delta, s->pct, !s->b, !s->a);
+		change(out, s->va, s->vb, s->delta, !s->b, !s->a);
 		if (s->a && s->b && s->how != DIFF_MATCH_LOCATION)
 			fprintf(out, "  (by %s)", diff_match_name(s->how));
 		fputc('\n', out);
@@ -119,7 +135,7 @@ static void print_edges(FILE *out, const struct diff_result *r)
 		snprintf(name, sizeof(name), "%s -> %s", any->from_symbol ? any->from_symbol : "?",
 			 any->to_symbol ? any->to_symbol : "?");
 		fprintf(out, "  %-*s %12.0f %12.0f", NAME_WIDTH, name, e->va, e->vb);
-		change(out, e->delta, e->pct, !e->b, !e->a);
+		change(out, e->va, e->vb, e->delta, !e->b, !e->a);
 		fputc('\n', out);
 	}
 }

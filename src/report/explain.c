@@ -389,8 +389,8 @@ int explain_json_render(struct strbuf *out, const struct explain_report *r, stru
 	json_t *doc = r->entry ? entry_json(r->entry) : list_json();
 	int ret;
 
-	/* every JSON document carries a backend: here, the one auto would pick */
-	if (!doc || json_object_set_new(doc, "backend", json_string(r->backend)))
+	/* no "backend": nothing is measured (issue 16) */
+	if (!doc)
 		ret = tdp_err_oom(err);
 	else
 		ret = jdumps(out, doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, err);

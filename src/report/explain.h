@@ -20,7 +20,7 @@ struct tdp_err;
 struct explain_report {
 	const struct advice_entry *entry; /* NULL: the list of the nodes */
 	size_t width;                     /* text: columns to wrap to (EXPLAIN_MIN_WIDTH at least) */
-	const char *backend;              /* the JSON document's backend (--backend=auto's) */
+	const char *backend;              /* --backend=auto's; not written: nothing is measured */
 };
 
 /**
@@ -43,7 +43,7 @@ void explain_markdown(const char *md, size_t indent, size_t width, struct strbuf
 int explain_text_render(struct strbuf *out, const struct explain_report *r, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 
-/** The entry, or the list, as one JSON document (with "backend") into out. Returns 0 or TDP_ENOMEM. */
+/** The entry, or the list, as one JSON document (no "backend": nothing is measured) into out. Returns 0 or TDP_ENOMEM. */
 int explain_json_render(struct strbuf *out, const struct explain_report *r, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 

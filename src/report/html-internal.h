@@ -16,7 +16,9 @@ void html_num(FILE *out, double v);
 const char *html_node_colour(const char *key, const char *parent, int level);
 
 /** The tree of d as nested SVG bars; id names the svg element ("tree", "tree-a"). */
-void html_tree(FILE *out, const struct tdoc *d, const char *id);
+/* font: the in-bar text's size in SVG units (15 for a page-wide tree; larger for a half-width one,
+ * which is drawn smaller): a label is shown only when it fits its bar whole. */
+void html_tree(FILE *out, const struct tdoc *d, const char *id, double font);
 
 /** The table of d's nodes (values, thresholds, intervals of repeated runs). */
 void html_node_table(FILE *out, const struct tdoc *d);

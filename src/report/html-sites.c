@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/str.h"
 #include "base/strbuf.h"
 #include "report/html-internal.h"
 
@@ -10,12 +11,77 @@
 
 void html_num(FILE *out, double v)
 {
+	char buf[64];
+
+	/* for people: digits grouped, a fixed number of decimals, never an exponent */
 	if (!isfinite(v))
 		fputs("&ndash;", out);
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(out, "%.0f", v);
+	else if ((v == floor(v) && fabs(v) < 1e15) || fabs(v) >= 100)
+		fputs(str_grouped_double(v, 0, buf, sizeof(buf)), out);
+	else if (v != 0 && fabs(v) < 0.005)
+		fputs(v > 0 ? "&lt; 0.01" : "&gt; -0.01", out);
 	else
-		fprintf(out, "%.4g", v);
+		fputs(str_grouped_double(v, 2, buf, sizeof(buf)), out);
+}
+
+/*
+ * A column that is a share or a rate: the length of its label for people ("share"
+ * of "share_pct") and the factor to percent; 0 when it is a count.
+ */
+static size_t percent_column(const struct tdoc *d, const char *name, double *factor)
+{
+	size_t n = strlen(name);
+
+	if (n > 4 && !strcmp(name + n - 4, "_pct")) {
+		*factor = 1;
+		return n - 4;
+	}
+	if (!strcmp(name, "rate") || !strcmp(name, "share")) {
+		/* branch reports give them as fractions (0-1), why documents in percent */
+		*factor = d->kind == TDOC_BRANCHES ? 100 : 1;
+		return n;
+	}
+	return 0;
+}
+
+/* A count's column head for people: "share_pct" -> "share (%)", "l1d_misses" -> "L1d misses". */
+static void column_head(FILE *out, const struct tdoc *d, const char *name)
+{
+	static const char *const prefixes[][2] = { { "l1d_", "L1d " }, { "l1i_", "L1i " }, { "ll_i_", "LL i-" },
+						   { "ll_", "LL " } };
+	double f;
+	size_t n = percent_column(d, name, &f);
+
+	if (n) {
+		fprintf(out, "%.*s (%%)", (int)n, name);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t k = strlen(prefixes[i][0]);
+
+		if (!strncmp(name, prefixes[i][0], k)) {
+			fputs(prefixes[i][1], out);
+			name += k;
+			break;
+		}
+	}
+	for (const char *p = name; *p; p++)
+		fputc(*p == '_' ? ' ' : *p, out);
+}
+
+/* One count cell: percent columns with "%", counts grouped. */
+static void count_cell(FILE *out, const struct tdoc *d, const char *name, double v)
+{
+	double f;
+
+	if (percent_column(d, name, &f) && isfinite(v)) {
+		char buf[64];
+
+		fprintf(out, "%s %%", str_grouped_double(v * f, v * f != 0 && fabs(v * f) < 0.1 ? 2 : 1, buf,
+							 sizeof(buf)));
+		return;
+	}
+	html_num(out, v);
 }
 
 static void site_name(FILE *out, const struct tdoc_site *s)
@@ -120,7 +186,7 @@ void html_sites(FILE *out, const struct tdoc *d, size_t max_sites, size_t max_de
 		     "<th>#</th><th>site</th>%s", types ? "<th>type</th>" : "");
 	for (size_t k = 0; k < nc; k++) {
 		fputs("<th class=\"num\">", out);
-		html_esc(out, cols[k]);
+		column_head(out, d, cols[k]);
 		fputs("</th>", out);
 	}
 	fputs("</tr></thead><tbody>\n", out);
@@ -141,11 +207,7 @@ void html_sites(FILE *out, const struct tdoc *d, size_t max_sites, size_t max_de
 			double v = tdoc_site_count(s, cols[k]);
 
 			fputs("<td class=\"num\">", out);
-			/* branch reports give rate and share as fractions */
-			if ((!strcmp(cols[k], "rate") || !strcmp(cols[k], "share")) && isfinite(v) && v >= 0 && v <= 1)
-				fprintf(out, "%.1f %%", 100 * v);
-			else
-				html_num(out, v);
+			count_cell(out, d, cols[k], v);
 			fputs("</td>", out);
 		}
 		fputs("</tr>\n", out);

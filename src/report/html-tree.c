@@ -8,13 +8,14 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/treeorder.h"
 #include "report/html-internal.h"
 
 #define TREE_TOP 22      /* room for the axis labels */
 #define ROW_H 46
 #define ROW_GAP 8
-#define LABEL_MIN_W 96   /* narrower bars show their value only (or nothing) */
-#define VALUE_MIN_W 40
+#define CHAR_W 0.58      /* a character of the in-bar font, wide, in font sizes (sans-serif, bold) */
+#define TEXT_PAD 12      /* the text's x offset and some air on the right */
 
 static const struct {
 	const char *key;
@@ -43,9 +44,9 @@ static double width_of(double v)
 	return v > 0 ? v * HTML_UNITS_PER_POINT : 0;
 }
 
-static void bar(FILE *out, const struct tdoc_node *n, double x, double y)
+static void bar(FILE *out, const struct tdoc_node *n, double x, double y, double font)
 {
-	double w = width_of(n->value);
+	double w = width_of(n->value), cw = CHAR_W * font;
 
 	fprintf(out, "<g class=\"bar\"><rect class=\"node l%d\" data-key=\"", n->level);
 	html_esc(out, n->key);
@@ -60,11 +61,13 @@ static void bar(FILE *out, const struct tdoc_node *n, double x, double y)
 	if (n->s.n >= 2 && !isnan(n->s.half))
 		fprintf(out, " \u00b1%.1f (95 %% interval over %zu runs)", n->s.half, n->s.n);
 	fputs("</title></rect>", out);
-	if (w >= VALUE_MIN_W) {
-		/* a nested svg clips the label to its bar */
+	if (w >= 6 * cw + TEXT_PAD) { /* "84.4 %" */
+		/* a nested svg clips the text to its bar (it is never meant to need it) */
 		fprintf(out, "<svg x=\"%.4f\" y=\"%d\" width=\"%.4f\" height=\"%d\"><text x=\"6\" y=\"%d\" "
-			     "class=\"in-bar\">", x, (int)y, w, ROW_H, ROW_H / 2 + 6);
-		if (w >= LABEL_MIN_W) {
+			     "class=\"in-bar\" font-size=\"%g\">", x, (int)y, w, ROW_H, ROW_H / 2 + (int)(font * 0.4), font);
+		/* the label only when it fits whole: a clipped "Branch Mispre" says nothing (the
+		 * table and the tooltip give every name) */
+		if (w >= (double)(strlen(n->label) + 7) * cw + TEXT_PAD) {
 			html_esc(out, n->label);
 			fputc(' ', out);
 		}
@@ -73,7 +76,7 @@ static void bar(FILE *out, const struct tdoc_node *n, double x, double y)
 	fputs("</g>\n", out);
 }
 
-void html_tree(FILE *out, const struct tdoc *d, const char *id)
+void html_tree(FILE *out, const struct tdoc *d, const char *id, double font)
 {
 	double total = 0, x = 0, w;
 	int height = TREE_TOP + 2 * ROW_H + ROW_GAP + 4;
@@ -108,7 +111,7 @@ void html_tree(FILE *out, const struct tdoc *d, const char *id)
 			unmeasured = true;
 			continue;
 		}
-		bar(out, p, x, TREE_TOP);
+		bar(out, p, x, TREE_TOP, font);
 		for (size_t k = 0; k < d->nr_nodes; k++) {
 			const struct tdoc_node *c = &d->nodes[k];
 
@@ -118,7 +121,7 @@ void html_tree(FILE *out, const struct tdoc *d, const char *id)
 				unmeasured = true;
 				continue;
 			}
-			bar(out, c, cx, TREE_TOP + ROW_H + ROW_GAP);
+			bar(out, c, cx, TREE_TOP + ROW_H + ROW_GAP, font);
 			cx += width_of(c->value);
 		}
 		x += width_of(p->value);
@@ -140,6 +143,8 @@ void html_tree(FILE *out, const struct tdoc *d, const char *id)
 void html_node_table(FILE *out, const struct tdoc *d)
 {
 	bool runs = d->runs > 1;
+	const char *keys[TDOC_MAX_NODES], *parents[TDOC_MAX_NODES];
+	size_t order[TDOC_MAX_NODES];
 
 	if (!d->nr_nodes)
 		return;
@@ -148,7 +153,12 @@ void html_node_table(FILE *out, const struct tdoc *d)
 		fputs("<th class=\"num\">95 % interval</th><th class=\"num\">sd</th>", out);
 	fputs("<th class=\"num\">threshold</th><th></th></tr></thead><tbody>\n", out);
 	for (size_t i = 0; i < d->nr_nodes; i++) {
-		const struct tdoc_node *n = &d->nodes[i];
+		keys[i] = d->nodes[i].key;
+		parents[i] = d->nodes[i].parent;
+	}
+	tree_order(keys, parents, d->nr_nodes, order, NULL);
+	for (size_t i = 0; i < d->nr_nodes; i++) {
+		const struct tdoc_node *n = &d->nodes[order[i]];
 
 		fprintf(out, "<tr class=\"l%d%s\" data-key=\"", n->level, n->flagged ? " flagged" : "");
 		html_esc(out, n->key);

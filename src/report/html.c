@@ -28,19 +28,20 @@ static const char css[] =
 	".estimate{background:#ffb300;color:#000;border-radius:3px;padding:0 5px;font-weight:600}"
 	".verdict{font-size:17px;font-weight:600;background:#fff8e1;border-left:5px solid #ffb300;padding:8px 12px}"
 	".muted{color:#607d8b}.tag{background:#eceff1;border-radius:3px;padding:0 4px;font-size:12px}"
-	"svg.tree{max-width:1100px;display:block;margin:8px 0}svg text.in-bar{fill:#fff;font-size:15px;"
+	"svg.tree{max-width:1100px;display:block;margin:8px 0}svg text.in-bar{fill:#fff;"
 	"font-weight:600}svg text.axis{fill:#607d8b;font-size:12px}svg line.tick{stroke:#cfd8dc;"
 	"stroke-dasharray:3 3}"
 	"table{border-collapse:collapse;margin:8px 0;font-size:14px}th,td{padding:3px 10px;border-bottom:1px solid "
 	"#eceff1;text-align:left;vertical-align:top}th{background:#f5f7f8}td.num,th.num{text-align:right;"
 	"font-variant-numeric:tabular-nums}tr.l2 td:first-child{padding-left:28px}tr.flagged td{font-weight:600}"
 	"tr.moved td{background:#fff3e0}"
-	"td.where{white-space:nowrap}"
+	"td.where{overflow-wrap:anywhere;min-width:14em;max-width:36em}"
+	"section{overflow-x:auto}.detail>*{min-width:0}"
 	"pre{background:#263238;color:#eceff1;padding:8px 10px;overflow-x:auto;font-size:13px;margin:4px 0;tab-size:4;"
 	"font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace}pre .hot{background:#c62828;color:#fff;"
 	"display:inline-block;min-width:100%}pre .in-line{color:#ffcc80}pre .ln{color:#78909c}"
 	".pair{display:grid;grid-template-columns:1fr 1fr;gap:24px}.col{min-width:0}"
-	".pair svg text.in-bar{font-size:25px}.pair svg text.axis{font-size:20px}"
+	".pair svg text.axis{font-size:20px}"
 	".detail{display:grid;grid-template-columns:1fr 1fr;gap:12px}.up{color:#c62828}.down{color:#2e7d32}"
 	"ol.findings li{margin-bottom:10px}ol.findings p{margin:2px 0}p.title{font-weight:600}"
 	"footer{color:#607d8b;font-size:12px;padding:12px 24px;border-top:1px solid #eceff1}";
@@ -234,7 +235,7 @@ int html_print_doc(FILE *out, const struct tdoc *d, const struct html_opts *o, s
 		fputs("<section id=\"tree-section\"><h2>Top-down tree", out);
 		fprintf(out, " <span class=\"muted\">(percent of %s)</span></h2>\n",
 			d->model_kind && !strcmp(d->model_kind, "cycle_accounting") ? "cycles" : "pipeline slots");
-		html_tree(out, d, "tree");
+		html_tree(out, d, "tree", 15);
 		html_node_table(out, d);
 		fputs("</section>\n", out);
 	}
@@ -257,7 +258,8 @@ static void change_cell(FILE *out, double delta, double half)
 		fputs("<td class=\"num\">&ndash;</td>", out);
 		return;
 	}
-	fprintf(out, "<td class=\"num %s\">%+.1f", delta > 0 ? "up" : delta < 0 ? "down" : "", delta);
+	/* the colour follows the figure as printed: +0.0 is no rise */
+	fprintf(out, "<td class=\"num %s\">%+.1f", delta >= 0.05 ? "up" : delta <= -0.05 ? "down" : "", delta);
 	if (isfinite(half))
 		fprintf(out, " &plusmn;%.1f", half);
 	fputs("</td>", out);
@@ -280,8 +282,11 @@ static void diff_nodes(FILE *out, const struct diff_result *r)
 	fputs("<section id=\"changes\"><h2>Changes, node by node</h2>\n<table class=\"changes\"><thead><tr><th>node"
 	      "</th><th class=\"num\">A</th><th class=\"num\">B</th><th class=\"num\">change (points)</th><th>"
 	      "</th></tr></thead><tbody>\n", out);
+	size_t order[2 * TDOC_MAX_NODES];
+
+	diff_node_order(r, order, NULL);
 	for (size_t i = 0; i < r->nr_nodes; i++) {
-		const struct diff_node *n = &r->nodes[i];
+		const struct diff_node *n = &r->nodes[order[i]];
 
 		fprintf(out, "<tr class=\"l%d%s\" data-key=\"", n->level, n->flagged ? " moved" : "");
 		html_esc(out, n->key);
@@ -344,10 +349,16 @@ static void diff_sites(FILE *out, const struct diff_result *r, size_t max, size_
 		html_num(out, s->va);
 		fputs("</td><td class=\"num\">", out);
 		html_num(out, s->vb);
-		fprintf(out, "</td><td class=\"num %s\">%+.0f", s->delta > 0 ? "up" : s->delta < 0 ? "down" : "",
+		fprintf(out, "</td><td class=\"num %s\">%+.0f", s->delta >= 0.5 ? "up" : s->delta <= -0.5 ? "down" : "",
 			s->delta);
-		if (isfinite(s->pct))
-			fprintf(out, " (%+.0f %%)", s->pct);
+		if (s->a && s->b) {
+			struct strbuf w = STRBUF_INIT;
+
+			diff_change_words(s->va, s->vb, &w);
+			if (w.len)
+				fprintf(out, " (%s)", w.buf);
+			strbuf_release(&w);
+		}
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</tbody></table>\n", out);
@@ -416,11 +427,11 @@ int html_print_diff(FILE *out, const struct diff_result *r, const struct html_op
 		      out);
 		html_esc(out, r->a->name);
 		fputs("</h3>", out);
-		html_tree(out, r->a, "tree-a");
+		html_tree(out, r->a, "tree-a", 25);
 		fputs("</div><div class=\"col\"><h3>B: ", out);
 		html_esc(out, r->b->name);
 		fputs("</h3>", out);
-		html_tree(out, r->b, "tree-b");
+		html_tree(out, r->b, "tree-b", 25);
 		fputs("</div></div></section>\n", out);
 	}
 	diff_nodes(out, r);

@@ -190,7 +190,7 @@ int list_json_render(struct strbuf *out, const struct list_report *r, struct tdp
 						       : events_json(m, &failed),
 			&failed);
 	}
-	jput(doc, "backend", json_string(r->backend), &failed);
+	/* no "backend": nothing is measured (issue 16) */
 	jput(doc, keys[r->what], arr, &failed);
 	ret = failed || !doc ? tdp_err_oom(err) : jdumps(out, doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, err);
 	json_decref(doc);

@@ -24,7 +24,7 @@ enum list_what {
 
 struct list_report {
 	enum list_what what;
-	const char *backend;                     /* the JSON document's backend (--backend=auto's) */
+	const char *backend;                     /* --backend=auto's; not written: nothing is measured */
 	const struct model *const *models;       /* borrowed */
 	size_t nr_models;
 	bool one;                                /* one model was asked for (--cpu): no blank lines */
@@ -35,7 +35,7 @@ struct list_report {
 int list_text_render(struct strbuf *out, const struct list_report *r, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 
-/** {"backend": ..., "<models|metrics|events>": [...]} (indented, a newline) into out. Returns 0 or TDP_ENOMEM. */
+/** {"<models|metrics|events>": [...]} (indented, a newline) into out. Returns 0 or TDP_ENOMEM. */
 int list_json_render(struct strbuf *out, const struct list_report *r, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 

@@ -53,7 +53,11 @@ static json_t *build_json(const struct loop_job *j, json_t *res, const struct lo
 		json_array_append_new(flags, json_string(j->cflags[i]));
 	for (size_t i = 0; i < j->nr_cc; i++)
 		json_array_append_new(cc, json_string(j->cc_argv[i]));
-	json_object_set_new(root, "backend", json_string("pmu"));
+	/* "pmu" when the hardware counted; measured with the clock alone, the document says so
+	 * by its "method" and claims no backend (issue 16) */
+	v = json_object_get(res, "method");
+	if (!json_is_string(v) || strcmp(json_string_value(v), "clock"))
+		json_object_set_new(root, "backend", json_string("pmu"));
 	json_object_set_new(root, "file", json_string(j->file));
 	json_object_set_new(root, "function", json_string(j->function));
 	json_object_set_new(root, "compiler", cc);

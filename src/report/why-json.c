@@ -103,6 +103,7 @@ static json_t *site(const struct diag *d, const struct diag_site *s, size_t rank
 	jput(o, "file", jstr_or_null(s->file), failed);
 	jput(o, "line", s->line ? jcount(s->line) : json_null(), failed);
 	jput(o, "function", jstr_or_null(s->function), failed);
+	jput(o, "address", s->address ? jaddr(s->address) : json_null(), failed);
 	jput(o, "in_program", json_boolean(s->in_program), failed);
 	jput(o, "share_pct", num(s->share), failed);
 	jput(o, "executions", s->executions ? jcount(s->executions) : json_null(), failed);
@@ -146,6 +147,28 @@ static json_t *sampling(const struct diag *d, bool *failed)
 	return o;
 }
 
+/* The top line's branches with their own counts; null when the run counted per line only. */
+static json_t *line_branches(const struct diag *d, bool *failed)
+{
+	json_t *a;
+
+	if (!d->nr_branches)
+		return json_null();
+	a = json_array();
+	for (size_t i = 0; i < d->nr_branches; i++) {
+		const struct diag_branch *b = &d->branches[i];
+		json_t *o = json_object();
+
+		jput(o, "address", jaddr(b->addr), failed);
+		jput(o, "text", json_string(b->text), failed);
+		jput(o, "executions", jcount(b->executions), failed);
+		jput(o, "mispredicts", jcount(b->mispredicts), failed);
+		jput(o, "target", json_boolean(d->has_disasm && b->addr == d->disasm.target), failed);
+		jappend(a, o, failed);
+	}
+	return a;
+}
+
 static json_t *drilldown(const struct diag *d, bool *failed)
 {
 	json_t *o = json_object();
@@ -173,6 +196,7 @@ static json_t *drilldown(const struct diag *d, bool *failed)
 		}
 		jput(dis, "instructions", insns, failed);
 		jput(o, "disassembly", dis, failed);
+		jput(o, "line_branches", line_branches(d, failed), failed);
 	}
 	if (d->drill == DIAG_DRILL_ICACHE && d->has_footprint) {
 		const struct diag_footprint *f = &d->footprint;
@@ -196,8 +220,10 @@ static json_t *drilldown(const struct diag *d, bool *failed)
 		jput(fp, "top", top, failed);
 		jput(o, "footprint", fp, failed);
 	}
-	if (d->drill == DIAG_DRILL_HOT_LOOP)
+	if (d->drill == DIAG_DRILL_HOT_LOOP) {
 		jput(o, "loop_command", jstr_or_null(d->loop_command), failed);
+		jput(o, "loop_note", d->loop_note[0] ? json_string(d->loop_note) : json_null(), failed);
+	}
 	return o;
 }
 

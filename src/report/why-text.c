@@ -1,16 +1,20 @@
 /* why-text.c: `tdprof why` for a person (see why.h). */
 #include "report/why.h"
+#include "report/fit.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/str.h"
+#include "base/docpath.h"
 #include "base/strbuf.h"
 #include "model/advice.h"
 #include "model/triage.h"
 
-#define WIDTH 100 /* wrap prose to this many columns */
+/* Prose wraps at the terminal's width (why_report.columns, report/fit.h), set by
+ * why_text_print() for the one call: renderers run one at a time. */
+static size_t WIDTH = FIT_DEFAULT_COLUMNS;
 
 static const char *est(const struct diag *d)
 {
@@ -56,9 +60,32 @@ static void wrap(FILE *out, const char *first, size_t indent, const char *text)
 	fputc('\n', out);
 }
 
+/* The widths of the site and function columns: what the terminal leaves beside `fixed` columns of figures. */
+static void name_widths(size_t fixed, size_t *site_w, size_t *fn_w)
+{
+	size_t avail = WIDTH > fixed + 9 ? WIDTH - fixed - 9 : 0;
+
+	/* 80 columns leave 29 beside the figures of a branch table: 18 + 11 */
+	*site_w = avail * 3 / 5 > 18 ? avail * 3 / 5 : 18;
+	*fn_w = avail > *site_w + 11 ? avail - *site_w : 11;
+}
+
+/* One row's site and function, each fitted to its column ("..." where cut). */
+static void put_names(FILE *out, size_t i, const char *where, const char *fn, size_t site_w, size_t fn_w)
+{
+	char a[400], b[400];
+
+	fprintf(out, "   %2zu  %-*s %-*s ", i, (int)site_w, fit_path(where, site_w, a, sizeof(a)), (int)fn_w,
+		fit_name(fn, fn_w, b, sizeof(b)));
+}
+
 static void site_name(const struct diag_site *s, char *buf, size_t size)
 {
-	if (s->line)
+	if (!s->file && !s->line && s->address)
+		snprintf(buf, size, "0x%llx (no line)", (unsigned long long)s->address);
+	else if (!s->file && !s->line)
+		snprintf(buf, size, "(no line)");
+	else if (s->line)
 		snprintf(buf, size, "%s:%llu", s->file ? s->file : "???", (unsigned long long)s->line);
 	else
 		snprintf(buf, size, "%s", s->file ? s->file : "???");
@@ -69,11 +96,14 @@ static void print_header(FILE *out, const struct why_report *r)
 	const struct diag *d = r->d;
 
 	fprintf(out, "tdprof why: %s\n", r->command ? r->command : "?");
-	if (d->estimate)
-		fprintf(out, "backend: %s: every figure below is an estimate (simulated) by valgrind and the cost model "
-			     "of docs/sim-machine.md, not a measurement\nmachine: %s\n",
-			backend_name(d->backend), d->machine);
-	else
+	if (d->estimate) {
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%s: every figure below is an estimate (simulated) by valgrind and the cost "
+			 "model of " TDP_DOC_SIM_MACHINE ", not a measurement", backend_name(d->backend));
+		wrap(out, "backend:", 9, line);
+		wrap(out, "machine:", 9, d->machine);
+	} else
 		fprintf(out, "backend: %s\n", backend_name(d->backend));
 	if (d->scope_reason[0])
 		wrap(out, "scope:", 7, d->scope_reason);
@@ -99,7 +129,7 @@ static void print_triage(FILE *out, const struct diag *d)
 		fprintf(out, "   %-14s %8.2f   L1i misses per 1000 instructions (high above %.0f)\n", "L1i MPKI",
 			m->l1i_mpki, TRIAGE_L1I_MPKI_HIGH);
 	if (!isnan(m->llc_mpki))
-		fprintf(out, "   %-14s %8.2f   last-level misses per 1000 instructions (high above %.0f)\n", "LLC MPKI",
+		fprintf(out, "   %-14s %8.2f   LLC misses per 1000 instructions (high above %.0f)\n", "LLC MPKI",
 			m->llc_mpki, TRIAGE_LLC_MPKI_HIGH);
 }
 
@@ -109,7 +139,10 @@ static void print_node(FILE *out, const struct metric_node *n)
 	int lw = 26 - pad;
 
 	if (isnan(n->value)) {
-		fprintf(out, "   %*s%-*s      -   %s\n", pad - 2, "", lw, n->label, n->why[0] ? n->why : "not measurable");
+		char first[128];
+
+		snprintf(first, sizeof(first), "   %*s%-*s      -", pad - 2, "", lw, n->label);
+		wrap(out, first, strlen(first) + 3, n->why[0] ? n->why : "not measurable");
 		return;
 	}
 	fprintf(out, "   %*s%-*s %6.1f %%", pad - 2, "", lw, n->label, n->value);
@@ -138,25 +171,35 @@ static void print_tree(FILE *out, const struct diag *d)
 		const struct metric_node *rt = metric_tree_find(w, "retiring"), *bs = metric_tree_find(w, "bad_speculation");
 		const struct metric_node *fe = metric_tree_find(w, "frontend_bound"), *be = metric_tree_find(w, "backend_bound");
 
-		if (rt && bs && fe && be)
-			fprintf(out, "   whole run (start-up and libraries included): Retiring %.1f, Bad Speculation %.1f, "
-				     "Frontend %.1f, Backend %.1f %%\n",
-				rt->value, bs->value, fe->value, be->value);
+		if (rt && bs && fe && be) {
+			char line[256];
+
+			snprintf(line, sizeof(line), "(start-up and libraries included): Retiring %.1f, Bad Speculation "
+				 "%.1f, Frontend %.1f, Backend %.1f %%", rt->value, bs->value, fe->value, be->value);
+			wrap(out, "   whole run", 6, line);
+		}
 	}
 	if (!d->category) {
 		fputs("\n   verdict: none (no level-1 node could be computed)\n", out);
 		return;
 	}
-	fprintf(out, "\n   verdict: %s, %.1f %% of slots", model_node_label(d->category), d->category_value);
-	fputs(d->over_threshold ? " (above its threshold)" : " (nothing above its threshold: the largest stall)", out);
-	if (d->node) {
-		const struct metric_node *n = metric_tree_find(&d->tree, d->node);
+	{
+		char line[512];
+		size_t o = (size_t)snprintf(line, sizeof(line), "%s, %.1f %% of slots%s", model_node_label(d->category),
+					    d->category_value,
+					    d->over_threshold ? " (above its threshold)"
+							      : " (nothing above its threshold: the largest stall)");
 
-		fprintf(out, ", mostly %s", model_node_label(d->node));
-		if (n && !isnan(n->value))
-			fprintf(out, " (%.1f %%)", n->value);
+		if (d->node && o < sizeof(line)) {
+			const struct metric_node *n = metric_tree_find(&d->tree, d->node);
+
+			o += (size_t)snprintf(line + o, sizeof(line) - o, ", mostly %s", model_node_label(d->node));
+			if (n && !isnan(n->value) && o < sizeof(line))
+				snprintf(line + o, sizeof(line) - o, " (%.1f %%)", n->value);
+		}
+		fputc('\n', out);
+		wrap(out, "   verdict:", 12, line);
 	}
-	fputc('\n', out);
 	if (d->next_step)
 		wrap(out, "   next:", 12, d->next_step);
 }
@@ -166,18 +209,20 @@ static void print_sampled_sites(FILE *out, const struct diag *d, size_t n)
 {
 	char where[320], a[32], b[32];
 	bool records = d->sampling.method != DIAG_SAMPLE_IP, flags = records && d->sampling.has_flags;
+	size_t sw, fw;
 
+	name_widths(flags ? 42 : 21, &sw, &fw);
 	if (flags)
-		fprintf(out, "   %2s  %-40s %-18s %13s %13s %6s %7s\n", "#", "site", "function", "mispredicted",
-			"records", "rate", "share");
+		fprintf(out, "   %2s  %-*s %-*s %13s %13s %6s %7s\n", "#", (int)sw, "site", (int)fw, "function",
+			"mispredicted", "records", "rate", "share");
 	else
-		fprintf(out, "   %2s  %-40s %-18s %13s %7s\n", "#", "site", "function", records ? "records" : "samples",
-			"share");
+		fprintf(out, "   %2s  %-*s %-*s %13s %7s\n", "#", (int)sw, "site", (int)fw, "function",
+			records ? "records" : "samples", "share");
 	for (size_t i = 0; i < n; i++) {
 		const struct diag_site *s = &d->sites[i];
 
 		site_name(s, where, sizeof(where));
-		fprintf(out, "   %2zu  %-40s %-18.18s ", i + 1, where, s->function ? s->function : "???");
+		put_names(out, i + 1, where, s->function ? s->function : "???", sw, fw);
 		if (flags)
 			fprintf(out, "%13s %13s %5.1f%% %6.1f%%\n", str_grouped_u64(s->mispredicts, a, sizeof(a)),
 				str_grouped_u64(s->branches, b, sizeof(b)), s->mispredict_rate, s->share);
@@ -189,7 +234,7 @@ static void print_sampled_sites(FILE *out, const struct diag *d, size_t n)
 static void print_sites(FILE *out, const struct diag *d, size_t max)
 {
 	char where[320], a[32], b[32], c[32];
-	size_t n = d->nr_sites < max ? d->nr_sites : max;
+	size_t n = d->nr_sites < max ? d->nr_sites : max, sw, fw;
 
 	if (!n) {
 		fputs(d->has_sampling ? "   no site: no sample landed in code that could be named\n"
@@ -203,21 +248,21 @@ static void print_sites(FILE *out, const struct diag *d, size_t max)
 			fprintf(out, "   (%zu more: -n or --json)\n", d->nr_sites - n);
 		return;
 	}
+	name_widths(d->drill == DIAG_DRILL_BRANCHES ? 42 : d->drill == DIAG_DRILL_ICACHE || d->drill == DIAG_DRILL_MEMORY
+			    ? 50 : 29, &sw, &fw);
+	fprintf(out, "   %2s  %-*s %-*s ", "#", (int)sw, "site", (int)fw, "function");
 	switch (d->drill) {
 	case DIAG_DRILL_BRANCHES:
-		fprintf(out, "   %2s  %-40s %-18s %13s %13s %6s %7s\n", "#", "site", "function", "mispredicts", "branches",
-			"rate", "slots");
+		fprintf(out, "%13s %13s %6s %7s\n", "mispredicts", "branches", "rate", "slots");
 		break;
 	case DIAG_DRILL_ICACHE:
-		fprintf(out, "   %2s  %-40s %-18s %13s %13s %13s %7s\n", "#", "site", "function", "L1i misses", "LL misses",
-			"instructions", "slots");
+		fprintf(out, "%13s %13s %13s %7s\n", "L1i misses", "LL misses", "instructions", "slots");
 		break;
 	case DIAG_DRILL_MEMORY:
-		fprintf(out, "   %2s  %-40s %-18s %13s %13s %13s %7s\n", "#", "site", "function", "loads", "L1d misses",
-			"LL misses", "slots");
+		fprintf(out, "%13s %13s %13s %7s\n", "loads", "L1d misses", "LL misses", "slots");
 		break;
 	default:
-		fprintf(out, "   %2s  %-40s %-18s %13s %7s %7s\n", "#", "site", "function", "instructions", "share", "slots");
+		fprintf(out, "%13s %7s %7s\n", "instructions", "share", "slots");
 		break;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -226,7 +271,7 @@ static void print_sites(FILE *out, const struct diag *d, size_t max)
 		const char *fn = s->function ? s->function : "???";
 
 		site_name(s, where, sizeof(where));
-		fprintf(out, "   %2zu  %-40s %-18.18s ", i + 1, where, fn);
+		put_names(out, i + 1, where, fn, sw, fw);
 		switch (d->drill) {
 		case DIAG_DRILL_BRANCHES:
 			fprintf(out, "%13s %13s %5.1f%% %6.1f%%", str_grouped_u64(s->mispredicts, a, sizeof(a)),
@@ -253,6 +298,32 @@ static void print_sites(FILE *out, const struct diag *d, size_t max)
 		fprintf(out, "   (%zu more: -n or --json)\n", d->nr_sites - n);
 }
 
+/* The top line's branches, each with its own counts (a line's rate averages them). */
+static void print_line_branches(FILE *out, const struct diag *d)
+{
+	const struct diag_site *top = &d->sites[0];
+	char a[32], b[32];
+
+	if (d->nr_branches < 2)
+		return;
+	fprintf(out, "\n   the line's %zu branches, each counted%s (* the marked one):\n", d->nr_branches, est(d));
+	fprintf(out, "   %10s  %-20s %12s %12s %7s\n", "address", "instruction", "mispredicts", "executions", "rate");
+	for (size_t i = 0; i < d->nr_branches; i++) {
+		const struct diag_branch *br = &d->branches[i];
+
+		char t[64];
+
+		fprintf(out, "  %c%10llx  %-20s %12s %12s %6.1f%%\n", d->has_disasm && br->addr == d->disasm.target ? '*' : ' ',
+			(unsigned long long)br->addr,
+			fit_name(br->text, 20, t, sizeof(t)),
+			str_grouped_u64(br->mispredicts, a, sizeof(a)), str_grouped_u64(br->executions, b, sizeof(b)),
+			br->executions ? 100.0 * (double)br->mispredicts / (double)br->executions : 0.0);
+	}
+	fprintf(out, "   %10s  %-20s %12s %12s %6.1f%%\n", "", "the whole line",
+		str_grouped_u64(top->mispredicts, a, sizeof(a)), str_grouped_u64(top->branches, b, sizeof(b)),
+		top->mispredict_rate);
+}
+
 static void print_disasm(FILE *out, const struct diag *d)
 {
 	char where[320];
@@ -264,8 +335,14 @@ static void print_disasm(FILE *out, const struct diag *d)
 		fprintf(out, "\n   no disassembly of %s: %s\n", where, d->disasm_why);
 		return;
 	}
-	fprintf(out, "\n   disassembly around %s (%s); > marks the line's instructions, * its branch:\n", where,
-		d->disasm.function[0] ? d->disasm.function : "?");
+	{
+		char line[800];
+
+		snprintf(line, sizeof(line), "around %s (%s); > marks the line's instructions, * its branch:", where,
+			 d->disasm.function[0] ? d->disasm.function : "no symbol");
+		fputc('\n', out);
+		wrap(out, "   disassembly", 6, line);
+	}
 	for (size_t i = 0; i < d->disasm.nr; i++) {
 		const struct symbol_exe_insn *in = &d->disasm.v[i];
 
@@ -275,6 +352,10 @@ static void print_disasm(FILE *out, const struct diag *d)
 			: d->has_sampling && !d->sampling.has_flags ? "      <- the most taken branch"
 									: "      <- the mispredicted branch");
 	}
+	if (!d->disasm.target && d->disasm.line_cond + d->disasm.line_ind > 1)
+		fprintf(out, "   no branch marked: the line holds %zu branches and the run counted them together\n",
+			d->disasm.line_cond + d->disasm.line_ind);
+	print_line_branches(out, d);
 }
 
 static void print_footprint(FILE *out, const struct diag *d)
@@ -291,18 +372,24 @@ static void print_footprint(FILE *out, const struct diag *d)
 	if (f->i1_bytes)
 		fprintf(out, "; the L1 i-cache holds %llu KiB", (unsigned long long)(f->i1_bytes / 1024));
 	fputs("\n", out);
-	if (d->has_sampling) {
-		fprintf(out, "   %-28s %-40s %8s %13s\n", "function", "file", "bytes", "samples");
-		for (size_t i = 0; i < f->nr; i++)
-			fprintf(out, "   %-28.28s %-40.40s %8llu %13s\n", f->v[i].name, f->v[i].file ? f->v[i].file : "???",
-				(unsigned long long)f->v[i].bytes, str_grouped_u64(f->v[i].samples, a, sizeof(a)));
-		return;
+	{
+		char fn[400], file[400];
+		size_t fixed = d->has_sampling ? 23 : 37, sw, fw;
+
+		name_widths(fixed, &fw, &sw); /* the function first, its file second */
+		fprintf(out, "   %-*s %-*s %8s ", (int)fw, "function", (int)sw, "file", "bytes");
+		fputs(d->has_sampling ? "      samples\n" : " instructions    L1i misses\n", out);
+		for (size_t i = 0; i < f->nr; i++) {
+			fprintf(out, "   %-*s %-*s %8llu ", (int)fw, fit_name(f->v[i].name, fw, fn, sizeof(fn)), (int)sw,
+				fit_path(f->v[i].file ? f->v[i].file : "???", sw, file, sizeof(file)),
+				(unsigned long long)f->v[i].bytes);
+			if (d->has_sampling)
+				fprintf(out, "%13s\n", str_grouped_u64(f->v[i].samples, a, sizeof(a)));
+			else
+				fprintf(out, "%13s %13s\n", str_grouped_u64(f->v[i].instructions, a, sizeof(a)),
+					str_grouped_u64(f->v[i].l1i_misses, b, sizeof(b)));
+		}
 	}
-	fprintf(out, "   %-28s %-40s %8s %13s %13s\n", "function", "file", "bytes", "instructions", "L1i misses");
-	for (size_t i = 0; i < f->nr; i++)
-		fprintf(out, "   %-28.28s %-40.40s %8llu %13s %13s\n", f->v[i].name, f->v[i].file ? f->v[i].file : "???",
-			(unsigned long long)f->v[i].bytes, str_grouped_u64(f->v[i].instructions, a, sizeof(a)),
-			str_grouped_u64(f->v[i].l1i_misses, b, sizeof(b)));
 }
 
 /* How the PMU drill-down sampled its run (diagnose/drill-pmu.h). */
@@ -369,8 +456,14 @@ static void print_drill(FILE *out, const struct why_report *r)
 
 	if (d->drill == DIAG_DRILL_NONE)
 		return;
-	fprintf(out, "\n3. drill-down: %s, ranked by %s%s\n", d->has_sampling ? sampled_title(d) : what[d->drill],
-		d->ranked_by, est(d));
+	{
+		char line[512];
+
+		snprintf(line, sizeof(line), "%s, ranked by %s%s", d->has_sampling ? sampled_title(d) : what[d->drill],
+			 d->ranked_by, est(d));
+		fputc('\n', out);
+		wrap(out, "3. drill-down:", 3, line);
+	}
 	if (d->has_sampling)
 		print_sampling(out, d);
 	if (d->drill == DIAG_DRILL_MEMORY && d->has_sampling)
@@ -385,7 +478,11 @@ static void print_drill(FILE *out, const struct why_report *r)
 	if (d->drill == DIAG_DRILL_ICACHE)
 		print_footprint(out, d);
 	if (d->drill == DIAG_DRILL_HOT_LOOP && d->loop_command)
-		fprintf(out, "\n   measure the hot function alone (it must take no arguments):\n     %s\n", d->loop_command);
+		fprintf(out, "\n   measure the hot function alone:\n     %s\n", d->loop_command);
+	if (d->drill == DIAG_DRILL_HOT_LOOP && d->loop_note[0]) {
+		fputc('\n', out);
+		wrap(out, d->loop_command ? "   note:" : "   to measure it alone:", d->loop_command ? 12 : 26, d->loop_note);
+	}
 }
 
 static void print_findings(FILE *out, const struct diag *d)
@@ -416,6 +513,7 @@ void why_text_print(FILE *out, const struct why_report *r)
 {
 	const struct diag *d = r->d;
 
+	WIDTH = fit_columns(r->columns);
 	print_header(out, r);
 	print_triage(out, d);
 	if (d->has_tree) {

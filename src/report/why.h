@@ -59,6 +59,7 @@ struct why_report {
 	int exit_status;         /* the workload's status */
 	bool workload_ran;
 	bool verbose;            /* text: every site, the whole tree's reasons */
+	unsigned columns;        /* text: the terminal's width (0: 80; report/fit.h) */
 	const struct model_runs *repeat; /* -r N: the runs whose means d->tree holds (report/repeat.h adds
 	                                    repeat, runs, ci95, stddev to the JSON); NULL: one run */
 };

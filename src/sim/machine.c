@@ -1,4 +1,5 @@
 /* machine.c: --sim-machine parsing, validation and valgrind's cache options (see machine.h). */
+#include "base/docpath.h"
 #include "sim/machine.h"
 
 #include <ctype.h>
@@ -91,7 +92,7 @@ static int unknown_preset(const char *name, const char *why, struct tdp_err *err
 	else
 		tdp_err_set(err, TDP_EUSAGE, "unknown machine '%s'%s", name, why);
 	preset_list(list, sizeof(list));
-	tdp_err_hint(err, "use one of %s, KEY=VAL,... or a file (see docs/sim-machine.md)", list);
+	tdp_err_hint(err, "use one of %s, KEY=VAL,... or a file (see " TDP_DOC_SIM_MACHINE ")", list);
 	return TDP_EUSAGE;
 }
 
@@ -380,7 +381,7 @@ int sim_machine_parse(struct sim_machine *m, const char *spec, struct tdp_err *e
 
 	if (!*spec) {
 		tdp_err_set(err, TDP_EUSAGE, "empty machine description");
-		tdp_err_hint(err, "use --sim-machine generic, or KEY=VAL,... (see docs/sim-machine.md)");
+		tdp_err_hint(err, "use --sim-machine generic, or KEY=VAL,... (see " TDP_DOC_SIM_MACHINE ")");
 		return TDP_EUSAGE;
 	}
 	if ((ret = sim_machine_preset(&tmp, "generic", err)))
@@ -394,7 +395,7 @@ int sim_machine_parse(struct sim_machine *m, const char *spec, struct tdp_err *e
 
 			if (n >= sizeof(name)) {
 				tdp_err_set(err, TDP_EUSAGE, "unknown machine '%.*s'", (int)(n > 60 ? 60 : n), s);
-				tdp_err_hint(err, "see docs/sim-machine.md for the presets");
+				tdp_err_hint(err, "see " TDP_DOC_SIM_MACHINE " for the presets");
 				return TDP_EUSAGE;
 			}
 			memcpy(name, s, n);

@@ -435,6 +435,15 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 	}
 
 	ret = read_costs(dirbuf.buf, pid, o->tool, p, &r->nr_files, err);
+	if (ret == TDP_EFORMAT) {
+		/* callgrind, giving up on the debug info, leaves a cost file with no events: the
+		 * log says why, which matters more than the file's damage */
+		bool debuginfo;
+
+		log_reason(dirbuf.buf, pid, reason, sizeof(reason), &debuginfo);
+		if (debuginfo)
+			ret = TDP_ECHILD;
+	}
 	if (ret == TDP_ECHILD) {
 		bool debuginfo;
 

@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <capstone/capstone.h>
@@ -268,6 +269,27 @@ static int decoder_open(struct symbol_session *s, enum symbol_arch arch, struct 
 	if (!d->in)
 		return tdp_err_oom(err);
 	return 0;
+}
+
+void symbol_insn_text_runtime(const struct symbol_insn *in, char *buf, size_t size)
+{
+	const char *op = in->operands, *hex;
+	char *end = NULL;
+	unsigned long long t;
+	bool direct = in->branch_type == BRANCH_TYPE_COND || in->branch_type == BRANCH_TYPE_UNCOND ||
+		      in->branch_type == BRANCH_TYPE_CALL;
+
+	/* "0x1586" (x86) or "#0x1586" (Arm): the whole operand is the target */
+	hex = op[0] == '#' ? op + 1 : op;
+	if (direct && in->addr != in->vaddr && hex[0] == '0' && hex[1] == 'x') {
+		t = strtoull(hex, &end, 16);
+		if (end && !*end) {
+			snprintf(buf, size, "%s %s0x%llx", in->mnemonic, op[0] == '#' ? "#" : "",
+				 (unsigned long long)(t + (in->addr - in->vaddr)));
+			return;
+		}
+	}
+	snprintf(buf, size, "%s%s%s", in->mnemonic, op[0] ? " " : "", op);
 }
 
 void symbol_disasm_release(struct symbol_disasm *d)

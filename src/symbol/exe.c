@@ -473,31 +473,121 @@ static int runtime_addr(const struct symbol_exe *x, uint64_t v, uint64_t *out, s
 	return 0;
 }
 
-/* Find the line's branch: the preferred kind first, else the other kind, else 0. */
-static int find_branch(struct symbol_exe *x, const struct symbol_exe_range *r, size_t nr, bool prefer_indirect,
-		       uint64_t *target, struct tdp_err *err)
+/* Walk the decoded instructions of the line's ranges (at most 8 ranges of 64 instructions). */
+static int walk_line(struct symbol_exe *x, const struct symbol_exe_range *r, size_t nr,
+		     void (*fn)(const struct symbol_insn *in, void *ctx), void *ctx, struct tdp_err *err)
 {
-	uint64_t cond = 0, ind = 0;
 	int ret = 0;
 
-	for (size_t i = 0; i < nr && i < 8 && !(prefer_indirect ? ind : cond); i++) {
+	for (size_t i = 0; i < nr && i < 8; i++) {
 		struct symbol_disasm d = SYMBOL_DISASM_INIT;
 		uint64_t a = 0;
 
 		if ((ret = runtime_addr(x, r[i].lo, &a, err)) || (ret = symbol_disasm(x->sym, 1, a, 0, 64, &d, err)))
 			return ret;
-		for (size_t k = d.target; k < d.nr && d.insns[k].vaddr < r[i].hi; k++) {
-			unsigned t = d.insns[k].branch_type;
-
-			if (t == BRANCH_TYPE_COND && !cond)
-				cond = d.insns[k].vaddr;
-			if (is_indirect(t) && !ind)
-				ind = d.insns[k].vaddr;
-		}
+		for (size_t k = d.target; k < d.nr && d.insns[k].vaddr < r[i].hi; k++)
+			fn(&d.insns[k], ctx);
 		symbol_disasm_release(&d);
 	}
-	*target = prefer_indirect ? (ind ? ind : cond) : (cond ? cond : ind);
 	return 0;
+}
+
+struct branch_pick {
+	uint64_t cond, ind, want;
+	bool want_found;
+	size_t nr_cond, nr_ind;
+};
+
+static void pick_branch(const struct symbol_insn *in, void *ctx)
+{
+	struct branch_pick *b = ctx;
+	unsigned t = in->branch_type;
+
+	if (t == BRANCH_TYPE_COND) {
+		b->nr_cond++;
+		if (!b->cond)
+			b->cond = in->vaddr;
+	}
+	if (is_indirect(t)) {
+		b->nr_ind++;
+		if (!b->ind)
+			b->ind = in->vaddr;
+	}
+	if (b->want && in->vaddr == b->want && t)
+		b->want_found = true;
+}
+
+/*
+ * Find the line's branch: `want` when it is one, else the preferred kind when the
+ * line holds exactly one of it, else (none of it) the other kind when exactly one;
+ * 0 when the line holds several candidates and nothing tells them apart.
+ */
+static int find_branch(struct symbol_exe *x, const struct symbol_exe_range *r, size_t nr, bool prefer_indirect,
+		       uint64_t want, uint64_t *target, struct symbol_listing *out, struct tdp_err *err)
+{
+	struct branch_pick b = { 0 };
+	size_t n_pref, n_other;
+	int ret;
+
+	b.want = want;
+	if ((ret = walk_line(x, r, nr, pick_branch, &b, err)))
+		return ret;
+	out->line_cond = b.nr_cond;
+	out->line_ind = b.nr_ind;
+	if (b.want_found) {
+		*target = want;
+		return 0;
+	}
+	n_pref = prefer_indirect ? b.nr_ind : b.nr_cond;
+	n_other = prefer_indirect ? b.nr_cond : b.nr_ind;
+	if (n_pref == 1)
+		*target = prefer_indirect ? b.ind : b.cond;
+	else if (n_pref == 0 && n_other == 1)
+		*target = prefer_indirect ? b.cond : b.ind;
+	else
+		*target = 0;
+	return 0;
+}
+
+struct branch_list {
+	struct symbol_exe_branch *v;
+	size_t nr, max;
+};
+
+static void list_branch(const struct symbol_insn *in, void *ctx)
+{
+	struct branch_list *l = ctx;
+
+	if (!in->branch_type || l->nr >= l->max)
+		return;
+	for (size_t i = 0; i < l->nr; i++)
+		if (l->v[i].addr == in->vaddr)
+			return;
+	l->v[l->nr].addr = in->vaddr;
+	l->v[l->nr].branch_type = in->branch_type;
+	snprintf(l->v[l->nr].text, sizeof(l->v[l->nr].text), "%s%s%s", in->mnemonic, in->operands[0] ? " " : "",
+		 in->operands);
+	l->nr++;
+}
+
+static int cmp_branch_addr(const void *a, const void *b)
+{
+	const struct symbol_exe_branch *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+size_t symbol_exe_line_branches(struct symbol_exe *x, const char *file, uint64_t line, struct symbol_exe_branch *out,
+			       size_t max)
+{
+	struct symbol_exe_range r[SYMBOL_EXE_MAX_RANGES];
+	size_t nr = symbol_exe_line_ranges(x, file, line, r, SYMBOL_EXE_MAX_RANGES);
+	struct branch_list l = { out, 0, max };
+
+	if (!nr || open_session(x, NULL) || walk_line(x, r, nr, list_branch, &l, NULL))
+		return 0;
+	qsort(out, l.nr, sizeof(*out), cmp_branch_addr);
+	return l.nr;
 }
 
 /* True when [r.lo, r.hi) holds a branch of the kind asked for (indirect, else conditional). */
@@ -562,8 +652,8 @@ uint64_t symbol_exe_line0_owner(struct symbol_exe *x, const char *file, const ch
 	return owner;
 }
 
-int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, bool prefer_indirect, size_t context,
-		    struct symbol_listing *out, struct tdp_err *err)
+int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, bool prefer_indirect, uint64_t want,
+		    size_t context, struct symbol_listing *out, struct tdp_err *err)
 {
 	struct symbol_exe_range r[SYMBOL_EXE_MAX_RANGES];
 	struct symbol_disasm d = SYMBOL_DISASM_INIT;
@@ -577,7 +667,7 @@ int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, boo
 				   (unsigned long long)line);
 	if (context > SYMBOL_LISTING_MAX / 2 - 1)
 		context = SYMBOL_LISTING_MAX / 2 - 1;
-	if ((ret = open_session(x, err)) || (ret = find_branch(x, r, nr, prefer_indirect, &target, err)))
+	if ((ret = open_session(x, err)) || (ret = find_branch(x, r, nr, prefer_indirect, want, &target, out, err)))
 		return ret;
 	out->target = target;
 	if ((ret = runtime_addr(x, target ? target : r[0].lo, &a, err)) ||
@@ -597,6 +687,161 @@ int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, boo
 	}
 	symbol_disasm_release(&d);
 	return 0;
+}
+
+int symbol_exe_disasm_addr(struct symbol_exe *x, uint64_t vaddr, uint64_t func_start, size_t context,
+			   struct symbol_listing *out, struct tdp_err *err)
+{
+	struct symbol_disasm d = SYMBOL_DISASM_INIT;
+	uint64_t a = 0, s = 0;
+	size_t from = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (context > SYMBOL_LISTING_MAX / 2 - 1)
+		context = SYMBOL_LISTING_MAX / 2 - 1;
+	if ((ret = open_session(x, err)) || (ret = runtime_addr(x, vaddr, &a, err)) ||
+	    (ret = symbol_disasm(x->sym, 1, a, context, context, &d, err)))
+		return ret;
+	/* no symbol holds it: decode from where the code starts, so that the listing has
+	 * the instructions before the branch too (x86 boundaries are right from there) */
+	if (!d.function && func_start && func_start < vaddr && vaddr - func_start < 65536 &&
+	    !runtime_addr(x, func_start, &s, NULL)) {
+		struct symbol_disasm e = SYMBOL_DISASM_INIT;
+		size_t at = SIZE_MAX;
+
+		if (!symbol_disasm(x->sym, 1, s, 0, SYMBOL_MAX_CONTEXT, &e, NULL)) {
+			for (size_t i = 0; i < e.nr && at == SIZE_MAX; i++)
+				if (e.insns[i].vaddr == vaddr)
+					at = i;
+		}
+		if (at != SIZE_MAX) {
+			symbol_disasm_release(&d);
+			d = e;
+			from = at > context ? at - context : 0;
+			if (d.nr > at + context + 1)
+				d.nr = at + context + 1;
+		} else {
+			symbol_disasm_release(&e);
+		}
+	}
+	if (d.function)
+		snprintf(out->function, sizeof(out->function), "%s", d.function);
+	for (size_t i = from; i < d.nr && out->nr < SYMBOL_LISTING_MAX; i++) {
+		const struct symbol_insn *in = &d.insns[i];
+		struct symbol_exe_insn *o = &out->v[out->nr++];
+
+		o->addr = in->vaddr;
+		snprintf(o->text, sizeof(o->text), "%s%s%s", in->mnemonic, in->operands[0] ? " " : "", in->operands);
+		o->branch_type = in->branch_type;
+		o->target = in->vaddr == vaddr && in->branch_type;
+		if (o->target)
+			out->target = vaddr;
+	}
+	symbol_disasm_release(&d);
+	return 0;
+}
+
+unsigned symbol_exe_branch_at(struct symbol_exe *x, uint64_t vaddr)
+{
+	struct symbol_disasm d = SYMBOL_DISASM_INIT;
+	uint64_t a = 0;
+	unsigned t = 0;
+
+	if (open_session(x, NULL) || runtime_addr(x, vaddr, &a, NULL) || symbol_disasm(x->sym, 1, a, 0, 0, &d, NULL))
+		return 0;
+	if (d.nr && d.insns[d.target].vaddr == vaddr)
+		t = d.insns[d.target].branch_type;
+	symbol_disasm_release(&d);
+	return t;
+}
+
+static enum symbol_lang cu_lang(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word l = 0;
+
+	if (!dwarf_attr(cu, DW_AT_language, &a) || dwarf_formudata(&a, &l))
+		return SYMBOL_LANG_UNKNOWN;
+	switch (l) {
+	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
+#ifdef DW_LANG_C17
+	case DW_LANG_C17:
+#endif
+		return SYMBOL_LANG_C;
+	case DW_LANG_C_plus_plus: case DW_LANG_C_plus_plus_03: case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+#ifdef DW_LANG_C_plus_plus_17
+	case DW_LANG_C_plus_plus_17:
+#endif
+#ifdef DW_LANG_C_plus_plus_20
+	case DW_LANG_C_plus_plus_20:
+#endif
+		return SYMBOL_LANG_CXX;
+	case 0x1c: /* DW_LANG_Rust */
+		return SYMBOL_LANG_RUST;
+	default:
+		return SYMBOL_LANG_UNKNOWN;
+	}
+}
+
+struct func_find {
+	const char *name;
+	bool found;
+	int params;
+};
+
+static int find_func_cb(Dwarf_Die *fn, void *arg)
+{
+	struct func_find *f = arg;
+	const char *n = dwarf_diename(fn);
+	Dwarf_Die child;
+	int params = 0;
+
+	if (!n || strcmp(n, f->name))
+		return DWARF_CB_OK;
+	if (dwarf_child(fn, &child) == 0) {
+		do
+			params += dwarf_tag(&child) == DW_TAG_formal_parameter;
+		while (dwarf_siblingof(&child, &child) == 0 && params < 1024);
+	}
+	f->found = true;
+	f->params = params;
+	return DWARF_CB_ABORT;
+}
+
+bool symbol_exe_func_info(const struct symbol_exe *x, const char *file, const char *name,
+			  struct symbol_exe_func_info *info)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	size_t n = 0;
+
+	if (!x->dwarf || !name)
+		return false;
+	while (n++ < SYMBOL_EXE_MAX_CUS && dwarf_get_units(x->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		struct func_find f = { name, false, -1 };
+		char buf[SYMBOL_EXE_MAX_PATH];
+		const char *cuname = dwarf_diename(&cudie), *dir = attr_string(&cudie, DW_AT_comp_dir);
+
+		if (file && cuname) {
+			char joined[SYMBOL_EXE_MAX_PATH];
+
+			if (cuname[0] != '/' && dir)
+				snprintf(joined, sizeof(joined), "%s/%s", dir, cuname);
+			else
+				snprintf(joined, sizeof(joined), "%s", cuname);
+			if (!symbol_path_normalise(joined, buf, sizeof(buf)) || strcmp(buf, file))
+				continue;
+		}
+		dwarf_getfuncs(&cudie, find_func_cb, &f, 0);
+		if (f.found) {
+			info->lang = cu_lang(&cudie);
+			info->params = f.params;
+			return true;
+		}
+	}
+	return false;
 }
 
 const char *symbol_exe_comp_dir(const struct symbol_exe *x, uint64_t vaddr)

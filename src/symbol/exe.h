@@ -115,18 +115,76 @@ struct symbol_listing {
 	size_t nr;
 	char function[128];  /* the function decoded from; "" when unknown */
 	uint64_t target;     /* address of the target instruction; 0 when none */
+	size_t line_cond;    /* conditional branches in the line's code */
+	size_t line_ind;     /* indirect jumps and calls in the line's code */
 };
 
 /**
  * Decode the instructions of line `line` of `file` with up to `context`
  * instructions before and after, marking the line's instructions and, as target,
- * its branch of the kind given (prefer_indirect: an indirect jump or call first,
- * else a conditional branch first; the other kind when the first is absent).
+ * `want` (an ELF virtual address) when it is one of the line's branches, else its
+ * branch of the kind given (prefer_indirect: an indirect jump or call first, else a
+ * conditional branch first; the other kind when the first is absent). A line with
+ * several branches of the chosen kind and no `want` has no target (its per-line
+ * counts cannot tell them apart): out->line_cond / line_ind say how many it holds.
  * Returns 0; TDP_ENOENT (no address for the line), TDP_ENOTSUP (no decoder for
  * this instruction set), TDP_EFORMAT or TDP_ENOMEM, with err set.
  */
-int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, bool prefer_indirect, size_t context,
-		    struct symbol_listing *out, struct tdp_err *err) __attribute__((warn_unused_result));
+int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, bool prefer_indirect, uint64_t want,
+		    size_t context, struct symbol_listing *out, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * Decode around ELF virtual address vaddr (code without line information: built
+ * without -g, or stripped) with up to `context` instructions before and after,
+ * marking vaddr as target when it is a branch. out->function is the symbol that
+ * holds it (.symtab, else .dynsym), "" when none; without one, decoding starts at
+ * func_start (an ELF virtual address at or before vaddr where the code starts, such
+ * as valgrind's name for a stripped function, "0x...1152"; 0: at vaddr). Returns 0, TDP_ENOENT (vaddr is in
+ * no loadable segment), TDP_ENOTSUP, TDP_EFORMAT or TDP_ENOMEM, with err set.
+ */
+int symbol_exe_disasm_addr(struct symbol_exe *x, uint64_t vaddr, uint64_t func_start, size_t context,
+			   struct symbol_listing *out, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/** The branch type (perfdata.h) of the instruction at ELF virtual address vaddr; 0: not a branch, or none. */
+unsigned symbol_exe_branch_at(struct symbol_exe *x, uint64_t vaddr);
+
+enum symbol_lang {
+	SYMBOL_LANG_UNKNOWN = 0, /* no debug info, or a language not listed */
+	SYMBOL_LANG_C,
+	SYMBOL_LANG_CXX,
+	SYMBOL_LANG_RUST,
+};
+
+/** What the debug info says of one function, for the commands suggested to measure it. */
+struct symbol_exe_func_info {
+	enum symbol_lang lang; /* its compile unit's DW_AT_language */
+	int params;            /* formal parameters (C++'s implicit this counts); -1: unknown */
+};
+
+/**
+ * The function named `name` (DW_AT_name: the unqualified name, without
+ * parameters) defined in a compile unit of `file` (normalised; NULL: any). Returns
+ * true when found (info filled), false without debug info or such a function.
+ */
+bool symbol_exe_func_info(const struct symbol_exe *x, const char *file, const char *name,
+			  struct symbol_exe_func_info *info);
+
+/** One branch instruction of a source line (symbol_exe_line_branches()). */
+struct symbol_exe_branch {
+	uint64_t addr;       /* ELF virtual address */
+	uint8_t branch_type; /* enum branch_type (perfdata.h) */
+	char text[200];      /* "jns 0x12c4" */
+};
+
+#define SYMBOL_EXE_MAX_LINE_BRANCHES 32
+
+/**
+ * The branch instructions (conditional, indirect, direct jumps and calls, returns)
+ * of line `line` of `file`, in address order, into out[0..max). Returns how many
+ * (0: none, no debug info or no decoder).
+ */
+size_t symbol_exe_line_branches(struct symbol_exe *x, const char *file, uint64_t line, struct symbol_exe_branch *out,
+			       size_t max);
 
 /**
  * The compilation directory (DW_AT_comp_dir) of the compile unit holding the ELF

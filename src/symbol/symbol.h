@@ -385,6 +385,14 @@ struct symbol_disasm {
 
 #define SYMBOL_DISASM_INIT { NULL, 0, 0, SYMBOL_ARCH_UNKNOWN, NULL, 0 }
 
+/**
+ * The instruction as text, "mnemonic operands", in its runtime address space: a
+ * direct branch's target (capstone prints it as an ELF virtual address, as objdump
+ * does) is moved by in->addr - in->vaddr, so that a listing of runtime addresses
+ * never shows "0x5555555551ec jb 0x1586". Written into buf (size bytes, truncated).
+ */
+void symbol_insn_text_runtime(const struct symbol_insn *in, char *buf, size_t size);
+
 /** Free d->insns and leave d as after SYMBOL_DISASM_INIT. */
 void symbol_disasm_release(struct symbol_disasm *d);
 

@@ -53,10 +53,11 @@ def sample(ip, branches, callchain, layout=None, at=0):
     return rec(9, b, misc=2)
 
 
-def build(nr_samples=20, finished=True, filename=b"/tmp/loop"):
+def build(nr_samples=20, finished=True, filename=b"/tmp/loop", empty_stacks=0):
     """A finished (or, finished=False, unfinished: data size 0, no features)
-    recording of nr_samples branch-stack samples, the code mapped from filename.
-    Returns (bytes, Layout)."""
+    recording of nr_samples branch-stack samples, the code mapped from filename;
+    the first empty_stacks of them have an empty stack (nr 0, as a system-wide
+    recording's idle samples). Returns (bytes, Layout)."""
     lay = Layout()
     attr = bytearray(ATTR_SIZE)
     struct.pack_into("<IIQQQQQ", attr, 0, 1, ATTR_SIZE, 0, 100000, SAMPLE_TYPE, 0, SAMPLE_ID_ALL)
@@ -80,6 +81,8 @@ def build(nr_samples=20, finished=True, filename=b"/tmp/loop"):
             + name + sample_id(), misc=2))
     for i in range(nr_samples):
         br = [(0x401000 + 16 * ((i + k) % 8), 0x401100 + 16 * k, 1 if (i + k) % 3 == 0 else 2) for k in range(4)]
+        if i < empty_stacks:
+            br = []
         at = lay.data + len(data)
         add(sample(0x401000 + 4 * i, br, [0x401000, 0x402000], lay, at), True)
     add(rec(68, b""))  # FINISHED_ROUND

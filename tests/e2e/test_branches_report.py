@@ -213,7 +213,7 @@ def test_text_report():
     tdp.expect_exit(r, 0)
     # perf's top row, as perf printed it (derived/...report-mispredict.txt)
     tdp.expect_in("19.53%  [k] 0xffffffff9dd022c4  [k] 0xffffffff9dd022b2  N", r.out, "stdout", r)
-    tdp.expect_in("samples 8, branch entries 128, mispredicted 9 (7.03%)", r.out, "stdout", r)
+    tdp.expect_in("samples 8 read, 8 with branch records, branch entries 128, mispredicted 9 (7.03%)", r.out, "stdout", r)
     tdp.expect_in("no timing in this recording", r.out, "stdout", r)
     tdp.check(r.err == "", "stderr not empty:\n" + r.err)
     r = tdp.run("branches", "report", "-i", fixture(FIXTURES[0]), "--by", "block", "-n", "3")

@@ -309,7 +309,8 @@ def test_acceptance_one_hot_branch():
     tdp.check(top["function"] == "parse_token" and top["line"] == line and os.path.basename(top["file"]) == "parse.c",
               "the top site is the hot branch, parse.c:%d in parse_token: %s" % (line, top))
     tdp.check(top["match"] == "location" and top["change_pct"] > 100, "matched by its line, its mispredicts up")
-    tdp.check(re.match(r"Bad Speculation rose \d+\.\d points \(single runs: beyond the 2\.0-point noise floor\): "
+    tdp.check(re.match(r"Bad Speculation rose \d+\.\d points \(single runs: beyond the 2\.0-point noise floor\)"
+                       r"(, from [\d.]+ [kMG]? ?to [\d.]+ [kMG]? ?cycles, the largest change in cycles \(the run: [^)]*\))?: "
                        r"branch_mispredicts \+\d+\.\d; the (new )?top site (is|is still) parse\.c:%d in parse_token, "
                        r"\+\d+ %% mispredicts \(\d+ to \d+\)\.$" % line, v["text"]), "the verdict: %s" % v["text"])
     r = tdp.run("diff", a, b)

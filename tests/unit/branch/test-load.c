@@ -255,7 +255,8 @@ static size_t spe_branch(uint8_t *b, size_t at, uint64_t pc, uint64_t tgt, uint8
 	return put_u64(b, at, 42);
 }
 
-static void test_spe(void **state)
+/* config1: the SPE event filter of the recording's event (bit 7: mispredicted branches only) */
+static void spe_case(uint64_t config1, bool want_mispred_only)
 {
 	char spe_path[64];
 	struct tdp_err err = TDP_ERR_INIT;
@@ -269,7 +270,6 @@ static void test_spe(void **state)
 	size_t n = 0, at;
 	int fd;
 
-	(void)state;
 	snprintf(spe_path, sizeof(spe_path), "/tmp/tdprof-spe-XXXXXX");
 	fd = mkstemp(spe_path);
 	assert_true(fd >= 0);
@@ -278,6 +278,7 @@ static void test_spe(void **state)
 	attr[0] = 9; /* a dynamic PMU type, as arm_spe_0 has */
 	attr[4] = sizeof(attr);
 	put_u64(attr, 24, PERFDATA_SAMPLE_IP | PERFDATA_SAMPLE_TID);
+	put_u64(attr, 56, config1);
 	assert_int_equal(perfdata_writer_open(&w, spe_path, &err), 0);
 	assert_int_equal(perfdata_writer_add_attr(w, attr, sizeof(attr), NULL, 0, "arm_spe_0//", &err), 0);
 	/* AUXTRACE_INFO {u32 type = 4, u32 reserved, u64 priv[1]} */
@@ -313,6 +314,7 @@ static void test_spe(void **state)
 	assert_int_equal(branch_load(p, a, NULL, &li, &err), 0);
 	assert_int_equal(branch_agg_finish(a, &r, &err), 0);
 	assert_true(li.spe.present);
+	assert_int_equal(li.spe.mispred_only, want_mispred_only);
 	assert_int_equal(li.spe.records, 3);
 	assert_int_equal(li.spe.branch_records, 2);
 	assert_int_equal(li.spe.bad_bytes, 0);
@@ -333,6 +335,20 @@ static void test_spe(void **state)
 	perfdata_close(p);
 	tdp_file_close(&f);
 	unlink(spe_path);
+}
+
+static void test_spe(void **state)
+{
+	(void)state;
+	spe_case(0, false);
+}
+
+/* `branches record --spe` samples only mispredicted branches by default: the report must know (issue 16). */
+static void test_spe_mispredicted_only(void **state)
+{
+	(void)state;
+	spe_case(0x80, true);
+	spe_case(0x2, false); /* retired operations only: every branch */
 }
 
 /*
@@ -406,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_prefault_window),
 		cmocka_unit_test(test_spe),
+		cmocka_unit_test(test_spe_mispredicted_only),
 		cmocka_unit_test(test_threaded_same),
 		cmocka_unit_test(test_raw_same),
 		cmocka_unit_test(test_threaded_alloc_failures),

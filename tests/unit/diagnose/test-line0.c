@@ -113,7 +113,7 @@ static void test_the_switch_line_includes_its_dispatch(void **state)
 	memset(&x, 0, sizeof(x));
 	assert_int_equal(symbol_exe_open(&x, exe_path, &err), 0);
 	assert_non_null(symbol_path_normalise(src_path, file, sizeof(file)));
-	assert_int_equal(symbol_exe_disasm(&x, file, marker_line, true, 8, &d, &err), 0);
+	assert_int_equal(symbol_exe_disasm(&x, file, marker_line, true, 0, 8, &d, &err), 0);
 	for (size_t i = 0; i < d.nr; i++)
 		if (d.v[i].target)
 			marked_indirect = strncmp(d.v[i].text, "jmp", 3) == 0 && d.v[i].in_line;

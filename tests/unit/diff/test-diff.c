@@ -15,6 +15,7 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/strbuf.h"
 #include "diff/diff.h"
 
 #define near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
@@ -360,6 +361,66 @@ static void test_allocation_failures(void **state)
 	tdoc_free(b);
 }
 
+/* Why documents with their cycles: the fix that shrinks the run leads, not the share that rose (issue 16). */
+#define WHY(scope, cycles, ret, bad, fe, be)                                                                \
+	"{\"backend\": \"sim\", \"scope\": {\"kind\": \"" scope "\"}, \"counts\": {\"cycles\": " #cycles "},"    \
+	" \"findings\": [], \"level1\": {\"retiring\": " #ret ", \"bad_speculation\": " #bad                      \
+	", \"frontend_bound\": " #fe ", \"backend_bound\": " #be "},"                                              \
+	" \"level2\": {\"frontend_bound\": {\"fetch_latency\": " #fe "}, \"backend_bound\": {\"memory_bound\": " #be "}}}"
+
+static void test_cycles_lead_and_scopes(void **state)
+{
+	/*
+	 * A: 100 M cycles, Bad Speculation 85 % (85 M), Backend 5 % (5 M).
+	 * B: 20 M cycles, Bad Speculation 5 % (1 M), Backend 20 % (4 M): Backend's share rose 15
+	 * points while its cycles fell; Bad Speculation fell 84 M cycles and leads.
+	 */
+	struct tdoc *a = doc(WHY("program", 100000000, 10, 85, 0, 5), "a.json");
+	struct tdoc *b = doc(WHY("whole_run", 20000000, 75, 5, 0, 20), "b.json");
+	struct diff_opts o = DIFF_OPTS_INIT;
+	struct diff_result r;
+	size_t order[2 * TDOC_MAX_NODES];
+	int depth[2 * TDOC_MAX_NODES];
+
+	(void)state;
+	assert_int_equal(diff_compare(a, b, &o, &r, NULL), 0);
+	assert_true(r.verdict.by_cycles);
+	assert_string_equal(r.verdict.node->key, "bad_speculation");
+	near(node(&r, "bad_speculation")->cycles_delta, -84e6, 1);
+	near(node(&r, "backend_bound")->cycles_delta, -1e6, 1);
+	assert_true(r.verdict.scopes_differ);
+	assert_non_null(strstr(r.verdict.text, "The scopes differ (A: the program's own code, B: the whole run"));
+	assert_non_null(strstr(r.verdict.text, "Bad Speculation fell 80.0 points"));
+	assert_non_null(strstr(r.verdict.text, "the largest change in cycles"));
+	/* the tree in order: children right under their parent */
+	assert_int_equal(diff_node_order(&r, order, depth), r.nr_nodes);
+	for (size_t i = 0; i < r.nr_nodes; i++)
+		if (r.nodes[order[i]].parent)
+			assert_string_equal(r.nodes[order[i - 1]].key, r.nodes[order[i]].parent);
+	diff_result_release(&r);
+	tdoc_free(a);
+	tdoc_free(b);
+}
+
+static void test_change_words(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	diff_change_words(0, 163997, &sb);
+	assert_string_equal(sb.buf, "new"); /* never "+16399669 %" */
+	strbuf_reset(&sb);
+	diff_change_words(1000, 1410, &sb);
+	assert_string_equal(sb.buf, "+41 %");
+	strbuf_reset(&sb);
+	diff_change_words(5, 0, &sb);
+	assert_string_equal(sb.buf, "gone");
+	strbuf_reset(&sb);
+	diff_change_words(0, 0, &sb);
+	assert_int_equal(sb.len, 0);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +430,8 @@ int main(void)
 		cmocka_unit_test(test_offsets_without_lines),
 		cmocka_unit_test(test_measures),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_cycles_lead_and_scopes),
+		cmocka_unit_test(test_change_words),
 		cmocka_unit_test(test_allocation_failures),
 	};
 

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "base/strbuf.h"
 #include "perfdata/perfdata.h"
@@ -535,6 +537,45 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* A listing in runtime addresses shows its branch targets in runtime addresses too (issue 16). */
+static void test_runtime_text(void **state)
+{
+	struct symbol_insn in;
+	char buf[200];
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.addr = 0x5555555551ecull;
+	in.vaddr = 0x11ec;
+	in.branch_type = BRANCH_TYPE_COND;
+	snprintf(in.mnemonic, sizeof(in.mnemonic), "jb");
+	snprintf(in.operands, sizeof(in.operands), "0x1586");
+	symbol_insn_text_runtime(&in, buf, sizeof(buf));
+	assert_string_equal(buf, "jb 0x555555555586");
+	snprintf(in.mnemonic, sizeof(in.mnemonic), "b.ne");
+	snprintf(in.operands, sizeof(in.operands), "#0x1586");
+	symbol_insn_text_runtime(&in, buf, sizeof(buf));
+	assert_string_equal(buf, "b.ne #0x555555555586");
+	/* an indirect call's operand is a memory reference: left as it is */
+	in.branch_type = BRANCH_TYPE_IND_CALL;
+	snprintf(in.mnemonic, sizeof(in.mnemonic), "call");
+	snprintf(in.operands, sizeof(in.operands), "qword ptr [rax + 0x10]");
+	symbol_insn_text_runtime(&in, buf, sizeof(buf));
+	assert_string_equal(buf, "call qword ptr [rax + 0x10]");
+	/* not a branch: an immediate is no address */
+	in.branch_type = BRANCH_TYPE_UNKNOWN;
+	snprintf(in.mnemonic, sizeof(in.mnemonic), "mov");
+	snprintf(in.operands, sizeof(in.operands), "0x1586");
+	symbol_insn_text_runtime(&in, buf, sizeof(buf));
+	assert_string_equal(buf, "mov 0x1586");
+	/* the same space already (a non-PIE executable): unchanged */
+	in.branch_type = BRANCH_TYPE_UNCOND;
+	in.addr = in.vaddr;
+	snprintf(in.mnemonic, sizeof(in.mnemonic), "jmp");
+	symbol_insn_text_runtime(&in, buf, sizeof(buf));
+	assert_string_equal(buf, "jmp 0x1586");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_against_objdump),
 		cmocka_unit_test(test_aarch64),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_runtime_text),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
