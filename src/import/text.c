@@ -423,6 +423,31 @@ static int parse_header(struct imp_parser *p, const char *t)
  *   - one of them once, not followed by exactly three digits: that one ("0,53",
  *     "5.744305165"); followed by three ("1.234", "1,234"): undecided.
  */
+/*
+ * Whether s[0..n) is a number with thousands groups: 1-3 digits, then groups of
+ * exactly three after each separator, except after the decimal mark dec (when
+ * not 0), its last separator, which may be followed by any digits.
+ */
+static bool grouped(const char *s, size_t n, char dec)
+{
+	size_t run = 0, groups = 0;
+	const char *mark = dec ? memrchr(s, dec, n) : NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (mark && s + i == mark)
+			return groups ? run == 3 : run >= 1 && run <= 3;
+		if (s[i] == '.' || s[i] == ',') {
+			if (groups ? run != 3 : run < 1 || run > 3)
+				return false;
+			groups++;
+			run = 0;
+		} else if (isdigit((unsigned char)s[i])) {
+			run++;
+		}
+	}
+	return run == 3;
+}
+
 static char token_mark(const char *s, size_t n)
 {
 	size_t dots = 0, commas = 0, digits = 0, after = 0;
@@ -451,6 +476,8 @@ static char token_mark(const char *s, size_t n)
 	}
 	if (!digits || !last)
 		return 0;
+	if (dots + commas > 1 && !grouped(s, n, dots && commas ? last : 0))
+		return 0; /* "13.3.0", "1.2,3": a version or a list, not a number */
 	if (dots && commas)
 		return last;
 	if (dots + commas > 1)

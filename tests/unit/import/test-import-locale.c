@@ -273,6 +273,30 @@ static void test_csv_comma_decimal_comma(void **state)
 	import_result_release(&r);
 }
 
+/* A version string ("13.3.0") earlier in a transcript is not a number with dot
+ * thousands: it must not decide the file's decimal mark. */
+static void test_transcript_version_not_a_number(void **state)
+{
+	static const char text[] =
+		"$ g++ --version\n"
+		"g++ (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0\n"
+		"$ perf stat -e task-clock,cycles -- ./a.out\n"
+		"\n"
+		" Performance counter stats for './a.out':\n"
+		"\n"
+		"          5,639.52 msec task-clock                       #    1.001 CPUs utilized\n"
+		"        21,958,894      cycles\n"
+		"\n"
+		"       5.633601010 seconds time elapsed\n";
+	struct import_result r;
+
+	(void)state;
+	import_ok(text, &r);
+	expect_count(&r, "task-clock", 5639.52 * NS);
+	expect_count(&r, "cycles", 21958894);
+	import_result_release(&r);
+}
+
 static void test_errors_name_line_and_reason(void **state)
 {
 	(void)state;
@@ -296,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_text_interval_dot_thousands),
 		cmocka_unit_test(test_csv_semicolon_decimal_comma),
 		cmocka_unit_test(test_csv_comma_decimal_comma),
+		cmocka_unit_test(test_transcript_version_not_a_number),
 		cmocka_unit_test(test_errors_name_line_and_reason),
 	};
 
