@@ -27,9 +27,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The most tdp_file_open() reads from a pipe (-i -): larger recordings are read from a file. */
-#define BRANCHES_MAX_STREAM ((size_t)1 << 30)
-
 /* Rows per table of the text report when -n is not given (other formats: all). */
 #define TEXT_TOP_DEFAULT 20
 
@@ -93,20 +90,6 @@ struct report_opts {
 	bool json, csv, folded, source, disasm, all, partial;
 	long top;
 };
-
-/* -i - and other streams: refuse what is not a perf.data, or is damaged, as it arrives. */
-struct stream_check {
-	struct perfdata_stream s;
-	const char *name;
-	unsigned flags;
-};
-
-static int check_stream(void *ctx, const uint8_t *buf, size_t len, bool eof, struct tdp_err *err)
-{
-	struct stream_check *c = ctx;
-
-	return perfdata_stream_check(&c->s, buf, len, BRANCHES_MAX_STREAM, eof, c->name, c->flags, err);
-}
 
 /* A stream read with --partial, or an unfinished file, that stopped early: say what was lost. */
 static void warn_tail(const char *input, const struct perfdata *p)
@@ -197,7 +180,7 @@ static void fill_report(const struct report_opts *o, const struct perfdata_featu
 static int run(const struct report_opts *o, struct strbuf *out)
 {
 	struct tdp_err err = TDP_ERR_INIT;
-	struct tdp_file f = TDP_FILE_INIT;
+	struct perfdata_input in = PERFDATA_INPUT_INIT; /* a file is mapped, -i - is read as it arrives */
 	struct perfdata *p = NULL;
 	struct branch_agg *agg = NULL;
 	struct branch_annot *an = NULL;
@@ -205,7 +188,6 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	struct branch_result res = BRANCH_RESULT_INIT;
 	struct branch_load_info li;
 	struct branch_annot_opts ao;
-	struct stream_check sc = { PERFDATA_STREAM_INIT, NULL, 0 };
 	struct branches_report r;
 	const struct perfdata_features *feat;
 	enum branch_sort sort = BRANCH_SORT_MISPREDICTS;
@@ -218,16 +200,14 @@ static int run(const struct report_opts *o, struct strbuf *out)
 
 	if (o->sort && !branch_sort_parse(o->sort, &sort))
 		return msg_usage("branches report", "--sort: '%s' is not mispredicts, executions or rate", o->sort);
-	sc.name = o->input;
-	sc.flags = o->partial ? PERFDATA_OPEN_PARTIAL : 0;
-	rc = tdp_file_open_checked(&f, o->input, 0, check_stream, &sc, &err); /* streams: 1 GiB */
-	if (!rc && f.mapped)
-		rc = branch_prefault_start(&pf, f.data, f.size, &err);
+	rc = perfdata_input_open(&in, o->input, &err);
+	if (!rc && in.file.mapped)
+		rc = branch_prefault_start(&pf, in.file.data, in.file.size, &err);
 	if (!rc)
-		rc = perfdata_open(&p, f.data, f.size, o->input,
-				   PERFDATA_OPEN_UNFINISHED | PERFDATA_OPEN_RAW_BRANCHES |
-					   (o->partial ? PERFDATA_OPEN_PARTIAL : 0),
-				   &err);
+		rc = perfdata_input_read(&p, &in,
+					 PERFDATA_OPEN_UNFINISHED | PERFDATA_OPEN_RAW_BRANCHES |
+						 (o->partial ? PERFDATA_OPEN_PARTIAL : 0),
+					 &err);
 	if (rc)
 		goto fail;
 	if (perfdata_is_unfinished(p))
@@ -243,8 +223,8 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	if (!rc) {
 		struct branch_load_opts lo = { .on_record = branch_annot_record, .ctx = an, .pf = pf };
 
-		/* a second CPU aggregates while this one decodes (large inputs only) */
-		lo.threaded = f.size >= BRANCH_PREFAULT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+		/* a second CPU aggregates while this one decodes (large files; a stream has its writer on the other) */
+		lo.threaded = in.file.size >= BRANCH_PREFAULT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 		rc = branch_load(p, agg, &lo, &li, &err);
 	}
 	branch_prefault_stop(pf);
@@ -292,7 +272,7 @@ out:
 	branch_annot_free(an);
 	branch_agg_free(agg);
 	perfdata_close(p);
-	tdp_file_close(&f);
+	perfdata_input_close(&in);
 	free(debug_dir);
 	return status;
 }
@@ -301,7 +281,7 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 {
 	struct report_opts o = { .input = "perf.data", .source = true, .disasm = true, .top = -1 };
 	const struct opt opts[] = {
-		OPT_STRING('i', "input", &o.input, "FILE", "the perf.data to read (default perf.data; - for stdin)"),
+		OPT_STRING('i', "input", &o.input, "FILE", "the perf.data to read (default perf.data; -: stdin, a perf record -o - stream read as it arrives)"),
 		OPT_STRING('o', "output", &o.output, "FILE", "write the report to FILE instead of stdout"),
 		OPT_GROUP("format"),
 		OPT_CHOICE(0, "format", &o.format, "text|json|csv|folded", "the report's format (default text)"),
