@@ -3,6 +3,7 @@
  * branch stacks (or Arm SPE trace), aggregate it (branch/branch.h), name the
  * addresses (branch/annotate.h) and render it (report/branches.h).
  */
+#include "cli/branches-samples.h"
 #include "cli/cmd.h"
 #include "cli/cmd-branches.h"
 #include "cli/exitcode.h"
@@ -14,6 +15,7 @@
 #include "base/strbuf.h"
 #include "branch/annotate.h"
 #include "branch/branch.h"
+#include "branch/ips.h"
 #include "perfdata/perfdata.h"
 #include "report/branches.h"
 #include "report/html.h"
@@ -63,6 +65,16 @@ static const struct cmd_doc doc = {
 		"Binaries are found where the recording names them, under --symfs DIR, and by build-id in "
 		"~/.debug and /usr/lib/debug. Without them, addresses stay addresses.\n"
 		"\n"
+		"A recording without branch stacks (plain samples: tdprof branches record -e cpu-clock, perf "
+		"record [-g] with a software event) is reported by instruction pointer instead: hot functions "
+		"(self samples, and with call chains the total with their callees, as perf report --children), "
+		"hot source lines and hot call chains; --folded writes 'comm;outer;...;inner N' stacks as "
+		"stackcollapse-perf.pl folds perf script, --csv the functions, and the JSON has mode "
+		"'samples' with functions, lines and stacks.\n"
+		"\n"
+		"-i - reads a perf record -o - stream from standard input as it arrives (memory stays bounded "
+		"by the largest record, however long the stream).\n"
+		"\n"
 		"--folded writes 'FROM;TO N' lines for flamegraph.pl: FROM and TO are the source and target "
 		"functions of edges, N their mispredicted entries (--sort executions: all entries).\n"
 		"\n"
@@ -80,7 +92,7 @@ static const struct cmd_doc doc = {
 		    "a flame graph of mispredictions by source and target function",
 	.exit_status = "0: the report was written.\n"
 		       "2: bad usage, a file that cannot be read, is not a perf.data, is corrupt or truncated "
-		       "(the message names the offset), or has no branch records.\n"
+		       "(the message names the offset), or has neither branch records nor samples.\n"
 		       "1: the report could not be produced or written.",
 	.see_also = "tdprof-branches-record(1), perf-report(1), perf-script(1)",
 };
@@ -185,6 +197,7 @@ static int run(const struct report_opts *o, struct strbuf *out)
 	struct branch_agg *agg = NULL;
 	struct branch_annot *an = NULL;
 	struct branch_prefault *pf = NULL;
+	struct ips_agg *ips = NULL; /* plain samples, reported when there are no branch records */
 	struct branch_result res = BRANCH_RESULT_INIT;
 	struct branch_load_info li;
 	struct branch_annot_opts ao;
@@ -220,8 +233,13 @@ static int run(const struct report_opts *o, struct strbuf *out)
 		rc = branch_annot_new(&an, &ao, &err);
 	if (!rc)
 		rc = branch_annot_features(an, feat, &err);
+	if (!rc)
+		rc = ips_agg_new(&ips, &err);
 	if (!rc) {
-		struct branch_load_opts lo = { .on_record = branch_annot_record, .ctx = an, .pf = pf };
+		struct branch_load_opts lo = { .on_record = ips_agg_record, .ctx = ips, .pf = pf,
+					       .on_plain_sample = ips_agg_sample, .sample_ctx = ips };
+
+		ips_agg_chain(ips, branch_annot_record, an); /* the maps go on to the annotator */
 
 		/* a second CPU aggregates while this one decodes (large files; a stream has its writer on the other) */
 		lo.threaded = in.file.size >= BRANCH_PREFAULT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
@@ -233,6 +251,10 @@ static int run(const struct report_opts *o, struct strbuf *out)
 		goto fail;
 	warn_tail(o->input, p);
 	feat = perfdata_features(p); /* pipe mode: features arrive with the records */
+	if (!li.nr_branch_attrs && !li.spe.present && ips_agg_samples(ips)) {
+		status = branches_report_samples(o->input, o->format, top, o->html, p, ips, an, out);
+		goto out;
+	}
 	if (!li.nr_branch_attrs && !li.spe.present) {
 		msg_error("'%s' has no branch records: no event samples branch stacks and there is no Arm SPE "
 			  "trace", o->input);
@@ -270,6 +292,7 @@ out:
 	branch_prefault_stop(pf);
 	branch_result_release(&res);
 	branch_annot_free(an);
+	ips_agg_free(ips);
 	branch_agg_free(agg);
 	perfdata_close(p);
 	perfdata_input_close(&in);

@@ -16,7 +16,7 @@
 
 #ifdef BRANCH_CHUNK_ENTRIES /* branch_load() takes options */
 #define LOAD(p, a, threaded, info, err) \
-	branch_load(p, a, &(struct branch_load_opts){ NULL, NULL, threaded, NULL }, info, err)
+	branch_load(p, a, &(struct branch_load_opts){ .threaded = threaded }, info, err)
 #define LOAD_MODES 2
 #else
 #define LOAD(p, a, threaded, info, err) ((void)(threaded), branch_load(p, a, NULL, NULL, info, err))
