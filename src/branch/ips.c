@@ -30,6 +30,7 @@ struct stack {
 
 struct ips_agg {
 	const struct perfdata_attr *attr;
+	uint64_t sample_type;  /* attr's (the reader may be closed before the end) */
 	uint64_t samples, other, with_chain;
 
 	struct stack *stacks;
@@ -257,8 +258,10 @@ int ips_agg_sample(void *ctx, const struct perfdata_record *rec, struct tdp_err 
 
 	if (!rec->attr)
 		return 0;
-	if (!a->attr)
+	if (!a->attr) {
 		a->attr = rec->attr;
+		a->sample_type = rec->attr->sample_type;
+	}
 	if (rec->attr != a->attr) {
 		a->other++;
 		return 0;
@@ -322,7 +325,7 @@ static int resolve(struct ips_agg *a, struct branch_annot *an, struct tdp_err *e
 			e[r.nr_edges++] = e[i];
 	r.edges = e;
 	rc = branch_annot_run(an, &r, err);
-	tdp_free(e);
+	branch_result_release(&r); /* e, and the types branch_annot_run() added */
 	return rc;
 }
 
@@ -512,7 +515,7 @@ int ips_agg_finish(struct ips_agg *a, struct branch_annot *an, struct ips_result
 	out->samples = a->samples;
 	out->other_samples = a->other;
 	out->with_callchain = a->with_chain;
-	out->callchains = a->attr && (a->attr->sample_type & PERFDATA_SAMPLE_CALLCHAIN);
+	out->callchains = (a->sample_type & PERFDATA_SAMPLE_CALLCHAIN) != 0;
 	rc = resolve(a, an, err);
 	if (rc)
 		return rc;

@@ -91,7 +91,7 @@ struct ips_stack {
 };
 
 struct ips_result {
-	const struct perfdata_attr *attr; /* the event counted (the reader's) */
+	const struct perfdata_attr *attr; /* the event counted (the reader's: valid while it is open) */
 	uint64_t samples;                 /* its samples */
 	uint64_t other_samples;           /* plain samples of other events, not counted */
 	uint64_t with_callchain;          /* samples that had a call chain */

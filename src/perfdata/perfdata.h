@@ -96,7 +96,8 @@ struct tdp_err;
 #define PERFDATA_MAX_STRING 65536
 /** Most entries in a counted feature list (cmdline words, build-ids, PMU mappings, events). */
 #define PERFDATA_MAX_LIST (1u << 20)
-/** Streams: the largest AUXTRACE or TRACING_DATA payload of one record. */
+/** Streams: the largest AUXTRACE or TRACING_DATA payload of one record (a larger claim is refused
+ * before it is read; with PERFDATA_OPEN_PARTIAL the data ends at that record). */
 #define PERFDATA_STREAM_MAX_PAYLOAD ((size_t)1 << 30)
 /** Streams: most bytes of leading header records applied by perfdata_open (later ones
  * are applied as perfdata_next() meets them). */

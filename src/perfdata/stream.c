@@ -117,6 +117,14 @@ int pd_stream_need_record(struct perfdata *p, struct tdp_err *err)
 				extra = pd_u64(r + 8);
 			else if (type == PERFDATA_RECORD_HEADER_TRACING_DATA && size >= 12)
 				extra = pd_u32(r + 8);
+			if (extra > PERFDATA_STREAM_MAX_PAYLOAD && (p->flags & PERFDATA_OPEN_PARTIAL)) {
+				/* as a record cut short: the data ends here (what follows is counted, not read) */
+				p->stats.unfinished_tail = p->pos;
+				p->stats.tail_bytes = p->base + p->len - p->pos;
+				p->stats.tail_bytes += pd_stream_drain(p);
+				p->data_end = p->pos;
+				return 0;
+			}
 			if (extra > PERFDATA_STREAM_MAX_PAYLOAD)
 				ret = pd_error(p, err, TDP_ELIMIT,
 					       "record at offset 0x%" PRIx64 ": %s payload of %" PRIu64

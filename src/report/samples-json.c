@@ -105,8 +105,15 @@ int report_samples_json(struct strbuf *out, const struct samples_report *r, stru
 	jput(left, "lines", jcount(res->nr_lines - cut(res->nr_lines, r->top)), &failed);
 	jput(left, "stacks", jcount(res->nr_stacks - cut(res->nr_stacks, r->top)), &failed);
 	jput(doc, "rows_left_out", left, &failed);
-	jput(doc, "stopped_at", r->stopped_at ? jcount(r->stopped_at) : json_null(), &failed);
-	jput(doc, "unread_bytes", r->stopped_at ? jcount(r->unread_bytes) : json_null(), &failed);
+	if (r->stopped_at) {
+		json_t *ds = json_object();
+
+		jput(ds, "offset", jcount(r->stopped_at), &failed);
+		jput(ds, "unread_bytes", jcount(r->unread_bytes), &failed);
+		jput(doc, "data_stopped", ds, &failed);
+	} else {
+		jput(doc, "data_stopped", json_null(), &failed);
+	}
 	ret = failed || !doc ? tdp_err_oom(err) : jdumps(out, doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, err);
 	json_decref(doc);
 	return ret;

@@ -13,8 +13,8 @@
  * self, self_share, total, total_share}], lines [{file, line, function, samples,
  * share}], lines_samples (samples with a source line), stacks [{comm, frames
  * (outermost first), samples, share}] (null without call chains), rows_left_out
- * {functions, lines, stacks}, stopped_at and unread_bytes (null when the data did
- * not stop early).
+ * {functions, lines, stacks}, data_stopped (null, or {offset, unread_bytes} when
+ * the data stopped early, as in the branch document).
  */
 #ifndef TDPROF_REPORT_SAMPLES_H
 #define TDPROF_REPORT_SAMPLES_H

@@ -110,6 +110,12 @@ static void compare(const uint8_t *data, size_t size, size_t step)
 
 		if (m.ret == TDP_ENOMEM || s.ret == TDP_ENOMEM)
 			continue; /* an injected allocation failure hits the two readers at different places */
+		if (s.ret == TDP_ELIMIT && strstr(s.msg, "PERFDATA_STREAM_MAX_PAYLOAD")) {
+			/* a payload claimed larger than a stream may hold is refused before it is read;
+			 * in memory the same record runs past the end of the data */
+			FUZZ_CHECK(m.ret < 0 && m.records == s.records);
+			continue;
+		}
 		/* a file-mode image on a pipe is read whole: the readers are the same then */
 		FUZZ_CHECK(m.ret == s.ret);
 		FUZZ_CHECK(!strcmp(m.msg, s.msg));

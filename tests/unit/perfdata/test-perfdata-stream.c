@@ -318,6 +318,31 @@ static void bad_starts(void **state)
 	assert_non_null(strstr(t.msg, "cannot read the stream at offset 0x"));
 }
 
+/* An AUXTRACE claiming 1 TiB: refused before it is read; with PERFDATA_OPEN_PARTIAL the data ends there. */
+static void huge_payload(void **state)
+{
+	static const uint8_t zeros[4096];
+	uint8_t head[16 + 48] = { 'P', 'E', 'R', 'F', 'I', 'L', 'E', '2', 16 };
+	struct gen g = { .head = head, .head_len = sizeof(head), .body = zeros, .body_len = sizeof(zeros), .repeat = 100 };
+	struct tally t;
+
+	(void)state;
+	head[16] = PERFDATA_RECORD_AUXTRACE;
+	head[16 + 6] = 48;
+	memcpy(head + 16 + 8, &(uint64_t){ 1ull << 40 }, 8);
+	t = read_stream(&g, 0);
+	assert_int_equal(t.ret, TDP_ELIMIT);
+	assert_non_null(strstr(t.msg, "record at offset 0x10: AUXTRACE payload of 1099511627776 bytes runs past the limit"));
+	assert_true(g.at <= BOUND);
+	g.at = 0;
+	t = read_stream(&g, PERFDATA_OPEN_PARTIAL);
+	assert_int_equal(t.ret, 0);
+	assert_int_equal(t.records, 0);
+	assert_int_equal(t.tail, 16);
+	assert_int_equal(t.tail_bytes, gen_total(&g) - 16);
+	assert_true(t.peak <= BOUND);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +351,7 @@ int main(void)
 		cmocka_unit_test(damaged_like_image),
 		cmocka_unit_test(payload_grows_the_buffer),
 		cmocka_unit_test(bad_starts),
+		cmocka_unit_test(huge_payload),
 	};
 
 	return cmocka_run_group_tests_name("perfdata-stream", tests, setup, teardown);
