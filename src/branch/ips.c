@@ -24,8 +24,22 @@ struct stack {
 	size_t off;        /* key in frames[]: ip, then the chain without markers */
 	uint32_t len;      /* frames of the key (>= 1) */
 	uint32_t pid;
-	uint32_t comm;     /* index in comms (0: "[unknown]") */
+	uint32_t thread;   /* index + 1 in threads (0: no tid) */
+	uint32_t gen;      /* the thread's names seen (in file order) when it was sampled */
 	bool chain;        /* the sample had a call chain */
+};
+
+/*
+ * A thread's names: one per COMM record, in file order, and the name inherited
+ * at FORK. The records of one CPU's buffer are in time order but not those of
+ * two, so a sample may come before (in the file) the COMM that named its thread
+ * earlier (in time): a stack keeps how many names its thread had when it was
+ * read and is named at the end (thread_name()).
+ */
+struct thread {
+	uint32_t fork_comm;
+	uint32_t *comms;
+	size_t nr, alloc;
 };
 
 struct ips_agg {
@@ -44,8 +58,10 @@ struct ips_agg {
 
 	char **comms;      /* comms[0] = "[unknown]" */
 	size_t nr_comms, alloc_comms;
-	uint64_t *tids;    /* open addressing: (tid + 1) << 32 | comm, 0 empty */
+	uint64_t *tids;    /* open addressing: (tid + 1) << 32 | thread index + 1, 0 empty */
 	size_t nr_tids, tid_slots;
+	struct thread *threads;
+	size_t nr_threads, alloc_threads;
 
 	branch_record_fn *next;
 	void *next_ctx;
@@ -78,6 +94,9 @@ void ips_agg_free(struct ips_agg *a)
 		tdp_free(a->comms[i]);
 	tdp_free(a->comms);
 	tdp_free(a->tids);
+	for (size_t i = 0; i < a->nr_threads; i++)
+		tdp_free(a->threads[i].comms);
+	tdp_free(a->threads);
 	tdp_free(a->stacks);
 	tdp_free(a->slots);
 	tdp_free(a->frames);
@@ -98,7 +117,7 @@ uint64_t ips_agg_samples(const struct ips_agg *a)
 
 /* ---- thread names ---- */
 
-static uint32_t tid_comm(const struct ips_agg *a, uint32_t tid)
+static uint32_t tid_thread(const struct ips_agg *a, uint32_t tid)
 {
 	if (!a->tid_slots)
 		return 0;
@@ -112,7 +131,7 @@ static uint32_t tid_comm(const struct ips_agg *a, uint32_t tid)
 	}
 }
 
-static int tid_put(struct ips_agg *a, uint32_t tid, uint32_t comm, struct tdp_err *err)
+static int tid_put(struct ips_agg *a, uint32_t tid, uint32_t thread, struct tdp_err *err)
 {
 	if (2 * (a->nr_tids + 1) > a->tid_slots) {
 		size_t n = a->tid_slots ? 2 * a->tid_slots : 256;
@@ -139,7 +158,7 @@ static int tid_put(struct ips_agg *a, uint32_t tid, uint32_t comm, struct tdp_er
 
 		if (!v || (v >> 32) == (uint64_t)tid + 1) {
 			a->nr_tids += !v;
-			a->tids[i] = ((uint64_t)tid + 1) << 32 | comm;
+			a->tids[i] = ((uint64_t)tid + 1) << 32 | thread;
 			return 0;
 		}
 	}
@@ -163,21 +182,65 @@ static int comm_index(struct ips_agg *a, const char *s, size_t len, uint32_t *ou
 	return 0;
 }
 
+/* *out = the thread of tid (index + 1), made when it is new (0: beyond IPS_MAX_THREADS, unnamed). */
+static int thread_get(struct ips_agg *a, uint32_t tid, uint32_t *out, struct tdp_err *err)
+{
+	uint32_t t = tid_thread(a, tid);
+
+	*out = t;
+	if (t || a->nr_threads >= IPS_MAX_THREADS)
+		return 0;
+	if (TDP_GROW(a->threads, a->alloc_threads, a->nr_threads + 1))
+		return tdp_err_oom(err);
+	a->threads[a->nr_threads] = (struct thread){ 0, NULL, 0, 0 };
+	if (tid_put(a, tid, (uint32_t)a->nr_threads + 1, err))
+		return TDP_ENOMEM;
+	*out = (uint32_t)++a->nr_threads;
+	return 0;
+}
+
+/* The name a stack's thread had: the last COMM read before its sample, else its first, else its parent's. */
+static uint32_t thread_name(const struct ips_agg *a, uint32_t thread, uint32_t gen)
+{
+	const struct thread *t;
+
+	if (!thread || thread > a->nr_threads)
+		return 0;
+	t = &a->threads[thread - 1];
+	if (gen && gen <= t->nr)
+		return t->comms[gen - 1];
+	return t->nr ? t->comms[0] : t->fork_comm;
+}
+
 int ips_agg_record(void *ctx, const struct perfdata_record *rec, struct tdp_err *err)
 {
 	struct ips_agg *a = ctx;
-	uint32_t c = 0;
+	uint32_t c = 0, t;
 	int rc = 0;
 
 	if (rec->type == PERFDATA_RECORD_COMM) {
+		t = 0;
 		rc = comm_index(a, rec->u.comm.comm.s, rec->u.comm.comm.len, &c, err);
 		if (!rc)
-			rc = tid_put(a, rec->u.comm.tid, c, err);
-	} else if (rec->type == PERFDATA_RECORD_FORK && !tid_comm(a, rec->u.fork.tid)) {
+			rc = thread_get(a, rec->u.comm.tid, &t, err);
+		if (!rc && t) {
+			struct thread *th = &a->threads[t - 1];
+
+			if (TDP_GROW(th->comms, th->alloc, th->nr + 1))
+				rc = tdp_err_oom(err);
+			else
+				th->comms[th->nr++] = c;
+		}
+	} else if (rec->type == PERFDATA_RECORD_FORK && rec->u.fork.tid != rec->u.fork.ptid) {
 		/* a new thread has its parent's name until it sets its own */
-		c = tid_comm(a, rec->u.fork.ptid);
+		uint32_t parent = tid_thread(a, rec->u.fork.ptid);
+
+		c = parent ? thread_name(a, parent, (uint32_t)a->threads[parent - 1].nr) : 0;
+		t = 0;
 		if (c)
-			rc = tid_put(a, rec->u.fork.tid, c, err);
+			rc = thread_get(a, rec->u.fork.tid, &t, err);
+		if (!rc && t && !a->threads[t - 1].fork_comm)
+			a->threads[t - 1].fork_comm = c;
 	}
 	if (!rc && a->next)
 		rc = a->next(a->next_ctx, rec, err);
@@ -186,10 +249,11 @@ int ips_agg_record(void *ctx, const struct perfdata_record *rec, struct tdp_err 
 
 /* ---- stacks ---- */
 
-static bool stack_eq(const struct ips_agg *a, const struct stack *s, uint64_t h, uint32_t pid, uint32_t comm,
-		     bool chain, const uint64_t *k, size_t n)
+static bool stack_eq(const struct ips_agg *a, const struct stack *s, uint64_t h, uint32_t pid, uint32_t thread,
+		     uint32_t gen, bool chain, const uint64_t *k, size_t n)
 {
-	return s->hash == h && s->len == n && s->pid == pid && s->comm == comm && s->chain == chain &&
+	return s->hash == h && s->len == n && s->pid == pid && s->thread == thread && s->gen == gen &&
+	       s->chain == chain &&
 	       !memcmp(a->frames + s->off, k, n * sizeof(*k));
 }
 
@@ -213,10 +277,10 @@ static int slots_grow(struct ips_agg *a, struct tdp_err *err)
 	return 0;
 }
 
-static int stack_add(struct ips_agg *a, uint32_t pid, uint32_t comm, bool chain, const uint64_t *k, size_t n,
-		     struct tdp_err *err)
+static int stack_add(struct ips_agg *a, uint32_t pid, uint32_t thread, uint32_t gen, bool chain, const uint64_t *k,
+		     size_t n, struct tdp_err *err)
 {
-	uint64_t h = mix(mix(mix(0, pid), comm), chain);
+	uint64_t h = mix(mix(mix(mix(0, pid), thread), gen), chain);
 	size_t i;
 
 	for (size_t j = 0; j < n; j++)
@@ -226,7 +290,7 @@ static int stack_add(struct ips_agg *a, uint32_t pid, uint32_t comm, bool chain,
 	for (i = h & (a->nr_slots - 1); a->slots[i]; i = (i + 1) & (a->nr_slots - 1)) {
 		struct stack *s = &a->stacks[a->slots[i] - 1];
 
-		if (stack_eq(a, s, h, pid, comm, chain, k, n)) {
+		if (stack_eq(a, s, h, pid, thread, gen, chain, k, n)) {
 			s->samples++;
 			return 0;
 		}
@@ -241,7 +305,7 @@ static int stack_add(struct ips_agg *a, uint32_t pid, uint32_t comm, bool chain,
 	    TDP_GROW(a->frames, a->alloc_frames, a->nr_frames + n))
 		return tdp_err_oom(err);
 	memcpy(a->frames + a->nr_frames, k, n * sizeof(*k));
-	a->stacks[a->nr_stacks] = (struct stack){ h, 1, a->nr_frames, (uint32_t)n, pid, comm, chain };
+	a->stacks[a->nr_stacks] = (struct stack){ h, 1, a->nr_frames, (uint32_t)n, pid, thread, gen, chain };
 	a->nr_frames += n;
 	a->slots[i] = (uint32_t)++a->nr_stacks;
 	return 0;
@@ -253,7 +317,7 @@ int ips_agg_sample(void *ctx, const struct perfdata_record *rec, struct tdp_err 
 	const struct perfdata_sample *s = &rec->u.sample;
 	bool chain = (s->fields & PERFDATA_SAMPLE_CALLCHAIN) != 0;
 	uint32_t pid = (s->fields & PERFDATA_SAMPLE_TID) ? s->pid : BRANCH_PID_NONE;
-	uint32_t comm = (s->fields & PERFDATA_SAMPLE_TID) ? tid_comm(a, s->tid) : 0;
+	uint32_t thread = 0, gen = 0;
 	size_t n = 0;
 
 	if (!rec->attr)
@@ -267,6 +331,12 @@ int ips_agg_sample(void *ctx, const struct perfdata_record *rec, struct tdp_err 
 		return 0;
 	}
 	a->samples++;
+	if (s->fields & PERFDATA_SAMPLE_TID) {
+		/* made now, so that a COMM read later still names it */
+		if (thread_get(a, s->tid, &thread, err))
+			return TDP_ENOMEM;
+		gen = thread ? (uint32_t)a->threads[thread - 1].nr : 0;
+	}
 	if (TDP_GROW(a->tmp, a->alloc_tmp, 1 + (chain ? s->nr_callchain : 0)))
 		return tdp_err_oom(err);
 	a->tmp[n++] = (s->fields & PERFDATA_SAMPLE_IP) ? s->ip : 0;
@@ -276,7 +346,7 @@ int ips_agg_sample(void *ctx, const struct perfdata_record *rec, struct tdp_err 
 			if (s->callchain[i] < CONTEXT_MAX)
 				a->tmp[n++] = s->callchain[i];
 	}
-	return stack_add(a, pid, comm, chain, a->tmp, n, err);
+	return stack_add(a, pid, thread, gen, chain, a->tmp, n, err);
 }
 
 /* ---- naming and ranking ---- */
@@ -488,7 +558,9 @@ static int stacks(struct ips_agg *a, const struct branch_symbols *sy, struct ips
 
 			names[at + k] = l && l->resolved && l->function ? l->function : "[unknown]";
 		}
-		v[i] = (struct ips_stack){ a->comms[s->comm < a->nr_comms ? s->comm : 0], names + at, n, s->samples, 0 };
+		uint32_t c = thread_name(a, s->thread, s->gen);
+
+		v[i] = (struct ips_stack){ a->comms[c < a->nr_comms ? c : 0], names + at, n, s->samples, 0 };
 		at += n;
 	}
 	qsort(v, a->nr_stacks, sizeof(*v), stack_key_cmp);

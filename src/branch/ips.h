@@ -16,7 +16,10 @@
  *   - with call chains, a function's total (perf's "Children") counts each sample
  *     once when any frame of its chain is in the function;
  *   - a stack is the sample's call chain with the PERF_CONTEXT_* markers left
- *     out (the IP alone without one), prefixed by the thread's command name,
+ *     out (the IP alone without one), prefixed by the thread's command name
+ *     (from COMM records, inherited at FORK; file order is not time order
+ *     across CPUs, so a sample read before its thread's first COMM takes that
+ *     one),
  *     as `perf script | stackcollapse-perf.pl` folds it: "comm;outer;...;inner N"
  *     (an unresolved frame is "[unknown]", as perf script prints it);
  *   - a source line is the file:line of the sample's IP (the innermost inlined
@@ -58,6 +61,8 @@ struct perfdata_record;
 #define IPS_MAX_FRAMES (1u << 25)
 /** Most distinct thread names. */
 #define IPS_MAX_COMMS 65536
+/** Most threads whose names are kept (others stay "[unknown]"). */
+#define IPS_MAX_THREADS (1u << 20)
 
 /** One row of the hot functions. */
 struct ips_function {

@@ -3,7 +3,8 @@ branch stacks (`tdprof branches record -e cpu-clock`, `perf record -e cpu-clock 
 gives hot functions, hot source lines and, with call chains, folded stacks.
 
 Oracles: perf 6.1 on the same file. `perf report --stdio --sort sym --no-children
--F sample,sym` for the functions and their sample counts, and `perf script -F
+-F sample,sym` for the functions and their sample counts, `--sort srcline` for the
+program's source lines, and `perf script -F
 comm,ip,sym,dso` folded as stackcollapse-perf.pl folds it for --folded. The
 program sampled is compiled here with -g and frame pointers, so that its call
 chains and lines are known: main -> outer -> hot_a (about 3/4 of the time) and
@@ -152,9 +153,19 @@ def check_functions(j, perf_rows):
     tdp.check(perf_rows.get("[.] hot_a", 0) > perf_rows.get("[.] hot_b", 0) > 0, "hot_a and hot_b: %r" % perf_rows)
 
 
-def check_lines(j):
+def perf_lines(path):
+    """{line: samples} of prog.c from perf report --sort srcline --no-children."""
+    out = subprocess.run(["perf", "report", "-i", path, "--stdio", "--sort", "srcline", "--no-children",
+                          "-F", "sample,srcline"], capture_output=True, text=True, timeout=300).stdout
+    return {int(m.group(2)): int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+prog\.c:(\d+)\s*$", out, re.M)}
+
+
+def check_lines(j, path):
     src = [ln for ln in j["lines"] if ln["file"].endswith("prog.c")]
     tdp.check(src, "no lines of prog.c: %r" % j["lines"][:5])
+    want = perf_lines(path)
+    got = {ln["line"]: ln["samples"] for ln in src}
+    tdp.check(got == want, "lines of prog.c %r, perf report --sort srcline %r" % (got, want))
     self_prog = sum(f["self"] for f in j["functions"] if f["dso"] and f["dso"].endswith("/prog"))
     tdp.check(sum(ln["samples"] for ln in src) == self_prog,
               "lines of prog.c %d samples, its functions %d" % (sum(ln["samples"] for ln in src), self_prog))
@@ -170,7 +181,7 @@ def test_tdprof_recording():
     tdp.check(j["mode"] == "samples" and j["backend"] == "pmu" and j["event"] == "cpu-clock", "header %r" % j)
     tdp.check(not j["callchains"] and j["stacks"] is None, "no call chains were recorded: %r" % j["stacks"])
     check_functions(j, perf_functions(out))
-    check_lines(j)
+    check_lines(j, out)
     t = report(out).out
     tdp.expect_in("Hot functions", t, "the text report")
     tdp.expect_in("[.] hot_a", t, "the text report")
@@ -191,7 +202,7 @@ def test_perf_recording_with_callchains():
     tdp.check(j["samples_with_callchain"] == j["samples"], "samples with a chain: %d of %d" % (
         j["samples_with_callchain"], j["samples"]))
     check_functions(j, perf_functions(path))
-    check_lines(j)
+    check_lines(j, path)
     # outer is on the chain of every sample of hot_a and hot_b: its total holds theirs
     fn = {f["symbol"]: f for f in j["functions"]}
     tdp.check(fn["[.] outer"]["total"] >= fn["[.] hot_a"]["self"] + fn["[.] hot_b"]["self"],

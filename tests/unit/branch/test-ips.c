@@ -165,11 +165,55 @@ static void no_chains(void **state)
 	branch_annot_free(an);
 }
 
+static void comm(struct ips_agg *a, uint32_t tid, const char *name)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct perfdata_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = PERFDATA_RECORD_COMM;
+	rec.u.comm.pid = rec.u.comm.tid = tid;
+	rec.u.comm.comm = (struct perfdata_str){ name, strlen(name) };
+	assert_int_equal(ips_agg_record(a, &rec, &err), 0);
+}
+
+/*
+ * Names by file order: a sample read before its thread's first COMM (another CPU's
+ * buffer written later) takes that name; one read between two COMMs (an exec) the
+ * first; one after, the second.
+ */
+static void names_in_file_order(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct branch_annot *an = NULL;
+	struct ips_agg *a = NULL;
+	struct ips_result r = IPS_RESULT_INIT;
+
+	(void)state;
+	assert_int_equal(branch_annot_new(&an, NULL, &err), 0);
+	assert_int_equal(ips_agg_new(&a, &err), 0);
+	sample(a, &attr_b, 20, 0x7000, NULL, 0);
+	sample(a, &attr_b, 20, 0x7000, NULL, 0);
+	comm(a, 20, "sh");
+	sample(a, &attr_b, 20, 0x7000, NULL, 0);
+	comm(a, 20, "prog");
+	for (int i = 0; i < 4; i++)
+		sample(a, &attr_b, 20, 0x7000, NULL, 0);
+	assert_int_equal(ips_agg_finish(a, an, &r, &err), 0);
+	assert_int_equal(folded(&r, "sh", 1), 3);
+	assert_int_equal(folded(&r, "prog", 1), 4);
+	assert_int_equal(r.nr_stacks, 2);
+	ips_result_release(&r);
+	ips_agg_free(a);
+	branch_annot_free(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counts),
 		cmocka_unit_test(no_chains),
+		cmocka_unit_test(names_in_file_order),
 	};
 
 	return cmocka_run_group_tests_name("branch-ips", tests, NULL, NULL);
