@@ -89,7 +89,9 @@ static const struct cmd_doc doc = {
 		    "tdprof branches report -i perf.data --json -n 50 | jq '.sites[0]'\n"
 		    "the worst site as JSON\n"
 		    "tdprof branches report -i perf.data --folded > br.folded && flamegraph.pl br.folded > br.svg\n"
-		    "a flame graph of mispredictions by source and target function",
+		    "a flame graph of mispredictions by source and target function\n"
+		    "perf record -e cpu-clock -g -o - -- ./app | tdprof branches report -i - --folded > cpu.folded\n"
+		    "plain samples (no PMU needed) read as they arrive: call chains for flamegraph.pl",
 	.exit_status = "0: the report was written.\n"
 		       "2: bad usage, a file that cannot be read, is not a perf.data, is corrupt or truncated "
 		       "(the message names the offset), or has neither branch records nor samples.\n"
