@@ -56,6 +56,13 @@ struct ips_agg {
 	uint64_t *tmp;     /* the key being built */
 	size_t alloc_tmp;
 
+	/* the distinct addresses of all stacks (what is resolved at the end) */
+	uint64_t *addrs;
+	uint32_t *addr_pid;
+	size_t nr_addrs, alloc_addrs, alloc_addr_pid;
+	uint32_t *addr_slots; /* open addressing: index + 1, 0 empty */
+	size_t nr_addr_slots;
+
 	char **comms;      /* comms[0] = "[unknown]" */
 	size_t nr_comms, alloc_comms;
 	uint64_t *tids;    /* open addressing: (tid + 1) << 32 | thread index + 1, 0 empty */
@@ -101,6 +108,9 @@ void ips_agg_free(struct ips_agg *a)
 	tdp_free(a->slots);
 	tdp_free(a->frames);
 	tdp_free(a->tmp);
+	tdp_free(a->addrs);
+	tdp_free(a->addr_pid);
+	tdp_free(a->addr_slots);
 	tdp_free(a);
 }
 
@@ -277,6 +287,48 @@ static int slots_grow(struct ips_agg *a, struct tdp_err *err)
 	return 0;
 }
 
+static int addr_slots_grow(struct ips_agg *a, struct tdp_err *err)
+{
+	size_t n = a->nr_addr_slots ? 2 * a->nr_addr_slots : 1024;
+	uint32_t *t = tdp_calloc(n, sizeof(*t));
+
+	if (!t)
+		return tdp_err_oom(err);
+	for (size_t i = 0; i < a->nr_addrs; i++) {
+		size_t j;
+
+		for (j = mix(0, a->addrs[i]) & (n - 1); t[j]; j = (j + 1) & (n - 1))
+			;
+		t[j] = (uint32_t)i + 1;
+	}
+	tdp_free(a->addr_slots);
+	a->addr_slots = t;
+	a->nr_addr_slots = n;
+	return 0;
+}
+
+/* Keep addr (first seen in pid) in the set of distinct addresses. */
+static int addr_add(struct ips_agg *a, uint64_t addr, uint32_t pid, struct tdp_err *err)
+{
+	size_t i;
+
+	if (2 * (a->nr_addrs + 1) > a->nr_addr_slots && addr_slots_grow(a, err))
+		return TDP_ENOMEM;
+	for (i = mix(0, addr) & (a->nr_addr_slots - 1); a->addr_slots[i]; i = (i + 1) & (a->nr_addr_slots - 1))
+		if (a->addrs[a->addr_slots[i] - 1] == addr)
+			return 0;
+	if (a->nr_addrs >= IPS_MAX_ADDRS)
+		return tdp_err_set(err, TDP_ELIMIT, "more than %u distinct sampled addresses (IPS_MAX_ADDRS)",
+				   IPS_MAX_ADDRS);
+	if (TDP_GROW(a->addrs, a->alloc_addrs, a->nr_addrs + 1) ||
+	    TDP_GROW(a->addr_pid, a->alloc_addr_pid, a->nr_addrs + 1))
+		return tdp_err_oom(err);
+	a->addrs[a->nr_addrs] = addr;
+	a->addr_pid[a->nr_addrs] = pid;
+	a->addr_slots[i] = (uint32_t)++a->nr_addrs;
+	return 0;
+}
+
 static int stack_add(struct ips_agg *a, uint32_t pid, uint32_t thread, uint32_t gen, bool chain, const uint64_t *k,
 		     size_t n, struct tdp_err *err)
 {
@@ -301,6 +353,12 @@ static int stack_add(struct ips_agg *a, uint32_t pid, uint32_t thread, uint32_t 
 	if (n > IPS_MAX_FRAMES - a->nr_frames)
 		return tdp_err_set(err, TDP_ELIMIT, "more than %u frames in the distinct sampled stacks "
 				   "(IPS_MAX_FRAMES)", IPS_MAX_FRAMES);
+	for (size_t j = 0; j < n; j++) {
+		int rc = addr_add(a, k[j], pid, err);
+
+		if (rc)
+			return rc;
+	}
 	if (TDP_GROW(a->stacks, a->alloc_stacks, a->nr_stacks + 1) ||
 	    TDP_GROW(a->frames, a->alloc_frames, a->nr_frames + n))
 		return tdp_err_oom(err);
@@ -377,23 +435,16 @@ static const struct branch_loc *find_loc(const struct branch_symbols *sy, uint64
 static int resolve(struct ips_agg *a, struct branch_annot *an, struct tdp_err *err)
 {
 	struct branch_result r = BRANCH_RESULT_INIT;
-	struct branch_edge *e = tdp_calloc(a->nr_frames + 1, sizeof(*e));
-	size_t n = 0;
+	struct branch_edge *e = tdp_calloc(a->nr_addrs + 1, sizeof(*e));
 	int rc;
 
 	if (!e)
 		return tdp_err_oom(err);
-	for (size_t i = 0; i < a->nr_stacks; i++)
-		for (size_t k = 0; k < a->stacks[i].len; k++)
-			e[n++] = (struct branch_edge){ .from = a->frames[a->stacks[i].off + k],
-						       .to = a->frames[a->stacks[i].off + k],
-						       .count = 1, .pid = a->stacks[i].pid };
-	qsort(e, n, sizeof(*e), by_edge_addr);
-	r.nr_edges = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!r.nr_edges || e[r.nr_edges - 1].from != e[i].from)
-			e[r.nr_edges++] = e[i];
+	for (size_t i = 0; i < a->nr_addrs; i++)
+		e[i] = (struct branch_edge){ .from = a->addrs[i], .to = a->addrs[i], .count = 1, .pid = a->addr_pid[i] };
+	qsort(e, a->nr_addrs, sizeof(*e), by_edge_addr);
 	r.edges = e;
+	r.nr_edges = a->nr_addrs;
 	rc = branch_annot_run(an, &r, err);
 	branch_result_release(&r); /* e, and the types branch_annot_run() added */
 	return rc;
