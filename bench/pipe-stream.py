@@ -178,7 +178,9 @@ Ratios (wall): tdprof pipe / file **%.2f**, perf pipe / file %.2f; tdprof / perf
 
 The reader's own accounting on the same pipe (tests/tools/perfdata-count -): stream buffer peak
 %d bytes for %d bytes of stream (%d records). tdprof's peak RSS on the pipe is below that on the
-file because the mapped file's pages count in RSS as they are read.
+file because the mapped file's pages count in RSS as they are read. A large file is decoded on
+two threads (one decodes, one aggregates); a stream on one, as its writer (here cat, in real use
+perf record) has the other CPU.
 """ % (a.runs, a.samples, a.samples, mb, a.runs, machine(), load, datetime.date.today().isoformat(),
        "\n".join(rows), ratio["tdprof pipe / file"], ratio["perf pipe / file"], ratio["tdprof / perf, file"],
        ratio["tdprof / perf, pipe"], peak["buffer_peak"], size, peak["records"])
