@@ -65,20 +65,28 @@ static int make_room(struct perfdata *p, size_t need, struct tdp_err *err)
 	return 0;
 }
 
-/* Read until `need` bytes from p->pos are buffered, or the stream ends. */
+/*
+ * Read until `need` bytes from p->pos are buffered, or the stream ends. The
+ * buffer grows at most by as much as it holds at each step, so a record that
+ * claims a large payload costs memory only as its bytes arrive (a 300-byte
+ * stream claiming 600 MB is refused at its end, having held 128 KiB).
+ */
 static int fill(struct perfdata *p, size_t need, struct tdp_err *err)
 {
-	size_t have = (size_t)(p->base + p->len - p->pos);
-	int ret;
+	while (!p->eof) {
+		size_t have = (size_t)(p->base + p->len - p->pos), step;
+		long n;
+		int ret;
 
-	if (have >= need || p->eof)
-		return 0;
-	ret = make_room(p, need - have, err);
-	if (ret)
-		return ret;
-	while (!p->eof && (size_t)(p->base + p->len - p->pos) < need) {
-		long n = p->rd(p->rd_ctx, p->mem + p->len, p->cap - p->len);
-
+		if (have >= need)
+			return 0;
+		step = need - have;
+		if (step > (p->len > PD_STREAM_CAP ? p->len : PD_STREAM_CAP))
+			step = p->len > PD_STREAM_CAP ? p->len : PD_STREAM_CAP;
+		ret = make_room(p, step, err);
+		if (ret)
+			return ret;
+		n = p->rd(p->rd_ctx, p->mem + p->len, p->cap - p->len);
 		if (n == -EINTR)
 			continue;
 		if (n < 0)

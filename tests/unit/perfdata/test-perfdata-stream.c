@@ -343,6 +343,27 @@ static void huge_payload(void **state)
 	assert_true(t.peak <= BOUND);
 }
 
+/* A short stream whose TRACING_DATA claims 600 MB: memory follows the bytes that came, not the claim. */
+static void claim_costs_nothing(void **state)
+{
+	/* a COMM first, so that perfdata_open() is done and perfdata_next() meets the claim */
+	uint8_t img[16 + 16 + 12 + 280] = { 'P', 'E', 'R', 'F', 'I', 'L', 'E', '2', 16 };
+	struct gen g = { .head = img, .head_len = sizeof(img) };
+	struct tally t;
+
+	(void)state;
+	img[16] = PERFDATA_RECORD_COMM;
+	img[16 + 6] = 16;
+	img[32] = PERFDATA_RECORD_HEADER_TRACING_DATA;
+	img[32 + 6] = 12;
+	memcpy(img + 32 + 8, &(uint32_t){ 600u << 20 }, 4);
+	t = read_stream(&g, 0);
+	assert_int_equal(t.ret, TDP_EFORMAT);
+	assert_int_equal(t.records, 1);
+	assert_non_null(strstr(t.msg, "record at offset 0x20: TRACING_DATA payload of 629145600 bytes runs past the end"));
+	assert_true(t.peak > 0 && t.peak <= 2 * BOUND); /* not 600 MB */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +373,7 @@ int main(void)
 		cmocka_unit_test(payload_grows_the_buffer),
 		cmocka_unit_test(bad_starts),
 		cmocka_unit_test(huge_payload),
+		cmocka_unit_test(claim_costs_nothing),
 	};
 
 	return cmocka_run_group_tests_name("perfdata-stream", tests, setup, teardown);
