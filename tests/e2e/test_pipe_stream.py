@@ -99,6 +99,10 @@ def test_perf_pipe_stream():
     c = counts(path, True)
     tdp.check(c["pipe"] and c["samples"] == nr, "samples through a pipe %r, perf script %d" % (c, nr))
     tdp.check(0 < c["buffer_peak"] <= BOUND, "stream buffer peak %d" % c["buffer_peak"])
+    # plain samples (cpu-clock has no branch stack): the same report through the pipe as from the file
+    via_pipe, via_file = report("pipe", path), report("file", path)
+    tdp.check(via_pipe["mode"] == "samples" and via_pipe["samples"] == nr, "pipe report: %r" % via_pipe["samples"])
+    tdp.check(via_pipe == via_file, "the report of -i - differs from that of the file")
 
 
 def test_file_mode_on_a_pipe():
