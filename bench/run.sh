@@ -22,6 +22,7 @@ run python3 "$here/stat-startup.py" --tdprof "$build/tdprof"
 [ -f "$here/branches-rss.py" ] && run python3 "$here/branches-rss.py" --build "$build"
 [ -f "$here/diff-large.py" ] && run python3 "$here/diff-large.py" --build "$build"
 [ -f "$here/import-append.py" ] && run python3 "$here/import-append.py" --build "$build" --write "$here/RESULTS.md"
+[ -f "$here/pipe-stream.py" ] && run python3 "$here/pipe-stream.py" --build "$build"
 [ -x "$build/bench/perfdata-read" ] && [ -x "$build/bench/gen-big-perfdata" ] && {
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT

@@ -305,6 +305,9 @@ struct branch_load_opts {
 	struct branch_prefault *pf;    /* a prefault helper over the image being read, or NULL:
 					* told how far reading went, it maps pages ahead and
 					* releases those behind (see branch_prefault_start()) */
+	branch_record_fn *on_plain_sample; /* every SAMPLE of an event without a branch stack
+					* (plain IP samples: branch/ips.h), or NULL */
+	void *sample_ctx;              /* passed to on_plain_sample */
 };
 
 /** Entries per chunk handed to the aggregating thread (512 KiB of struct branch_entry). */

@@ -328,7 +328,7 @@ static int load_record(struct load *l, const struct perfdata_record *rec, const 
 	case PERFDATA_RECORD_SAMPLE:
 		l->counts.samples++;
 		if (!rec->attr || !(s->fields & PERFDATA_SAMPLE_BRANCH_STACK))
-			return 0;
+			return rec->attr && o->on_plain_sample ? o->on_plain_sample(o->sample_ctx, rec, err) : 0;
 		if (!s->branches && s->nr_branches)
 			return load_raw_stack(l, s->branch_raw, s->nr_branches,
 					      (s->fields & PERFDATA_SAMPLE_TID) ? s->pid : BRANCH_PID_NONE, err);

@@ -4,6 +4,7 @@
  */
 #include "cli/columns.h"
 #include "cli/branches-report-run.h"
+#include "cli/branches-samples.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/output.h"
@@ -12,6 +13,7 @@
 #include "base/strbuf.h"
 #include "branch/annotate.h"
 #include "branch/branch.h"
+#include "branch/ips.h"
 #include "perfdata/perfdata.h"
 #include "report/branches.h"
 #include "report/render.h"
@@ -23,25 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The most tdp_file_open() reads from a pipe (-i -): larger recordings are read from a file. */
-#define BRANCHES_MAX_STREAM ((size_t)1 << 30)
-
 /* Rows per table of the text report when -n is not given (other formats: all). */
 #define TEXT_TOP_DEFAULT 20
-
-/* -i - and other streams: refuse what is not a perf.data, or is damaged, as it arrives. */
-struct stream_check {
-	struct perfdata_stream s;
-	const char *name;
-	unsigned flags;
-};
-
-static int check_stream(void *ctx, const uint8_t *buf, size_t len, bool eof, struct tdp_err *err)
-{
-	struct stream_check *c = ctx;
-
-	return perfdata_stream_check(&c->s, buf, len, BRANCHES_MAX_STREAM, eof, c->name, c->flags, err);
-}
 
 /* A stream read with --partial, or an unfinished file, that stopped early: say what was lost. */
 static void warn_tail(const char *input, const struct perfdata *p)
@@ -115,27 +100,29 @@ static void fill_report(const struct branches_report_opts *o, const struct perfd
 	r->timing_reason = branch_timing_reason(res, li, feat);
 }
 
-/* Open the recording (a file mapped and prefaulted, or a stream checked as it arrives) and its reader. */
-static int open_input(const struct branches_report_opts *o, struct tdp_file *f, struct branch_prefault **pf,
+/* Open the recording (a file mapped and prefaulted; -i - read as it arrives) and its reader. */
+static int open_input(const struct branches_report_opts *o, struct perfdata_input *in, struct branch_prefault **pf,
 		      struct perfdata **p, struct tdp_err *err)
 {
-	struct stream_check sc = { PERFDATA_STREAM_INIT, o->input, o->partial ? PERFDATA_OPEN_PARTIAL : 0 };
-	int rc = tdp_file_open_checked(f, o->input, 0, check_stream, &sc, err); /* streams: 1 GiB */
+	int rc = perfdata_input_open(in, o->input, err);
 
-	if (!rc && f->mapped)
-		rc = branch_prefault_start(pf, f->data, f->size, err);
+	if (!rc && in->file.mapped)
+		rc = branch_prefault_start(pf, in->file.data, in->file.size, err);
 	if (!rc)
-		rc = perfdata_open(p, f->data, f->size, o->input,
-				   PERFDATA_OPEN_UNFINISHED | PERFDATA_OPEN_RAW_BRANCHES |
-					   (o->partial ? PERFDATA_OPEN_PARTIAL : 0),
-				   err);
+		rc = perfdata_input_read(p, in,
+					 PERFDATA_OPEN_UNFINISHED | PERFDATA_OPEN_RAW_BRANCHES |
+						 (o->partial ? PERFDATA_OPEN_PARTIAL : 0),
+					 err);
 	return rc;
 }
 
-/* Aggregate every branch record of p into *agg while *an names their addresses. */
-static int load(struct perfdata *p, const struct tdp_file *f, struct branch_prefault *pf,
+/*
+ * Aggregate every branch record of p into *agg while *an names their addresses;
+ * plain samples (no branch stack) are counted in *ips.
+ */
+static int load(struct perfdata *p, const struct perfdata_input *in, struct branch_prefault *pf,
 		const struct branch_annot_opts *ao, const struct perfdata_features *feat, struct branch_agg **agg,
-		struct branch_annot **an, struct branch_load_info *li, struct tdp_err *err)
+		struct branch_annot **an, struct ips_agg **ips, struct branch_load_info *li, struct tdp_err *err)
 {
 	int rc = branch_agg_new(agg, err);
 
@@ -143,11 +130,15 @@ static int load(struct perfdata *p, const struct tdp_file *f, struct branch_pref
 		rc = branch_annot_new(an, ao, err);
 	if (!rc)
 		rc = branch_annot_features(*an, feat, err);
+	if (!rc)
+		rc = ips_agg_new(ips, err);
 	if (!rc) {
-		struct branch_load_opts lo = { .on_record = branch_annot_record, .ctx = *an, .pf = pf };
+		struct branch_load_opts lo = { .on_record = ips_agg_record, .ctx = *ips, .pf = pf,
+					       .on_plain_sample = ips_agg_sample, .sample_ctx = *ips };
 
-		/* a second CPU aggregates while this one decodes (large inputs only) */
-		lo.threaded = f->size >= BRANCH_PREFAULT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+		ips_agg_chain(*ips, branch_annot_record, *an); /* the maps go on to the annotator */
+		/* a second CPU aggregates while this one decodes (large files; a stream has its writer on the other) */
+		lo.threaded = in->file.size >= BRANCH_PREFAULT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 		rc = branch_load(p, *agg, &lo, li, err);
 	}
 	return rc;
@@ -156,8 +147,9 @@ static int load(struct perfdata *p, const struct tdp_file *f, struct branch_pref
 int branches_report_run(const struct branches_report_opts *o, struct strbuf *out)
 {
 	struct tdp_err err = TDP_ERR_INIT;
-	struct tdp_file f = TDP_FILE_INIT;
+	struct perfdata_input in = PERFDATA_INPUT_INIT; /* a file is mapped, -i - is read as it arrives */
 	struct perfdata *p = NULL;
+	struct ips_agg *ips = NULL; /* plain samples, reported when there are no branch records */
 	struct branch_agg *agg = NULL;
 	struct branch_annot *an = NULL;
 	struct branch_prefault *pf = NULL;
@@ -180,7 +172,7 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 
 	if (o->sort && !branch_sort_parse(o->sort, &sort))
 		return msg_usage("branches report", "--sort: '%s' is not mispredicts, executions or rate", o->sort);
-	rc = open_input(o, &f, &pf, &p, &err);
+	rc = open_input(o, &in, &pf, &p, &err);
 	if (rc)
 		goto fail;
 	if (perfdata_is_unfinished(p))
@@ -188,13 +180,17 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 			    "records it holds", o->input);
 	debug_dir = annot_opts(o, top, bid_dirs, &ao);
 	feat = perfdata_features(p);
-	rc = load(p, &f, pf, &ao, feat, &agg, &an, &li, &err);
+	rc = load(p, &in, pf, &ao, feat, &agg, &an, &ips, &li, &err);
 	branch_prefault_stop(pf);
 	pf = NULL;
 	if (rc)
 		goto fail;
 	warn_tail(o->input, p);
 	feat = perfdata_features(p); /* pipe mode: features arrive with the records */
+	if (!li.nr_branch_attrs && !li.spe.present && ips_agg_samples(ips)) {
+		status = branches_report_samples(o->input, o->format, top, o->html, p, ips, an, out);
+		goto out;
+	}
 	if (!li.nr_branch_attrs && !li.spe.present) {
 		msg_error("'%s' has no branch records: no event samples branch stacks and there is no Arm SPE "
 			  "trace", o->input);
@@ -233,9 +229,10 @@ out:
 	branch_prefault_stop(pf);
 	branch_result_release(&res);
 	branch_annot_free(an);
+	ips_agg_free(ips);
 	branch_agg_free(agg);
 	perfdata_close(p);
-	tdp_file_close(&f);
+	perfdata_input_close(&in);
 	free(debug_dir);
 	return status;
 }

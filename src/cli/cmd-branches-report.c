@@ -49,6 +49,16 @@ static const struct cmd_doc doc = {
 		"Binaries are found where the recording names them, under --symfs DIR, and by build-id in "
 		"~/.debug and /usr/lib/debug. Without them, addresses stay addresses.\n"
 		"\n"
+		"A recording without branch stacks (plain samples: tdprof branches record -e cpu-clock, perf "
+		"record [-g] with a software event) is reported by instruction pointer instead: hot functions "
+		"(self samples, and with call chains the total with their callees, as perf report --children), "
+		"hot source lines and hot call chains; --folded writes 'comm;outer;...;inner N' stacks as "
+		"stackcollapse-perf.pl folds perf script, --csv the functions, and the JSON has mode "
+		"'samples' with functions, lines and stacks.\n"
+		"\n"
+		"-i - reads a perf record -o - stream from standard input as it arrives (memory stays bounded "
+		"by the largest record, however long the stream).\n"
+		"\n"
 		"--folded writes 'FROM;TO N' lines for flamegraph.pl: FROM and TO are the source and target "
 		"functions of edges, N their mispredicted entries (--sort executions: all entries).\n"
 		"\n"
@@ -63,10 +73,12 @@ static const struct cmd_doc doc = {
 		    "tdprof branches report -i perf.data --json -n 50 | jq '.sites[0]'\n"
 		    "the worst site as JSON\n"
 		    "tdprof branches report -i perf.data --folded > br.folded && flamegraph.pl br.folded > br.svg\n"
-		    "a flame graph of mispredictions by source and target function",
+		    "a flame graph of mispredictions by source and target function\n"
+		    "perf record -e cpu-clock -g -o - -- ./app | tdprof branches report -i - --folded > cpu.folded\n"
+		    "plain samples (no PMU needed) read as they arrive: call chains for flamegraph.pl",
 	.exit_status = "0: the report was written.\n"
 		       "2: bad usage, a file that cannot be read, is not a perf.data, is corrupt or truncated "
-		       "(the message names the offset), or has no branch records.\n"
+		       "(the message names the offset), or has neither branch records nor samples.\n"
 		       "1: the report could not be produced or written.",
 	.see_also = "tdprof-branches-record(1), perf-report(1), perf-script(1)",
 };
@@ -75,7 +87,8 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 {
 	struct branches_report_opts o = { .input = "perf.data", .source = true, .disasm = true, .top = -1 };
 	const struct opt opts[] = {
-		OPT_STRING('i', "input", &o.input, "FILE", "the perf.data to read (default perf.data; - for stdin)"),
+		OPT_STRING('i', "input", &o.input, "FILE", "the perf.data to read (default perf.data; -: stdin, a "
+							 "perf record -o - stream read as it arrives)"),
 		OPT_STRING('o', "output", &o.output, "FILE", "write the report to FILE instead of stdout"),
 		OPT_GROUP("format"),
 		OPT_CHOICE(0, "format", &o.format, "text|json|csv|folded|html", "the report's format (default text; "

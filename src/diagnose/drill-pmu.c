@@ -287,7 +287,7 @@ static int load_branches(struct dpmu *s, struct perfdata *pd, struct tdp_err *er
 {
 	struct branch_agg *a = NULL;
 	struct branch_result r = BRANCH_RESULT_INIT;
-	struct branch_load_opts lo = { on_record, s->sym, false, NULL };
+	struct branch_load_opts lo = { .on_record = on_record, .ctx = s->sym };
 	struct diag_sampling *smp = &s->d->sampling;
 	struct symbol_addr *addrs = NULL;
 	struct symbol_result *res = NULL;

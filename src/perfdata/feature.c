@@ -157,8 +157,10 @@ static void free_pmus(struct pd_features *f)
 
 void pd_features_release(struct pd_features *f)
 {
-	for (size_t i = 0; i < PERFDATA_FEAT_BITS; i++)
+	for (size_t i = 0; i < PERFDATA_FEAT_BITS; i++) {
 		tdp_free(f->str[i]);
+		tdp_free(f->raw_own[i]);
+	}
 	free_cmdline(f);
 	free_build_ids(f);
 	free_pmus(f);
@@ -400,6 +402,14 @@ int pd_feature_parse(struct perfdata *p, unsigned feat, const uint8_t *data, siz
 	f->pub.present[feat / 64] |= 1ull << (feat % 64);
 	f->raw[feat] = data;
 	f->raw_len[feat] = len;
+	if (p->rd) {
+		/* a stream's buffer moves on: keep a copy (a feature seen twice: the last) */
+		tdp_free(f->raw_own[feat]);
+		f->raw_own[feat] = pd_stream_keep(data, len);
+		if (!f->raw_own[feat])
+			return tdp_err_oom(err);
+		f->raw[feat] = f->raw_own[feat];
+	}
 	switch (feat) {
 	case PERFDATA_FEAT_HOSTNAME:
 	case PERFDATA_FEAT_OSRELEASE:

@@ -89,6 +89,7 @@ static void attr_free(struct pd_attr *a)
 		return;
 	tdp_free(a->ids);
 	tdp_free(a->name);
+	tdp_free(a->raw_own);
 	tdp_free(a);
 }
 
@@ -245,6 +246,15 @@ int pd_attr_add(struct perfdata *p, const uint8_t *attr, size_t room, const uint
 	pa->sig_data = attr_u64(attr, size, 120);
 	pa->config3 = attr_u64(attr, size, 128);
 	pa->raw = attr;
+	if (p->rd) {
+		/* a stream's buffer moves on: keep a copy */
+		a->raw_own = pd_stream_keep(attr, size);
+		if (!a->raw_own) {
+			ret = tdp_err_oom(err);
+			goto out;
+		}
+		pa->raw = a->raw_own;
+	}
 	pa->raw_size = size;
 	pa->ids = a->ids;
 	pa->nr_ids = nr_ids;
@@ -540,6 +550,7 @@ void perfdata_close(struct perfdata *p)
 	tdp_free(p->cnt);
 	tdp_free(p->cc);
 	tdp_free(p->name);
+	pd_stream_release(p);
 	tdp_free(p);
 }
 

@@ -28,6 +28,7 @@ struct pd_attr {
 	struct perfdata_attr pub;
 	uint64_t *ids;
 	char *name;
+	uint8_t *raw_own;   /* streams: the copy pub.raw points at */
 	size_t id_hdr_size; /* bytes of a sample_id trailer (0 without sample_id_all) */
 	int id_pos;         /* u64 index of the id in a SAMPLE body, -1: none */
 	int is_pos;         /* u64 index of the id from the end of a trailer, -1: none */
@@ -48,11 +49,13 @@ struct pd_features {
 	struct perfdata_pmu_mapping *pmus;   /* names owned */
 	const uint8_t *raw[PERFDATA_FEAT_BITS];
 	size_t raw_len[PERFDATA_FEAT_BITS];
+	uint8_t *raw_own[PERFDATA_FEAT_BITS]; /* streams: the copies raw[] points at */
 };
 
 struct perfdata {
-	const uint8_t *buf;
+	const uint8_t *buf;  /* the image, or a stream's buffer (holding stream bytes base..base+len) */
 	size_t len;
+	uint64_t base;       /* stream offset of buf[0] (0 for an image) */
 	char *name;
 	unsigned flags;
 	bool pipe;
@@ -74,6 +77,17 @@ struct perfdata {
 
 	struct pd_features feat;
 	struct perfdata_stats stats;
+
+	/* a pipe stream read as it arrives (stream.c); rd NULL for an image */
+	perfdata_read_fn *rd;
+	void *rd_ctx;
+	uint8_t *mem;        /* the stream buffer (buf), cap bytes */
+	size_t cap;
+	bool eof;            /* rd said the stream ended */
+	bool stopped;        /* iteration ended early (--partial): read no more */
+	bool hold;           /* prescan: keep the header records from data_off in the buffer */
+	uint8_t *own_image;  /* a file-mode image read from a pipe, freed at close */
+	void *rd_own;        /* rd_ctx when the reader allocated it (perfdata_open_fd) */
 
 	/* buffers reused from sample to sample */
 	struct branch_entry *br;
@@ -159,6 +173,15 @@ bool pd_record_type_known(uint32_t type);
 int pd_record_decode(struct perfdata *p, struct perfdata_record *rec, bool apply,
 		     struct tdp_err *err) __attribute__((warn_unused_result));
 int pd_prescan_pipe(struct perfdata *p, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/* stream.c: make the record at p->pos (and its payload) whole in the buffer, or
+ * meet the end of the stream; sets data_end to the end of what is buffered. */
+int pd_stream_need_record(struct perfdata *p, struct tdp_err *err) __attribute__((warn_unused_result));
+/* Read and drop the rest of the stream; returns the bytes dropped. */
+uint64_t pd_stream_drain(struct perfdata *p);
+/* Copy n bytes of the buffer that must outlive it (attrs, features); NULL: no memory. */
+uint8_t *pd_stream_keep(const uint8_t *data, size_t n);
+void pd_stream_release(struct perfdata *p);
 
 /* sample.c */
 int pd_sample_decode(struct perfdata *p, struct perfdata_record *rec, struct tdp_err *err)

@@ -43,6 +43,18 @@
  * impossible (a writer killed mid-record), recording that offset in
  * perfdata_stats()->unfinished_tail.
  *
+ * Streams (perfdata_open_stream(), perfdata_open_fd(), perfdata_input_open()):
+ * a pipe-mode stream (perf record -o -) is decoded as it arrives, from a buffer
+ * that holds the record being decoded (at most 64 KiB, plus an AUXTRACE or
+ * TRACING_DATA payload) and, while perfdata_open() applies them, the leading
+ * HEADER_ATTR/HEADER_FEATURE records: memory is bounded by the largest record,
+ * whatever the length of the stream (perfdata_stats()->buffer_peak says how
+ * much). A record's pointers are then valid until the next perfdata_next() call
+ * only, as in the contract below; attrs and features are copied. A file-mode
+ * image on a pipe (cat perf.data |) needs its end to be read first: it is read
+ * whole, up to PERFDATA_STREAM_MAX_IMAGE. Both are refused after the first 16
+ * bytes when the magic or the header size is wrong.
+ *
  * Pipe streams have no header to say where they end: a record that is cut short
  * or impossible is an error naming its offset, like a damaged file, unless
  * PERFDATA_OPEN_PARTIAL is given; with it, iteration ends there without an
@@ -58,6 +70,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/file.h"
 #include "perfdata/branch-entry.h"
 #include "perfdata/format.h"
 
@@ -83,6 +96,14 @@ struct tdp_err;
 #define PERFDATA_MAX_STRING 65536
 /** Most entries in a counted feature list (cmdline words, build-ids, PMU mappings, events). */
 #define PERFDATA_MAX_LIST (1u << 20)
+/** Streams: the largest AUXTRACE or TRACING_DATA payload of one record (a larger claim is refused
+ * before it is read; with PERFDATA_OPEN_PARTIAL the data ends at that record). */
+#define PERFDATA_STREAM_MAX_PAYLOAD ((size_t)1 << 30)
+/** Streams: most bytes of leading header records applied by perfdata_open (later ones
+ * are applied as perfdata_next() meets them). */
+#define PERFDATA_STREAM_MAX_HEADER ((size_t)64 << 20)
+/** Streams: the largest file-mode image read from a pipe (it is read whole). */
+#define PERFDATA_STREAM_MAX_IMAGE ((size_t)1 << 30)
 
 /* ---------------------------------------------------------------------------
  * Attrs, features and records
@@ -377,6 +398,8 @@ struct perfdata_stats {
 	                                (pipes): offset where the data stopped early
 	                                (0: it did not) */
 	uint64_t tail_bytes;         /* bytes from unfinished_tail to the end, not read */
+	uint64_t buffer_peak;        /* streams: the largest the stream buffer grew (bytes;
+	                                0 for an image in memory) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -412,6 +435,50 @@ enum perfdata_open_flags {
  */
 int perfdata_open(struct perfdata **out, const uint8_t *buf, size_t len, const char *name,
 		  unsigned flags, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * Where a stream's bytes come from: read up to len bytes into buf. Returns the
+ * bytes read (> 0), 0 at the end of the stream, or a negative errno.
+ */
+typedef long perfdata_read_fn(void *ctx, uint8_t *buf, size_t len);
+
+/**
+ * Start reading a perf.data that arrives through rd (see "Streams" above). Reads
+ * the 16-byte header, then in pipe mode the leading header records; a file-mode
+ * image is read whole. name and flags as for perfdata_open(). Returns as
+ * perfdata_open(), or TDP_EIO when rd fails. rd and ctx must stay valid until
+ * perfdata_close(); every later read happens in perfdata_next().
+ */
+int perfdata_open_stream(struct perfdata **out, perfdata_read_fn *rd, void *ctx, const char *name,
+			 unsigned flags, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/** perfdata_open_stream() reading the descriptor fd (not closed by the reader). */
+int perfdata_open_fd(struct perfdata **out, int fd, const char *name, unsigned flags,
+		     struct tdp_err *err) __attribute__((warn_unused_result));
+
+/*
+ * An input named on the command line (-i PATH, "-" for stdin): a regular file is
+ * mapped (tdp_file_open()), anything else (pipe, FIFO, device) stays an open
+ * descriptor read as a stream:
+ *   struct perfdata_input in = PERFDATA_INPUT_INIT;
+ *   perfdata_input_open(&in, path, &err);  in.file.mapped: in.file.data/size are the file
+ *   perfdata_input_read(&p, &in, flags, &err);  perfdata_open() or perfdata_open_fd()
+ *   ... perfdata_close(p); perfdata_input_close(&in);
+ * Errors are those of tdp_file_open() (they name the path).
+ */
+struct perfdata_input {
+	struct tdp_file file;
+	int fd;              /* a stream's descriptor, or -1 */
+	const char *path;
+};
+
+#define PERFDATA_INPUT_INIT { TDP_FILE_INIT, -1, NULL }
+
+int perfdata_input_open(struct perfdata_input *in, const char *path, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+int perfdata_input_read(struct perfdata **out, struct perfdata_input *in, unsigned flags, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+void perfdata_input_close(struct perfdata_input *in);
 
 /*
  * A perf.data arriving on a pipe (-i -, a FIFO, a device), checked as it arrives

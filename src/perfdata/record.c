@@ -268,7 +268,7 @@ static int decode_body(struct perfdata *p, struct perfdata_record *rec, const ui
 static int frame(struct perfdata *p, struct perfdata_record *rec, struct tdp_err *err)
 {
 	uint64_t off = p->pos, left = p->data_end - p->pos;
-	const uint8_t *r = p->buf + off;
+	const uint8_t *r = p->buf + (off - p->base);
 	uint64_t extra = 0;
 	bool lenient = p->unfinished || (p->pipe && (p->flags & PERFDATA_OPEN_PARTIAL));
 	int ret = 0;
@@ -337,7 +337,10 @@ out:
 		tdp_err_clear(err);
 		p->stats.unfinished_tail = off;
 		p->stats.tail_bytes = p->data_end - off;
+		if (p->rd)
+			p->stats.tail_bytes += pd_stream_drain(p); /* what was still to come */
 		p->data_end = off;
+		p->stopped = true;
 		return 0;
 	}
 	return ret;
@@ -415,7 +418,18 @@ int pd_prescan_pipe(struct perfdata *p, struct tdp_err *err)
 	struct perfdata_record rec;
 	int ret = 0;
 
-	while (p->pos < p->data_end) {
+	/* a stream keeps them in its buffer to yield them again (up to a bound) */
+	p->hold = p->rd != NULL;
+	for (;;) {
+		if (p->rd) {
+			if (p->pos - p->data_off > PERFDATA_STREAM_MAX_HEADER)
+				break; /* the rest are applied as perfdata_next() meets them */
+			ret = pd_stream_need_record(p, err);
+			if (ret)
+				break;
+		}
+		if (p->pos >= p->data_end)
+			break;
 		ret = frame(p, &rec, err);
 		if (ret <= 0)
 			break;
@@ -427,11 +441,13 @@ int pd_prescan_pipe(struct perfdata *p, struct tdp_err *err)
 			break;
 		p->pos += rec.raw_len;
 	}
+	p->hold = false;
 	p->prescan_end = p->pos;
 	p->pos = p->data_off;
 	/* the counts start again with the iteration; where a damaged stream ends stays */
 	p->stats = (struct perfdata_stats){ .unfinished_tail = p->stats.unfinished_tail,
-					    .tail_bytes = p->stats.tail_bytes };
+					    .tail_bytes = p->stats.tail_bytes,
+					    .buffer_peak = p->stats.buffer_peak };
 	return ret < 0 ? ret : 0;
 }
 
@@ -442,6 +458,13 @@ int perfdata_next(struct perfdata *p, struct perfdata_record *out, struct tdp_er
 	if (p->failed)
 		return pd_error(p, err, p->failed,
 				"reading stopped at offset 0x%" PRIx64 " after an earlier error", p->pos);
+	if (p->rd) {
+		ret = pd_stream_need_record(p, err);
+		if (ret < 0) {
+			p->failed = ret;
+			return ret;
+		}
+	}
 	if (p->pos >= p->data_end)
 		return 0;
 	ret = frame(p, out, err);

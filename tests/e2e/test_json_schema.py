@@ -40,7 +40,7 @@ except ImportError:
     sys.exit(77)
 
 SCHEMA_DIR = os.path.join(tdp.SOURCE_ROOT, "docs", "json")
-KINDS = ["info", "stat", "topdown", "branches-report", "why", "loop", "diff", "list", "explain", "selftest"]
+KINDS = ["info", "stat", "topdown", "branches-report", "branches-samples", "why", "loop", "diff", "list", "explain", "selftest"]
 TMP = tempfile.mkdtemp(prefix="tdprof-schema-")
 atexit.register(shutil.rmtree, TMP, True)
 EXAMPLES = os.path.join(tdp.BUILD_ROOT, "examples")
@@ -592,6 +592,27 @@ def perf_script_counts(name):
             entries += len(flags)
             misp += flags.count("M")
     return samples, entries, misp
+
+
+def test_branches_samples():
+    # plain samples (no branch stacks): the pipe-mode cpu-clock fixture, and perf record -g where perf runs
+    problems = []
+    pipe = os.path.join(tdp.SOURCE_ROOT, "tests", "data", "perfdata", "cpu-clock.pipe")
+    doc = run_json("branches report (plain samples)", "branches", "report", "-i", pipe, "--json")
+    validate("branches report (plain samples)", "branches-samples", doc, problems)
+    if doc["samples"] != 124 or doc["stacks"] is not None:
+        problems.append("cpu-clock.pipe: %d samples (perf script: 124), stacks %r" % (doc["samples"], doc["stacks"]))
+    wl = os.path.join(tdp.BUILD_ROOT, "tests", "e2e", "workloads", "wl-hot")
+    if shutil.which("perf") and os.access(wl, os.X_OK):
+        r = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", path("g.data"), "--", wl, "spin",
+                            "1", "100"], capture_output=True)
+        if r.returncode == 0:
+            label = "branches report (plain samples, -g)"
+            doc = run_json(label, "branches", "report", "-i", path("g.data"), "--json")
+            validate(label, "branches-samples", doc, problems)
+            if not doc["callchains"] or not doc["stacks"]:
+                problems.append("%s: no stacks" % label)
+    finish(problems)
 
 
 def test_branches_report():

@@ -1,0 +1,220 @@
+/*
+ * test-ips: plain samples (branch/ips.h) counted from hand-made records: self
+ * and total samples per address (a recursive chain counts once), call-chain
+ * markers left out, thread names from COMM and inherited through FORK, samples
+ * of a second event kept apart, and stacks of the same names merged when folded.
+ * No maps are given, so every address stays unresolved: its own row, and
+ * "[unknown]" in a folded stack.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "base/err.h"
+#include "branch/annotate.h"
+#include "branch/ips.h"
+#include "perfdata/perfdata.h"
+
+#include <string.h>
+
+#define MARK ((uint64_t)-512) /* PERF_CONTEXT_USER */
+
+static struct perfdata_attr attr_a = { .sample_type = PERFDATA_SAMPLE_IP | PERFDATA_SAMPLE_TID |
+						      PERFDATA_SAMPLE_CALLCHAIN, .name = "cpu-clock" };
+static struct perfdata_attr attr_b = { .index = 1, .sample_type = PERFDATA_SAMPLE_IP | PERFDATA_SAMPLE_TID };
+
+static void sample(struct ips_agg *a, const struct perfdata_attr *at, uint32_t tid, uint64_t ip, const uint64_t *cc,
+		   size_t n)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct perfdata_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = PERFDATA_RECORD_SAMPLE;
+	r.attr = at;
+	r.u.sample.fields = at->sample_type;
+	r.u.sample.ip = ip;
+	r.u.sample.pid = 10;
+	r.u.sample.tid = tid;
+	r.u.sample.callchain = cc;
+	r.u.sample.nr_callchain = n;
+	assert_int_equal(ips_agg_sample(a, &r, &err), 0);
+}
+
+static int passed_on;
+
+static int count_passed(void *ctx, const struct perfdata_record *rec, struct tdp_err *err)
+{
+	(void)ctx;
+	(void)rec;
+	(void)err;
+	passed_on++;
+	return 0;
+}
+
+static const struct ips_function *fn_at(const struct ips_result *r, uint64_t addr)
+{
+	for (size_t i = 0; i < r->nr_functions; i++)
+		if (r->functions[i].addr == addr)
+			return &r->functions[i];
+	fail_msg("no row for 0x%llx", (unsigned long long)addr);
+	return NULL;
+}
+
+static uint64_t folded(const struct ips_result *r, const char *comm, size_t frames)
+{
+	for (size_t i = 0; i < r->nr_stacks; i++)
+		if (!strcmp(r->stacks[i].comm, comm) && r->stacks[i].nr_frames == frames)
+			return r->stacks[i].samples;
+	return 0;
+}
+
+static void counts(void **state)
+{
+	static const uint64_t c1[] = { MARK, 0x1000, 0x2000, 0x3000 }, c2[] = { MARK, 0x1100, 0x2000, 0x3000 },
+			      c3[] = { MARK, 0x2000, 0x3000 }, c4[] = { MARK, 0x1000 },
+			      c5[] = { MARK, 0x2000, 0x2000, 0x3000 };
+	struct tdp_err err = TDP_ERR_INIT;
+	struct branch_annot_opts ao;
+	struct branch_annot *an = NULL;
+	struct ips_agg *a = NULL;
+	struct ips_result r = IPS_RESULT_INIT;
+	struct perfdata_record rec;
+
+	(void)state;
+	branch_annot_opts_init(&ao);
+	ao.lines = ao.disasm = ao.types = false;
+	assert_int_equal(branch_annot_new(&an, &ao, &err), 0);
+	assert_int_equal(ips_agg_new(&a, &err), 0);
+	ips_agg_chain(a, count_passed, NULL);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = PERFDATA_RECORD_COMM;
+	rec.u.comm.pid = rec.u.comm.tid = 10;
+	rec.u.comm.comm = (struct perfdata_str){ "app", 3 };
+	assert_int_equal(ips_agg_record(a, &rec, &err), 0);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = PERFDATA_RECORD_FORK;
+	rec.u.fork = (struct perfdata_fork){ .pid = 10, .ppid = 10, .tid = 11, .ptid = 10 };
+	assert_int_equal(ips_agg_record(a, &rec, &err), 0);
+	assert_int_equal(passed_on, 2);
+
+	for (int i = 0; i < 3; i++)
+		sample(a, &attr_a, 10, 0x1000, c1, 4);
+	sample(a, &attr_a, 10, 0x1100, c2, 4);
+	for (int i = 0; i < 2; i++)
+		sample(a, &attr_a, 11, 0x2000, c3, 3);  /* named "app" through the fork */
+	sample(a, &attr_a, 12, 0x1000, c4, 2);          /* never named */
+	sample(a, &attr_a, 10, 0x2000, c5, 4);          /* recursion: 0x2000 twice */
+	for (int i = 0; i < 5; i++)
+		sample(a, &attr_b, 10, 0x1000, NULL, 0);  /* another event */
+	assert_int_equal(ips_agg_samples(a), 8);
+
+	assert_int_equal(ips_agg_finish(a, an, &r, &err), 0);
+	assert_ptr_equal(r.attr, &attr_a);
+	assert_int_equal(r.samples, 8);
+	assert_int_equal(r.other_samples, 5);
+	assert_int_equal(r.with_callchain, 8);
+	assert_true(r.callchains);
+	assert_int_equal(r.nr_functions, 4);
+	assert_int_equal(fn_at(&r, 0x1000)->self, 4);
+	assert_int_equal(fn_at(&r, 0x1000)->total, 4);
+	assert_int_equal(fn_at(&r, 0x2000)->self, 3);
+	assert_int_equal(fn_at(&r, 0x2000)->total, 7); /* 3 + 1 + 2 + 1, the recursive one once */
+	assert_int_equal(fn_at(&r, 0x3000)->self, 0);
+	assert_int_equal(fn_at(&r, 0x3000)->total, 7);
+	assert_int_equal(fn_at(&r, 0x1100)->total, 1);
+	assert_true(fn_at(&r, 0x1000)->self_share == 0.5);
+	assert_int_equal(r.functions[0].addr, 0x1000); /* ranked by self */
+	assert_null(r.functions[0].function);
+	/* folded by names: the unresolved frames are all "[unknown]" */
+	assert_int_equal(folded(&r, "app", 3), 3 + 1 + 1);
+	assert_int_equal(folded(&r, "app", 2), 2);
+	assert_int_equal(folded(&r, "[unknown]", 1), 1);
+	assert_int_equal(r.nr_stacks, 3);
+	assert_string_equal(r.stacks[0].frames[0], "[unknown]");
+	assert_int_equal(r.nr_lines, 0); /* no debug info */
+	ips_result_release(&r);
+	ips_agg_free(a);
+	branch_annot_free(an);
+}
+
+/* Without call chains a stack is the IP alone, and total equals self. */
+static void no_chains(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct branch_annot *an = NULL;
+	struct ips_agg *a = NULL;
+	struct ips_result r = IPS_RESULT_INIT;
+
+	(void)state;
+	assert_int_equal(branch_annot_new(&an, NULL, &err), 0);
+	assert_int_equal(ips_agg_new(&a, &err), 0);
+	for (int i = 0; i < 4; i++)
+		sample(a, &attr_b, 10, 0x5000 + 0x100 * (i % 2), NULL, 0);
+	assert_int_equal(ips_agg_finish(a, an, &r, &err), 0);
+	assert_false(r.callchains);
+	assert_int_equal(r.nr_functions, 2);
+	for (size_t i = 0; i < r.nr_functions; i++)
+		assert_int_equal(r.functions[i].self, r.functions[i].total);
+	assert_int_equal(r.nr_stacks, 1); /* both IPs fold to the one line "[unknown];[unknown]" */
+	assert_int_equal(r.stacks[0].nr_frames, 1);
+	assert_int_equal(r.stacks[0].samples, 4);
+	ips_result_release(&r);
+	ips_agg_free(a);
+	branch_annot_free(an);
+}
+
+static void comm(struct ips_agg *a, uint32_t tid, const char *name)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct perfdata_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = PERFDATA_RECORD_COMM;
+	rec.u.comm.pid = rec.u.comm.tid = tid;
+	rec.u.comm.comm = (struct perfdata_str){ name, strlen(name) };
+	assert_int_equal(ips_agg_record(a, &rec, &err), 0);
+}
+
+/*
+ * Names by file order: a sample read before its thread's first COMM (another CPU's
+ * buffer written later) takes that name; one read between two COMMs (an exec) the
+ * first; one after, the second.
+ */
+static void names_in_file_order(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct branch_annot *an = NULL;
+	struct ips_agg *a = NULL;
+	struct ips_result r = IPS_RESULT_INIT;
+
+	(void)state;
+	assert_int_equal(branch_annot_new(&an, NULL, &err), 0);
+	assert_int_equal(ips_agg_new(&a, &err), 0);
+	sample(a, &attr_b, 20, 0x7000, NULL, 0);
+	sample(a, &attr_b, 20, 0x7000, NULL, 0);
+	comm(a, 20, "sh");
+	sample(a, &attr_b, 20, 0x7000, NULL, 0);
+	comm(a, 20, "prog");
+	for (int i = 0; i < 4; i++)
+		sample(a, &attr_b, 20, 0x7000, NULL, 0);
+	assert_int_equal(ips_agg_finish(a, an, &r, &err), 0);
+	assert_int_equal(folded(&r, "sh", 1), 3);
+	assert_int_equal(folded(&r, "prog", 1), 4);
+	assert_int_equal(r.nr_stacks, 2);
+	ips_result_release(&r);
+	ips_agg_free(a);
+	branch_annot_free(an);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(counts),
+		cmocka_unit_test(no_chains),
+		cmocka_unit_test(names_in_file_order),
+	};
+
+	return cmocka_run_group_tests_name("branch-ips", tests, NULL, NULL);
+}
