@@ -203,6 +203,14 @@ L2 = {"heavy-ops": ("retiring", 0.3), "br-mispredict": ("bad-spec", 0.7), "fetch
       "mem-bound": ("be-bound", 0.55)}
 
 
+REF_TSC_HZ = 0.9e9  # the TSC's rate (#system_tsc_freq)
+DURATION_S = 1.0     # the run's wall time
+# perf's tool events in a metric expression are in seconds (stat-shadow.c's
+# prepare_metric scales duration_time, user_time and system_time by 1e-9), while
+# perf stat -x, prints them in ns.
+TOOL_TIME_EVENTS = ("duration_time", "user_time", "system_time")
+
+
 class Counts:
     """Synthetic counts of one run: C cycles, W x C slots, the top-down fractions
     above summing to the slots on every encoding (perf_metrics topdown-*, the
@@ -221,10 +229,14 @@ class Counts:
             return C
         if name in SLOTS:
             return S
+        # One second of a never-halted CPU at 1 GHz whose TSC ticks at REF_TSC_HZ: the
+        # TSC counts what REF_TSC does, duration_time (in ns, as perf stat prints it)
+        # one second, so that Core_Frequency = cycles / REF_TSC x TSC / 1e9 / seconds
+        # is C / 1e9 GHz on both sides.
         if name in ("CPU_CLK_UNHALTED.REF_TSC", "CPU_CLK_UNHALTED.REF_XCLK", "TSC", "msr/tsc/"):
-            return C * 0.9
+            return REF_TSC_HZ * DURATION_S
         if name == "duration_time":
-            return 1.0e9
+            return DURATION_S * 1.0e9
         m = re.fullmatch(r"topdown-(.*)", name)
         if m:
             k = m.group(1)
@@ -369,6 +381,8 @@ def evaluate_perf(defs, counts, events, cpuid_at_least):
             if ident in defs:
                 return metric(ident, stack + (name,))
             events.add(ident)
+            if ident in TOOL_TIME_EVENTS:
+                return counts.value(ident) * 1e-9
             return counts.value(ident)
         v = perfexpr.evaluate(parsed[name], lookup, literal, has_event=lambda e: True,
                               cpuid_at_least=cpuid_at_least)
@@ -383,7 +397,7 @@ def literal_of(counts):
     """perf's literals on the synthetic machine: no SMT, not core-wide, 8 CPUs."""
     def literal(lit):
         table = {"#slots": counts.W, "#smt_on": 0.0, "#core_wide": 0.0, "#num_cpus": 8.0, "#num_cpus_online": 8.0,
-                 "#num_cores": 8.0, "#num_dies": 1.0, "#num_packages": 1.0, "#system_tsc_freq": 2.0e9, "#has_pmem": 0.0}
+                 "#num_cores": 8.0, "#num_dies": 1.0, "#num_packages": 1.0, "#system_tsc_freq": REF_TSC_HZ, "#has_pmem": 0.0}
         if lit.lower() not in table:  # perf reads literals case-blind (#SMT_on)
             raise perfexpr.ExprError("unknown literal %s" % lit)
         return table[lit.lower()]
