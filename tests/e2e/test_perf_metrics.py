@@ -346,7 +346,14 @@ class Counts:
         return C * frac(name, 0.001, 0.05)
 
     def value(self, ev):
-        """The count of an event as a metric expression names it."""
+        """The count of an event as a metric expression names it: a whole number, as
+        the CSV carries it, so that both sides evaluate the same counts (a formula
+        whose value is itself a count, as SNB/IVB's X87_Use, which multiplies the
+        count #Retired_Slots by a ratio in Intel's TMA and in perf, would otherwise
+        differ by the rounding)."""
+        return float("%.0f" % self.exact(ev))
+
+    def exact(self, ev):
         m = re.fullmatch(r"([a-z_0-9]+)@(.*)@(.*)", ev)
         if m:
             terms = m.group(2).split(",")
