@@ -88,18 +88,11 @@ EXPECTED_DIFFERENCES = [
     {"model": INTEL, "node": "*", "kind": "missing", "min_level": 3,
      "reason": "tdprof's hand tables stop at level 2 (issue 15 item 2: the Intel tree to level 6 from Intel's "
                "TMA data)"},
-    {"model": "sandybridge ivybridge haswell broadwell", "node": "tma_memory_bound tma_core_bound",
-     "kind": "missing", "reason": "tdprof's SNB-BDW table has no Memory/Core Bound split (perf 6.12's Haswell "
-                                 "one, non-SMT arm, misses its division: a perf bug to keep in mind)"},
-    {"model": "icelake icelakex", "node": "tma_heavy_operations tma_light_operations", "kind": "value",
-     "reason": "perf 6.12 (TMA 4.x on) takes UOPS_RETIRED.SLOTS in the microcode-sequencer term, tdprof "
-               "retiring x slots (issue 15 item 3)"},
-    {"model": "gracemont crestmont", "node": "tma_ifetch_latency tma_ifetch_bandwidth", "kind": "missing",
-     "reason": "tdprof names the E-core's level-2 Frontend nodes tma_fetch_latency/tma_fetch_bandwidth (their "
-               "values equal perf's tma_ifetch_*)"},
-    {"model": "gracemont crestmont", "node": "tma_core_bound tma_resource_bound", "kind": "missing",
-     "reason": "perf 6.12 splits the E-core's Backend Bound into Core Bound (TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS) "
-               "and Resource Bound; tdprof has Memory/Core Bound from LD_HEAD (issue 15: E-core Core Bound)"},
+    {"model": "haswell", "node": "tma_memory_bound tma_core_bound", "kind": "value", "max_level": 2,
+     "reason": "perf 6.12's haswell tma_memory_bound, non-SMT arm of its '... if #SMT_on else ...', lacks the "
+               "division of (min(CPU_CLK_UNHALTED.THREAD, CYCLE_ACTIVITY.STALLS_LDM_PENDING) + RESOURCE_STALLS.SB) "
+               "by the backend-bound cycles that its SMT arm has (a perf bug); tdprof follows Intel's TMA 5.2 "
+               "Memory_Bound = #Memory_Bound_Fraction x Backend_Bound, and Core_Bound = Backend - Memory"},
 ]
 
 
