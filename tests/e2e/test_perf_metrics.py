@@ -294,6 +294,12 @@ class Counts:
         m = re.fullmatch(r"CYCLE_ACTIVITY\.(.*)", name)
         if m and m.group(1) in stalls:
             return C * stalls[m.group(1)]
+        # Of the stall cycles, those with no port busy, of which some wait on the
+        # scoreboard (Ports_Utilized_0 takes their difference).
+        if name == "EXE_ACTIVITY.EXE_BOUND_0_PORTS":
+            return C * 0.12
+        if name == "RESOURCE_STALLS.SCOREBOARD":
+            return C * 0.04
         # Instructions and what retires with them.
         inst = 1.2 * C
         if name in ("INST_RETIRED.ANY", "INST_RETIRED.ANY_P", "instructions"):
@@ -361,6 +367,10 @@ class Counts:
                 return cyc
             if "inv" in terms[1:] or "inv=1" in terms[1:]:
                 return self.C - min(self.C, base)
+            if m.group(3) == "R":
+                # perf's R modifier: the event's average retire latency (cycles per
+                # retired instance, from PEBS), not a count
+                return frac(m.group(2) + "@R", 4.0, 40.0)
             return base * (0.97 if m.group(3) else 1.0)
         return self.base(ev)
 
