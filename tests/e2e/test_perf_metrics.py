@@ -92,7 +92,6 @@ RENAMED = {
     "tma_l1_hit_latency": "tma_l1_latency_dependency",  # TMA 5.2: L1_Hit_Latency -> L1_Latency_Dependency
 }
 
-SPR_EMR = "sapphirerapids emeraldrapids"
 EXPECTED_DIFFERENCES = [
     {"model": "haswell", "node": "tma_memory_bound tma_core_bound", "kind": "value", "max_level": 2,
      "reason": "perf 6.12's haswell tma_memory_bound, non-SMT arm of its '... if #SMT_on else ...', lacks the "
@@ -105,24 +104,10 @@ EXPECTED_DIFFERENCES = [
     {"model": "cascadelake icelakex sapphirerapids", "node": "tma_pmm_bound", "kind": "missing",
      "reason": "TMA 5.2 has no PMM_Bound row (Optane persistent memory; its L3_Miss_Bound takes #PMM_App_Direct, "
                "0 in tdprof); perf 6.12 (TMA 4.x) still defines it, 0 without #has_pmem"},
-    {"model": "icelakex " + SPR_EMR, "node": "tma_false_sharing", "kind": "missing",
-     "reason": "TMA 5.2's ICX/SPR False_Sharing is '(#Mem_Remote_HitM_Cost x OCR.DEMAND_RFO.L3_MISS:"
-               "ocr_msr_val=0x103b800002 + #Mem_XSNP_HitM_Cost x OCR.DEMAND_RFO.L3_HIT.SNOOP_HITM) / CLKS if #DS "
-               "else ...' with #DS = 1 on the server columns (JKT/SNB-EP's, which they inherit): it needs the remote "
-               "HITM response, which perf 6.12's formula (the local term alone, 48 or 81 x Core_Frequency x "
-               "OCR.DEMAND_RFO.L3_HIT.SNOOP_HITM / CLKS) does not count"},
-    {"model": SPR_EMR + " alderlake meteorlake", "node": "tma_lock_latency", "kind": "missing",
-     "reason": "TMA 5.2's Lock_Latency of ADL/RPL (which SPR and EMR inherit, and MTL falls back to, its own cell "
-               "needing $PEBS) is LOCK_CYCLES.CACHE_LOCK_DURATION / CLKS; perf 6.12 has the ICL-style (16 x "
-               "max(0, MEM_INST_RETIRED.LOCK_LOADS - L2_RQSTS.ALL_RFO) + ...) / CLKS (MTL: LOCK_LOADS x "
-               "LOCK_LOADS@R / CLKS) and counts no LOCK_CYCLES.CACHE_LOCK_DURATION"},
-    {"model": SPR_EMR + " alderlake", "node": "tma_split_loads", "kind": "missing",
-     "reason": "TMA 5.2's Split_Loads (ADL/RPL column) is MEM_INST_RETIRED.SPLIT_LOADS x Load_Miss_Real_Latency "
-               "/ CLKS; perf 6.12 has Load_Miss_Real_Latency x LD_BLOCKS.NO_SR / CLKS and counts no "
-               "MEM_INST_RETIRED.SPLIT_LOADS"},
-    {"model": SPR_EMR, "node": "tma_mem_bandwidth tma_mem_latency", "kind": "missing",
-     "reason": "TMA 5.2's SPR column (EMR inherits) has #ORO_DRD_BW_Cycles = min(CPU_CLK_UNHALTED.THREAD, "
-               "OFFCORE_REQUESTS_OUTSTANDING.ALL_DATA_RD:c12); perf 6.12 counts that event with cmask=4, not 12"},
+    {"model": "meteorlake", "node": "tma_lock_latency", "kind": "missing",
+     "reason": "TMA 5.2's MTL Lock_Latency is MEM_INST_RETIRED.LOCK_LOADS x $PEBS / CLKS, with no cap to fall "
+               "back to: tdprof takes ADL/RPL's LOCK_CYCLES.CACHE_LOCK_DURATION / CLKS, perf 6.12 LOCK_LOADS x "
+               "LOCK_LOADS@R (retire latency) / CLKS, and neither perf's events nor its formula give tdprof a value"},
     {"model": "meteorlake", "node": "tma_ports_utilized_0 tma_ports_utilization", "kind": "value",
      "reason": "TMA 5.2's MTL Ports_Utilized_0 is max(EXE_ACTIVITY.EXE_BOUND_0_PORTS - RESOURCE_STALLS.SCOREBOARD, "
                "0) / CLKS; perf 6.12 has max((EXE_ACTIVITY.EXE_BOUND_0_PORTS + max(RS.EMPTY_RESOURCE - "
