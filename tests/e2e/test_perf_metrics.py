@@ -112,7 +112,8 @@ EXPECTED_DIFFERENCES = [
      "reason": "TMA 5.2's MTL Ports_Utilized_0 is max(EXE_ACTIVITY.EXE_BOUND_0_PORTS - RESOURCE_STALLS.SCOREBOARD, "
                "0) / CLKS; perf 6.12 has max((EXE_ACTIVITY.EXE_BOUND_0_PORTS + max(RS.EMPTY_RESOURCE - "
                "RESOURCE_STALLS.SCOREBOARD, 0)) / CLKS, 1) x (CYCLE_ACTIVITY.STALLS_TOTAL - "
-               "EXE_ACTIVITY.BOUND_ON_LOADS) / CLKS (ADL's TMA 4.x cell); Ports_Utilization adds it"},
+               "EXE_ACTIVITY.BOUND_ON_LOADS) / CLKS (ADL's formula, the first factor held at 1 or more); "
+               "Ports_Utilization adds it"},
     {"model": "meteorlake", "node": "tma_contested_accesses tma_dtlb_store tma_store_stlb_hit", "kind": "value",
      "reason": "TMA 5.2's MTL cells weigh these loads and stores by their retire latency, capped: X x min($PEBS, "
                "cap); perf 6.12 reads $PEBS as X@R (perf's retire-latency modifier), which tdprof does not read, "
