@@ -75,6 +75,13 @@ ARM_MIDR = {
 ARM_DATA = os.path.join(tdp.SOURCE_ROOT, "tests", "data", "perf612-arm64")
 SBSA_SLOTS = 5
 
+# Nodes Intel's TMA 5.2 renamed since the TMA 4.x that perf 6.12's tables come
+# from: perf's MetricName -> tdprof's (TMA 5.2) vendor name, compared by value.
+RENAMED = {
+    "tma_dram_bound": "tma_l3_miss_bound",            # TMA 5.2: DRAM_Bound -> L3_Miss_Bound
+    "tma_l1_hit_latency": "tma_l1_latency_dependency",  # TMA 5.2: L1_Hit_Latency -> L1_Latency_Dependency
+}
+
 # What differs today between tdprof and perf 6.12, each with its reason. model and
 # node are fnmatch patterns (node: perf's MetricName); kind "missing": tdprof has no
 # value for a node perf defines; "value": both have one and they differ by more than
@@ -85,13 +92,6 @@ SBSA_SLOTS = 5
 # min_level/max_level: the entry covers nodes of perf's levels in that range only.
 # Remove an entry when the work that fixes it lands (the test fails while an entry
 # matches nothing).
-# Nodes Intel's TMA 5.2 renamed since the TMA 4.x that perf 6.12's tables come
-# from: perf's MetricName -> tdprof's (TMA 5.2) vendor name, compared by value.
-RENAMED = {
-    "tma_dram_bound": "tma_l3_miss_bound",            # TMA 5.2: DRAM_Bound -> L3_Miss_Bound
-    "tma_l1_hit_latency": "tma_l1_latency_dependency",  # TMA 5.2: L1_Hit_Latency -> L1_Latency_Dependency
-}
-
 EXPECTED_DIFFERENCES = [
     {"model": "haswell", "node": "tma_memory_bound tma_core_bound", "kind": "value range", "max_level": 2,
      "reason": "perf 6.12's haswell tma_memory_bound, non-SMT arm of its '... if #SMT_on else ...', lacks the "
