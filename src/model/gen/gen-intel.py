@@ -694,6 +694,8 @@ class Model:
                     continue
                 if plain in self.cfg['import_events'] or re.fullmatch(r'[A-Z0-9_]+\.[A-Z0-9_.]+', plain):
                     self.add_event(plain)
+                elif re.fullmatch(r'cpu/[A-Z0-9_]+\.[A-Z0-9_.]+(,[a-z_]+(=[0-9a-fx]+)?)+/', plain):
+                    self.add_event(plain, live=False)   # perf's spelling with terms (cmask=4): imports only
                 else:
                     raise SystemExit(f'platforms.json: {self.name}: {iv["formula"]}: unknown name {nm}')
             if len(f['variants']) >= MAX_VARIANTS:
