@@ -44,6 +44,8 @@ MODEL_CPUID = {
     "skylakex": "GenuineIntel-6-55-4",
     "cascadelake": "GenuineIntel-6-55-7",
     "icelake": "GenuineIntel-6-7E-5",
+    "rocketlake": "GenuineIntel-6-A7-1",
+    "tigerlake": "GenuineIntel-6-8C-1",
     "icelakex": "GenuineIntel-6-6A-6",
     "sapphirerapids": "GenuineIntel-6-8F-8",
     "emeraldrapids": "GenuineIntel-6-CF-2",

@@ -963,8 +963,8 @@ static int eval_deep(const char *name, const struct row *rows, struct metric_tre
 static void test_intel_generated_depth(void **state)
 {
 	/* Intel TMA 5.2 defines levels 1-6 from Ice Lake on (e.g. Load_STLB_Miss_4K, L6) */
-	static const char *const deep[] = { "icelake", "icelakex", "sapphirerapids", "emeraldrapids", "graniterapids",
-					     "alderlake", "meteorlake" };
+	static const char *const deep[] = { "icelake", "rocketlake", "tigerlake", "icelakex", "sapphirerapids",
+					     "emeraldrapids", "graniterapids", "alderlake", "meteorlake" };
 	size_t nr;
 	const struct model *const *all = model_all(&nr);
 
