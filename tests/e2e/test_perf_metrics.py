@@ -53,6 +53,7 @@ MODEL_CPUID = {
     "alderlake": "GenuineIntel-6-97-2",    # hybrid: its cpu_core metrics
     "gracemont": "GenuineIntel-6-BE-0",    # Alder Lake-N: Gracemont cores only
     "meteorlake": "GenuineIntel-6-AA-4",   # hybrid: its cpu_core metrics
+    "lioncove": "GenuineIntel-6-C6-2",     # Arrow Lake: its cpu_core metrics (Skymont: no model yet)
     "crestmont": "GenuineIntel-6-AF-3",    # Sierra Forest: Crestmont cores only
     "zen2": "AuthenticAMD-23-31-0",
     "zen3": "AuthenticAMD-25-21-0",

@@ -21,7 +21,7 @@ copied):
     (= #core_wide < 1), #PERF_METRICS_MSR (1 where the column has it),
     #PMM_App_Direct (0: no persistent memory in App Direct mode);
   - "##Name" is the sum of Name's children, "##?Name" max(Name, that sum);
-  - events carry modifiers :cN (cmask), :e1 (edge), :i1 (inv), :uMASK; a "_PS"
+  - events carry modifiers :cN (cmask), :e1 (edge), :i1 (inv), :eq1 (cmask equals), :uMASK; a "_PS"
     suffix (the PEBS flavour) counts as the event itself; TOPDOWN.SLOTS:perf_metrics
     and :percore are TOPDOWN.SLOTS; PERF_METRICS.X are perf's topdown-* events;
   - "E*min($PEBS, C)" (an average retire latency from PEBS, capped at C) is counted
@@ -453,6 +453,9 @@ class Model:
             if m == 'i1':
                 terms.append('inv')
                 continue
+            if m == 'eq1':   # Lion Cove's "cmask equals" bit (perf: eq=1 in cpu_core's format)
+                terms.append('eq=1')
+                continue
             mm = re.fullmatch(r'ocr_msr_val=(0x[0-9a-fA-F]+)', m)
             if mm:   # perf: OCR.X@offcore_rsp\=V@
                 terms.append(f'offcore_rsp={mm.group(1).lower()}')
@@ -470,7 +473,7 @@ class Model:
         name = 'cpu/' + base + ',' + ','.join(terms) + '/'
         # libpfm4 has no attribute for another umask or an offcore response value:
         # such an event is read from imports only (perf spells it with the terms)
-        live = not any(t.startswith(('umask=', 'offcore_rsp=')) for t in terms)
+        live = not any(t.startswith(('umask=', 'offcore_rsp=', 'eq=')) for t in terms)
         spec = base.replace('.', ':', 1)
         for t in terms:
             if t.startswith('cmask='):
@@ -957,7 +960,8 @@ def write_model(out, mdl, cfg):
     out.append(f'\t.sources = {cstr(mdl.sheet.source + ", column " + mdl.col + errata + "; data/intel/platforms.json")},')
     out.append('\t.vendor = MODEL_VENDOR_INTEL, .kind = MODEL_KIND_SLOTS,')
     if p.get('core_type'):
-        out.append(f'\t.core_type = {cstr(p["core_type"])}, .pmu = {cstr(p["pmu"])}, .companion = &model_{comp},')
+        companion = f', .companion = &model_{comp}' if comp else ''  # a core type whose partner has no model yet
+        out.append(f'\t.core_type = {cstr(p["core_type"])}, .pmu = {cstr(p["pmu"])}{companion},')
     out.append(f'\t.slots = {p["slots"]}, .gp_counters = {p["gp"]}, .fixed_counters = {p["fixed"]},')
     out.append(f'\t.events = {mdl.name}_events, .nr_events = ARRAY_SIZE({mdl.name}_events),')
     out.append(f'\t.formulas = {mdl.name}_formulas, .nr_formulas = ARRAY_SIZE({mdl.name}_formulas),')

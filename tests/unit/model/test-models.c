@@ -964,7 +964,7 @@ static void test_intel_generated_depth(void **state)
 {
 	/* Intel TMA 5.2 defines levels 1-6 from Ice Lake on (e.g. Load_STLB_Miss_4K, L6) */
 	static const char *const deep[] = { "icelake", "rocketlake", "tigerlake", "icelakex", "sapphirerapids",
-					     "emeraldrapids", "graniterapids", "alderlake", "meteorlake" };
+					     "emeraldrapids", "graniterapids", "alderlake", "meteorlake", "lioncove" };
 	size_t nr;
 	const struct model *const *all = model_all(&nr);
 
