@@ -288,11 +288,13 @@ static json_t *tree_array(const struct topdown_report *r, const struct metric_tr
 			break;
 		}
 		jput(o, "key", json_string(n->key), failed);
+		jput(o, "name", json_string(n->label), failed); /* design.md's spelling of label */
 		jput(o, "label", json_string(n->label), failed);
 		jput(o, "level", json_integer(n->level), failed);
 		jput(o, "parent", jstr_or_null(n->parent), failed);
 		jput(o, "value", jnum_or_null(n->value), failed);
 		jput(o, "threshold", jnum_or_null(n->threshold), failed);
+		jput(o, "crossed", json_boolean(n->flagged), failed); /* design.md's spelling of flagged */
 		jput(o, "flagged", json_boolean(n->flagged), failed);
 		jput(o, "description", jstr_or_null(d ? d->description : NULL), failed);
 		jput(o, "hint", jstr_or_null(d ? d->hint : NULL), failed);

@@ -155,6 +155,12 @@ def test_level6_tree_with_thresholds():
     deep = [n for n in nodes if n["level"] >= 3]
     tdp.check(all(n["threshold"] is not None for n in deep), "every level 3-6 node has its threshold", r)
     tdp.check(all(n["description"] for n in deep), "and its description", r)
+    # design.md's fields of a tree node: key, name, level, parent, value, threshold, crossed, description
+    for n in nodes:
+        tdp.check(n["name"] == n["label"] and n["crossed"] == n["flagged"], "name and crossed of %s" % n["key"], r)
+        if n["crossed"]:
+            tdp.check(n["value"] is not None and n["threshold"] is not None and n["value"] > n["threshold"],
+                      "a crossed node is above its threshold: %s" % n["key"], r)
     # children sit inside their parent
     for n in nodes:
         for c in n["children"]:
