@@ -120,8 +120,13 @@ int pd_stream_need_record(struct perfdata *p, struct tdp_err *err)
 		have = (size_t)(p->base + p->len - p->pos);
 		r = p->buf + (p->pos - p->base);
 		if (!ret && size >= PD_EVENT_HEADER_SIZE && have >= size) {
-			/* frame() checks these fields again; here they only say how much to read */
-			if (type == PERFDATA_RECORD_AUXTRACE && size >= 16)
+			/*
+			 * frame() checks these fields again; here they only say how much to read.
+			 * Only a record with its whole fixed part (AUXTRACE: 8 + 40 bytes) names a
+			 * payload: a shorter one is refused by frame() as the in-memory reader refuses
+			 * it, not taken for a cut stream (fuzz-perfdata-stream).
+			 */
+			if (type == PERFDATA_RECORD_AUXTRACE && size >= PD_EVENT_HEADER_SIZE + 40)
 				extra = pd_u64(r + 8);
 			else if (type == PERFDATA_RECORD_HEADER_TRACING_DATA && size >= 12)
 				extra = pd_u32(r + 8);
