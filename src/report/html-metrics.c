@@ -138,5 +138,20 @@ void html_line_branches(FILE *out, const struct tdoc *d)
 			fputs("&ndash;", out);
 		fprintf(out, "</td><td>%s</td></tr>\n", b->target ? "the marked branch" : "");
 	}
+	if (d->nr_sites) {
+		/* the line's aggregate, apart: its rate averages the branches above */
+		double m = tdoc_site_count(&d->sites[0], "mispredicts"), e = tdoc_site_count(&d->sites[0], "branches");
+
+		fputs("<tr class=\"aggregate\"><td></td><td>the whole line</td><td class=\"num\">", out);
+		html_num(out, m);
+		fputs("</td><td class=\"num\">", out);
+		html_num(out, e);
+		fputs("</td><td class=\"num\">", out);
+		if (isfinite(m) && isfinite(e) && e > 0)
+			fprintf(out, "%.1f %%", 100.0 * m / e);
+		else
+			fputs("&ndash;", out);
+		fputs("</td><td></td></tr>\n", out);
+	}
 	fputs("</tbody></table></section>\n", out);
 }

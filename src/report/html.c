@@ -242,6 +242,7 @@ int html_print_doc(FILE *out, const struct tdoc *d, const struct html_opts *o, s
 	html_metrics(out, d);
 	html_findings(out, d);
 	html_sites(out, d, opt_or(o->max_sites, HTML_SITES_DEFAULT), opt_or(o->max_detail, HTML_DETAIL_DEFAULT));
+	html_line_branches(out, d);
 	if (d->kind == TDOC_BRANCHES)
 		html_branches(out, d, opt_or(o->max_sites, HTML_SITES_DEFAULT));
 	notes(out, d);

@@ -9,6 +9,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import tempfile
 
 import tdp
@@ -153,6 +154,31 @@ def test_arm_stage2_section():
     rows = [cells for a, cells in pg.sections.get("stage2", []) if a.get("data-name")]
     tdp.check([(r[0], r[1]) for r in rows] == [(m["group"], m["name"]) for m in doc["stage2"]["metrics"]],
               "every stage-2 metric with its group: %s" % rows)
+
+
+def test_why_page_shows_the_top_line_s_branches():
+    # issue 16 item 1: one line holding several branches; the page gives each its own counts
+    if not shutil.which("valgrind") or not shutil.which("g++"):
+        raise tdp.Skip("needs valgrind and g++")
+    binary = os.path.join(TMP, "filter")
+    subprocess.run(["g++", "-O1", "-g", "-fno-if-conversion", "-fno-if-conversion2", "-o", binary,
+                    os.path.join(tdp.SOURCE_ROOT, "tests", "e2e", "workloads", "wl-filter.cpp")], check=True)
+    out = os.path.join(TMP, "why.html")
+    r = tdp.run("why", "--backend=sim", "--json", "--html", out, "--", binary, timeout=300)
+    tdp.expect_exit(r, 0)
+    br = r.json()["drilldown"]["line_branches"]
+    tdp.check(br and len(br) >= 2, "the document has the line's branches: %r" % br, r)
+    rows = page(out).sections.get("line-branches", [])
+    body = [(a, c) for a, c in rows if c and c[0] != "address"]
+    tdp.check(len(body) == len(br) + 1, "one row per branch and the line's: %r" % body)
+    for b, (a, c) in zip(br, body):
+        tdp.check(c[0] == b["address"] and c[1] == b["text"], "row %r is %r" % (c, b))
+        tdp.check(int(c[2].replace(",", "")) == b["mispredicts"] and int(c[3].replace(",", "")) == b["executions"],
+                  "its counts: %r vs %r" % (c, b))
+        tdp.check(("flagged" in (a.get("class") or "")) == b["target"], "the marked branch: %r" % c)
+    site = r.json()["sites"][0]
+    tdp.check(body[-1][1][1] == "the whole line" and int(body[-1][1][2].replace(",", "")) == site["mispredicts"],
+              "the line's aggregate apart: %r" % (body[-1],))
 
 
 tdp.main(globals())
