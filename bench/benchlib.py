@@ -1,5 +1,6 @@
-"""Shared by the benchmark scripts: measure one child process (wall, CPU, peak RSS)."""
+"""Shared by the benchmark scripts: measure one child process (wall, CPU, peak RSS), and say which machine."""
 import os
+import platform
 import subprocess
 import sys
 import time
@@ -21,3 +22,21 @@ def measure_ok(argv):
     if code != 0:
         sys.exit("benchmark: %s exited %d" % (" ".join(argv), code))
     return wall, cpu, rss
+
+
+def cpu_model():
+    """The CPU's model name from /proc/cpuinfo; "" when it has none."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def machine():
+    """The machine in one line for RESULTS.md: CPU, CPUs, kernel and perf's version."""
+    perf = subprocess.run(["perf", "--version"], capture_output=True, text=True).stdout.strip()
+    return "%s, %d CPUs, Linux %s, %s" % (cpu_model() or "unknown CPU", os.cpu_count() or 0, platform.release(), perf)

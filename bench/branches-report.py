@@ -25,7 +25,6 @@ the markers of its section (other sections are kept).
 import argparse
 import datetime
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -66,20 +65,6 @@ def interleave(cmds, runs):
             "runs": len(v),
         }
     return out
-
-
-def machine():
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    perf = subprocess.run(["perf", "--version"], capture_output=True, text=True).stdout.strip()
-    return "%s, %d CPUs, Linux %s, %s" % (model, os.cpu_count() or 0, platform.release(), perf)
 
 
 def load_average():
@@ -227,7 +212,7 @@ chains). No PMU here, so this file is synthesized with the perfdata writer rathe
 Reproduce: `bench/branches-report.py --build BUILD` (needs perf, the shared data and the
 bench helpers of BUILD).
 """ % (
-        datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), machine(), load_before, load_after, a.runs,
+        datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), benchlib.machine(), load_before, load_after, a.runs,
         os.path.getsize(big) / 1e6,
         t["wall"], t["wall_min"], t["cpu"], t["rss"] / 1024, p["wall"], p["wall_min"], p["cpu"], p["rss"] / 1024,
         speed, p["wall_min"] / t["wall_min"], cpu_speed, ok(speed >= 30),
