@@ -94,19 +94,7 @@ def thread_split(cmd, work, runs=3):
 
 
 def write_results(text):
-    path = os.path.join(ROOT, "bench", "RESULTS.md")
-    old = ""
-    if os.path.exists(path):
-        with open(path) as f:
-            old = f.read()
-    block = BEGIN + "\n" + text.rstrip("\n") + "\n" + END + "\n"
-    if BEGIN in old and END in old:
-        new = old[:old.index(BEGIN)] + block + old[old.index(END) + len(END):].lstrip("\n")
-    else:
-        new = (old.rstrip("\n") + "\n\n" if old else "# Benchmark results\n\n") + block
-    with open(path, "w") as f:
-        f.write(new)
-    return path
+    return benchlib.write_results(BEGIN, END, text)
 
 
 def main():

@@ -70,17 +70,7 @@ def interleave(cmds, runs):
 
 
 def write_results(text):
-    path = os.path.join(ROOT, "bench", "RESULTS.md")
-    with open(path) as f:
-        old = f.read()
-    block = BEGIN + "\n" + text.rstrip("\n") + "\n" + END + "\n"
-    if BEGIN in old and END in old:
-        new = old[:old.index(BEGIN)] + block + old[old.index(END) + len(END):].lstrip("\n")
-    else:
-        new = old.rstrip("\n") + "\n\n" + block
-    with open(path, "w") as f:
-        f.write(new)
-    return path
+    return benchlib.write_results(BEGIN, END, text)
 
 
 def main():
