@@ -16,8 +16,9 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "gen"))
-from genlib import Bad, c_str, run  # noqa: E402  (src/gen/genlib.py)
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from genlib import Bad, c_str, run  # noqa: E402  (scripts/genlib.py)
 
 THRESHOLDS = {"THR_RETIRING", "THR_BAD_SPECULATION", "THR_FRONTEND_BOUND", "THR_BACKEND_BOUND",
               "THR_FETCH_LATENCY", "THR_FETCH_BANDWIDTH", "THR_BRANCH_MISPREDICTS", "THR_MACHINE_CLEARS",

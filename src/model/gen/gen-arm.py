@@ -25,8 +25,9 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "gen"))
-from genlib import Bad, c_str, run  # noqa: E402  (src/gen/genlib.py)
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from genlib import Bad, c_str, run  # noqa: E402  (scripts/genlib.py)
 
 UNITS = {
     "percent of slots": "percent_of_slots",

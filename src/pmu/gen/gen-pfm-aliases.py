@@ -13,8 +13,9 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "gen"))
-from genlib import run  # noqa: E402  (src/gen/genlib.py)
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from genlib import run  # noqa: E402  (scripts/genlib.py)
 
 OK = re.compile(r"[A-Za-z0-9_.:=,]+")
 
