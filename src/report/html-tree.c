@@ -45,20 +45,25 @@ static double width_of(double v)
 	return v > 0 ? v * HTML_UNITS_PER_POINT : 0;
 }
 
-/* depth: the row (0 for level 1); colour: the level-1 ancestor's */
-static void bar(FILE *out, const struct tdoc_node *n, double x, double y, double font, int depth, const char *colour)
+/*
+ * depth: the row (0 for level 1); colour: the level-1 ancestor's; vis: the width
+ * left visible in its parent's span, which decides whether the text fits.
+ */
+static void bar(FILE *out, const struct tdoc_node *n, double x, double y, double font, int depth, const char *colour,
+		double vis)
 {
-	double w = width_of(n->value), cw = CHAR_W * font;
+	double w = vis, cw = CHAR_W * font;
 	/* deeper rows fade, so that a level reads as a level; a crossed node has a dark outline */
 	double opacity = depth == 0 ? 1 : depth == 1 ? 0.62 : 0.62 - 0.08 * (depth - 1);
 
-	fprintf(out, "<g class=\"bar\"><rect class=\"node l%d%s\" data-key=\"", n->level, n->flagged ? " flagged" : "");
+	fputs("<g class=\"bar\">", out);
+	fprintf(out, "<rect class=\"node l%d%s\" data-key=\"", n->level, n->flagged ? " flagged" : "");
 	html_esc(out, n->key);
 	fputs("\" data-parent=\"", out);
 	html_esc(out, n->parent ? n->parent : "");
 	fprintf(out, "\" data-level=\"%d\" data-value=\"%.17g\" data-flagged=\"%d\" x=\"%.4f\" y=\"%d\" width=\"%.4f\" "
 		     "height=\"%d\" fill=\"%s\" fill-opacity=\"%.2f\" stroke=\"%s\" stroke-width=\"%d\"><title>",
-		n->level, n->value, n->flagged ? 1 : 0, x, (int)y, w, ROW_H, colour, opacity,
+		n->level, n->value, n->flagged ? 1 : 0, x, (int)y, width_of(n->value), ROW_H, colour, opacity,
 		n->flagged ? "#212121" : "#fff", n->flagged ? 3 : 1);
 	html_esc(out, n->label);
 	fprintf(out, ": %.1f %%", n->value);
@@ -90,6 +95,7 @@ void html_tree(FILE *out, const struct tdoc *d, const char *id, double font)
 	size_t order[TDOC_MAX_NODES];
 	int depth[TDOC_MAX_NODES], rows = 1, skip = -1;
 	double total = 0, w, next[TREE_MAX_DEPTH + 1] = { 0 };
+	double lo[TREE_MAX_DEPTH], hi[TREE_MAX_DEPTH]; /* the span each depth's current node shows */
 	int height;
 	bool any = false, unmeasured = false;
 
@@ -121,7 +127,11 @@ void html_tree(FILE *out, const struct tdoc *d, const char *id, double font)
 			t * HTML_UNITS_PER_POINT, t == 0 ? "start" : t == 100 ? "end" : "middle", t);
 	}
 	/* depth first: each node starts where its earlier siblings end, the first child
-	 * at its parent's left edge; an unmeasured node and its subtree get no bar */
+	 * at its parent's left edge; an unmeasured node and its subtree get no bar.
+	 * Children whose shares add up to more than their parent's (Intel's deeper
+	 * nodes need not sum to it; multiplexed counts may overshoot) keep their exact
+	 * widths but are clipped to the span their parent shows, never drawn over its
+	 * siblings' columns. */
 	for (size_t i = 0; i < d->nr_nodes; i++) {
 		const struct tdoc_node *n = &d->nodes[order[i]];
 		int k = depth[i];
@@ -129,7 +139,7 @@ void html_tree(FILE *out, const struct tdoc *d, const char *id, double font)
 		if (skip >= 0 && k > skip)
 			continue;
 		skip = -1;
-		if (k >= TREE_MAX_DEPTH)
+		if (k < 0 || k >= TREE_MAX_DEPTH)
 			continue;
 		if (!isfinite(n->value)) {
 			unmeasured = true;
@@ -140,7 +150,26 @@ void html_tree(FILE *out, const struct tdoc *d, const char *id, double font)
 			colour[0] = html_node_colour(n->key, NULL, 1);
 		else
 			colour[k] = colour[k - 1];
-		bar(out, n, next[k], TREE_TOP + k * (ROW_H + ROW_GAP), font, k, colour[k]);
+		{
+			double x0 = next[k], x1 = x0 + width_of(n->value);
+
+			if (k > 0) {
+				x0 = x0 > lo[k - 1] ? x0 : lo[k - 1];
+				x1 = x1 < hi[k - 1] ? x1 : hi[k - 1];
+				if (x1 < x0)
+					x1 = x0;
+				/* a nested viewport over the parent's span, in the tree's own coordinates
+				 * (no clip-path: a url() reference is kept out of the page) */
+				fprintf(out, "<svg class=\"clip\" x=\"%.4f\" y=\"0\" width=\"%.4f\" height=\"%d\" "
+					     "viewBox=\"%.4f 0 %.4f %d\">", lo[k - 1], hi[k - 1] - lo[k - 1], height,
+					lo[k - 1], hi[k - 1] - lo[k - 1], height);
+			}
+			lo[k] = x0;
+			hi[k] = x1;
+			bar(out, n, next[k], TREE_TOP + k * (ROW_H + ROW_GAP), font, k, colour[k], x1 - x0);
+			if (k > 0)
+				fputs("</svg>\n", out);
+		}
 		next[k + 1] = next[k];
 		next[k] += width_of(n->value);
 	}

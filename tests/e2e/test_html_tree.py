@@ -25,10 +25,15 @@ class Page(html.parser.HTMLParser):
         super().__init__()
         self.bars, self.sections, self.rows = [], {}, None
         self.section, self.cell, self.row_attrs = None, None, None
+        self.svgs = []  # the open svg elements (a bar's clip is the innermost class="clip")
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "svg":
+            self.svgs.append(a)
         if tag == "rect" and "node" in (a.get("class") or "").split():
+            clips = [v for v in self.svgs if v.get("class") == "clip"]
+            a["clip"] = clips[-1] if clips else None
             self.bars.append(a)
         elif tag == "section":
             self.section = a.get("id")
@@ -44,6 +49,8 @@ class Page(html.parser.HTMLParser):
             self.cell += data
 
     def handle_endtag(self, tag):
+        if tag == "svg" and self.svgs:
+            self.svgs.pop()
         if tag in ("td", "th") and self.cell is not None:
             self.rows.append(self.cell.strip())
             self.cell = None
@@ -119,6 +126,11 @@ def test_level6_tree_drawn_whole_with_children_under_their_parent():
                       "(x %s, want %.4f)" % (c["key"], n["key"], cb["x"], cx))
             tdp.check(float(cb["y"]) > y, "%s is drawn below %s" % (c["key"], n["key"]))
             tdp.check(cb["data-parent"] == n["key"], "%s names its parent" % c["key"])
+            # shown only within its parent's span (children may add up to more than it)
+            clip = cb["clip"]
+            tdp.check(clip is not None and float(clip["x"]) >= x - 1e-3 and
+                      float(clip["x"]) + float(clip["width"]) <= x + w + 1e-3,
+                      "%s is clipped to %s's span: %r" % (c["key"], n["key"], clip))
             cx += float(cb["width"])
     tdp.check(any(b["data-flagged"] == "1" for b in pg.bars), "some node crossed its threshold")
     # the node table in tree order: each row's parent listed before it
