@@ -25,7 +25,6 @@ the markers of its section (other sections are kept).
 import argparse
 import datetime
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -68,20 +67,6 @@ def interleave(cmds, runs):
     return out
 
 
-def machine():
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    perf = subprocess.run(["perf", "--version"], capture_output=True, text=True).stdout.strip()
-    return "%s, %d CPUs, Linux %s, %s" % (model, os.cpu_count() or 0, platform.release(), perf)
-
-
 def load_average():
     try:
         return "%.2f %.2f %.2f" % os.getloadavg()
@@ -109,19 +94,7 @@ def thread_split(cmd, work, runs=3):
 
 
 def write_results(text):
-    path = os.path.join(ROOT, "bench", "RESULTS.md")
-    old = ""
-    if os.path.exists(path):
-        with open(path) as f:
-            old = f.read()
-    block = BEGIN + "\n" + text.rstrip("\n") + "\n" + END + "\n"
-    if BEGIN in old and END in old:
-        new = old[:old.index(BEGIN)] + block + old[old.index(END) + len(END):].lstrip("\n")
-    else:
-        new = (old.rstrip("\n") + "\n\n" if old else "# Benchmark results\n\n") + block
-    with open(path, "w") as f:
-        f.write(new)
-    return path
+    return benchlib.write_results(BEGIN, END, text)
 
 
 def main():
@@ -227,7 +200,7 @@ chains). No PMU here, so this file is synthesized with the perfdata writer rathe
 Reproduce: `bench/branches-report.py --build BUILD` (needs perf, the shared data and the
 bench helpers of BUILD).
 """ % (
-        datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), machine(), load_before, load_after, a.runs,
+        datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), benchlib.machine(), load_before, load_after, a.runs,
         os.path.getsize(big) / 1e6,
         t["wall"], t["wall_min"], t["cpu"], t["rss"] / 1024, p["wall"], p["wall_min"], p["cpu"], p["rss"] / 1024,
         speed, p["wall_min"] / t["wall_min"], cpu_speed, ok(speed >= 30),

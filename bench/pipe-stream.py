@@ -69,32 +69,8 @@ def interleave(cmds, runs):
                 "rss": statistics.median(x[2] for x in v), "runs": len(v)} for k, v in res.items()}
 
 
-def machine():
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    perf = subprocess.run(["perf", "--version"], capture_output=True, text=True).stdout.strip()
-    return "%s, %d CPUs, Linux %s, %s" % (model, os.cpu_count() or 0, os.uname().release, perf)
-
-
 def write_results(text):
-    path = os.path.join(ROOT, "bench", "RESULTS.md")
-    with open(path) as f:
-        old = f.read()
-    block = BEGIN + "\n" + text.rstrip("\n") + "\n" + END + "\n"
-    if BEGIN in old and END in old:
-        new = old[:old.index(BEGIN)] + block + old[old.index(END) + len(END):].lstrip("\n")
-    else:
-        new = old.rstrip("\n") + "\n\n" + block
-    with open(path, "w") as f:
-        f.write(new)
-    return path
+    return benchlib.write_results(BEGIN, END, text)
 
 
 def main():
@@ -181,7 +157,7 @@ The reader's own accounting on the same pipe (tests/tools/perfdata-count -): str
 file because the mapped file's pages count in RSS as they are read. A large file is decoded on
 two threads (one decodes, one aggregates); a stream on one, as its writer (here cat, in real use
 perf record) has the other CPU.
-""" % (a.runs, a.samples, a.samples, mb, a.runs, machine(), load, datetime.date.today().isoformat(),
+""" % (a.runs, a.samples, a.samples, mb, a.runs, benchlib.machine(), load, datetime.date.today().isoformat(),
        "\n".join(rows), ratio["tdprof pipe / file"], ratio["perf pipe / file"], ratio["tdprof / perf, file"],
        ratio["tdprof / perf, pipe"], peak["buffer_peak"], size, peak["records"])
     print(text)

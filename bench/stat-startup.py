@@ -17,6 +17,9 @@ import statistics
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
 TARGET_RATIO = 0.2
 
 
@@ -45,16 +48,7 @@ def which(name):
 
 
 def machine():
-    model = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"cpu": model, "cpus": os.cpu_count(), "kernel": platform.release(),
+    return {"cpu": benchlib.cpu_model(), "cpus": os.cpu_count(), "kernel": platform.release(),
             "loadavg": [round(x, 2) for x in os.getloadavg()]}
 
 

@@ -221,3 +221,26 @@ void strbuf_add_name(struct strbuf *sb, const char *s)
 {
 	strbuf_add_printable(sb, s, strlen(s), false);
 }
+
+void strbuf_add_csv_field(struct strbuf *sb, const char *s)
+{
+	struct strbuf t = STRBUF_INIT;
+	const char *v;
+
+	if (!s)
+		return;
+	strbuf_add_name(&t, s);
+	v = strbuf_failed(&t) ? "" : t.buf;
+	if (!strpbrk(v, ",\"")) {
+		strbuf_adds(sb, v);
+	} else {
+		strbuf_addch(sb, '"');
+		for (; *v; v++) {
+			if (*v == '"')
+				strbuf_addch(sb, '"');
+			strbuf_addch(sb, *v);
+		}
+		strbuf_addch(sb, '"');
+	}
+	strbuf_release(&t);
+}

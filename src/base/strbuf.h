@@ -57,6 +57,12 @@ void strbuf_add_printable(struct strbuf *sb, const char *s, size_t len, bool kee
 /** strbuf_add_printable() of a NUL-terminated name, newlines escaped. */
 void strbuf_add_name(struct strbuf *sb, const char *s);
 
+/**
+ * A CSV field: s escaped as a name (strbuf_add_name), then quoted with doubled
+ * quotes when it holds a comma or a quote. NULL adds nothing (an empty field).
+ */
+void strbuf_add_csv_field(struct strbuf *sb, const char *s);
+
 /** Append printf-formatted text. */
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -416,21 +416,6 @@ static int by_edge_addr(const void *x, const void *y)
 	return a->from < b->from ? -1 : a->from > b->from;
 }
 
-static const struct branch_loc *find_loc(const struct branch_symbols *sy, uint64_t addr)
-{
-	size_t lo = 0, hi = sy->nr_locs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sy->locs[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < sy->nr_locs && sy->locs[lo].addr == addr ? &sy->locs[lo] : NULL;
-}
-
 /* Resolve every distinct address: one branch_annot_run() over them as one-address edges. */
 static int resolve(struct ips_agg *a, struct branch_annot *an, struct tdp_err *err)
 {
@@ -478,7 +463,7 @@ static int functions(struct ips_agg *a, const struct branch_symbols *sy, struct 
 		const struct stack *s = &a->stacks[i];
 
 		for (size_t k = 0; k < s->len; k++) {
-			const struct branch_loc *l = find_loc(sy, a->frames[s->off + k]);
+			const struct branch_loc *l = branch_symbols_find(sy, a->frames[s->off + k]);
 			uint32_t g;
 			struct ips_function *r;
 
@@ -539,7 +524,7 @@ static int lines(struct ips_agg *a, const struct branch_symbols *sy, struct ips_
 	if (!v)
 		return tdp_err_oom(err);
 	for (size_t i = 0; i < a->nr_stacks; i++) {
-		const struct branch_loc *l = find_loc(sy, a->frames[a->stacks[i].off]);
+		const struct branch_loc *l = branch_symbols_find(sy, a->frames[a->stacks[i].off]);
 		const char *fn;
 
 		if (!l || !l->file || !l->line)
@@ -605,7 +590,7 @@ static int stacks(struct ips_agg *a, const struct branch_symbols *sy, struct ips
 		size_t first = s->chain && s->len > 1 ? 1 : 0, n = s->len - first;
 
 		for (size_t k = 0; k < n; k++) {
-			const struct branch_loc *l = find_loc(sy, a->frames[s->off + s->len - 1 - k]);
+			const struct branch_loc *l = branch_symbols_find(sy, a->frames[s->off + s->len - 1 - k]);
 
 			names[at + k] = l && l->resolved && l->function ? l->function : "[unknown]";
 		}

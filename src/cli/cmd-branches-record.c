@@ -61,7 +61,7 @@ static const struct cmd_doc doc = {
 		"host, CPU and command-line features. It is created with mode 0600. Lost samples (a ring buffer "
 		"that filled up) are counted and reported; a larger -m or a lower -F avoids them.\n"
 		"\n"
-		"SIGINT and SIGTERM sent to tdprof are passed on to CMD and the file is finished when it ends. "
+		"SIGINT, SIGTERM and SIGHUP sent to tdprof are passed on to CMD and the file is finished when it ends. "
 		"tdprof exits with CMD's status (128+N when signal N killed it), 127 when CMD is not found, 126 "
 		"when it cannot be executed.",
 	.examples = "tdprof branches record -o br.data -- ./app input.txt\n"

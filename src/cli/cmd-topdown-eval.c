@@ -68,7 +68,39 @@ int topdown_midr_model(struct topdown_opts *to)
 	return 0;
 }
 
-/* The model of an import: --cpu, or the one model_infer_import() finds; the usage error when none or several. */
+/*
+ * Whether cs holds the counts of two core types of a hybrid: events prefixed by
+ * two different core PMUs that models name (cpu_core/, cpu_atom/). A model of one
+ * core type would read both types' events as one CPU's (issue 15).
+ */
+static bool hybrid_counts(const struct countset *cs)
+{
+	size_t nr;
+	const struct model *const *all = model_all(&nr);
+	const char *first = NULL;
+	char key[MODEL_EVKEY_MAX], pmu[64];
+
+	for (size_t i = 0; i < cs->nr; i++) {
+		if (model_event_key(cs->v[i].name, key, sizeof(key), pmu, sizeof(pmu)) || !pmu[0])
+			continue;
+		for (size_t k = 0; k < nr; k++)
+			if (all[k]->pmu && !strcmp(all[k]->pmu, pmu)) {
+				if (!first)
+					first = all[k]->pmu;
+				else if (strcmp(first, pmu))
+					return true;
+				break;
+			}
+	}
+	return false;
+}
+
+/*
+ * The model of an import: --cpu, or the one model_infer_import() finds; the usage
+ * error when none or several, or when --cpu names a model of one core type for
+ * the counts of a hybrid's two (refused rather than mixing them: the hint names
+ * the hybrid models, whose P-core and E-core models each read their own PMU's).
+ */
 static int import_model(const struct countset *cs, const char *cpu, const char *path, const struct model **out)
 {
 	size_t nr, nbest;
@@ -78,7 +110,18 @@ static int import_model(const struct countset *cs, const char *cpu, const char *
 
 	if (cpu) {
 		*out = model_find(cpu);
-		return *out ? 0 : topdown_unknown_model(cpu);
+		if (!*out)
+			return topdown_unknown_model(cpu);
+		if ((*out)->companion || !hybrid_counts(cs))
+			return 0;
+		for (size_t i = 0; i < nr; i++)
+			if (all[i]->companion && all[i]->core_type && !strcmp(all[i]->core_type, "P-core"))
+				strbuf_addf(&names, "%s%s", names.len ? ", " : "", all[i]->name);
+		msg_error("'%s' holds the counts of a hybrid CPU's two core types (cpu_core/ and cpu_atom/ events): "
+			  "'--cpu %s' is a model of one core type and would mix them", path, (*out)->name);
+		msg_hint("give a hybrid model (%s), or leave --cpu out: the import recognises them", names.buf);
+		strbuf_release(&names);
+		return EXIT_USAGE;
 	}
 	nbest = model_infer_import(cs, fit);
 	if (nbest == 1) {

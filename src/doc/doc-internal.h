@@ -78,4 +78,8 @@ void doc_read_edges(struct pctx *c, const json_t *root);
 void doc_fill_edge_offsets(struct pctx *c);
 void doc_read_findings(struct pctx *c, const json_t *root);
 
+/* doc-metrics.c */
+void doc_read_metrics(struct pctx *c, const json_t *root);
+void doc_read_line_branches(struct pctx *c, const json_t *root);
+
 #endif

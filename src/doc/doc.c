@@ -172,7 +172,7 @@ static void nodes_from_array(struct pctx *c, const json_t *nodes)
 		n = add_node(c, key, parent, parent ? 2 : 1);
 		if (!n)
 			return;
-		if (level == 1 || level == 2)
+		if (level >= 1 && level <= 6 && level == (int)level)
 			n->level = (int)level;
 		if (label)
 			n->label = label;
@@ -431,6 +431,10 @@ int tdoc_parse(const uint8_t *buf, size_t len, const char *name, struct tdoc **o
 		doc_read_findings(&c, root);
 	if (!c.ret)
 		read_misc(&c, root);
+	if (!c.ret)
+		doc_read_metrics(&c, root);
+	if (!c.ret)
+		doc_read_line_branches(&c, root);
 out:
 	if (c.ret) {
 		tdoc_free(d);
@@ -462,6 +466,10 @@ void tdoc_free(struct tdoc *d)
 		tdp_free(d->findings[i].fix);
 	}
 	tdp_free(d->findings);
+	tdp_free(d->info);
+	tdp_free(d->bottlenecks);
+	tdp_free(d->stage2);
+	tdp_free(d->line_branches);
 	tdp_free(d->machine);
 	tdp_free(d->name);
 	json_decref((json_t *)d->root);

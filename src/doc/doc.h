@@ -15,7 +15,8 @@
  *              simulated machine)
  *   nodes      the "nodes" array when present (topdown: key, parent, level, label,
  *              extra, value, threshold, flagged), else level1 / level2 (keyed by
- *              parent) / cycle_accounting with "thresholds" and "flagged"
+ *              parent) / cycle_accounting with "thresholds" and "flagged";
+ *              levels 1 to 6 (Intel's TMA)
  *   runs       "runs": [{level1, level2}, ...] (-r N): each node's summary over the
  *              runs (mean, sd, Student's t interval: model/stats.h); "repeat":
  *              {runs, requested, deterministic, note}
@@ -30,6 +31,10 @@
  *   edges      from, to, from_symbol, to_symbol ("func+0x1a"), count, mispredicts
  *   findings   why: title, category, evidence, site, fix (objects shown as text)
  *   summary    branches: samples, branch_entries, mispredicted_entries, lost_samples
+ *   metrics    topdown: "info" and "bottlenecks" ([{name, group, value, unit,
+ *              threshold, flagged, rank, description}]), "stage2" {node, metrics}
+ *   branches   why: drilldown.line_branches [{address, text, executions,
+ *              mispredicts, target}] (the top line's branches, each counted)
  *   notes      strings
  *
  * Input is hostile: the parser (jansson) is bounded by TDOC_MAX_BYTES and every
@@ -62,6 +67,8 @@ struct tdp_err;
 #define TDOC_MAX_DISASM 64          /* disassembly lines kept per site */
 #define TDOC_MAX_FINDINGS 64
 #define TDOC_MAX_NOTES 32
+#define TDOC_MAX_METRICS 512        /* info, bottleneck or stage-2 metrics kept of each */
+#define TDOC_MAX_LINE_BRANCHES 64
 #define TDOC_MAX_SOURCE_LINES 15    /* source lines shown around a site */
 #define TDOC_MAX_SOURCE_BYTES (64u << 20) /* a larger source file is not read */
 
@@ -141,6 +148,27 @@ struct tdoc_finding {
 	char *evidence, *site, *fix;          /* heap text (objects are shown as "key: value, ...") */
 };
 
+/** A named metric of the document: an Info metric, a bottleneck, a stage-2 metric. */
+struct tdoc_metric {
+	const char *name;         /* "IPC", "Mispredictions", "branch_mpki" */
+	const char *group;        /* "Info.Thread", "Bottleneck", "Branch_Effectiveness"; NULL */
+	const char *unit;         /* "percent_of_slots", "ratio", ...; NULL */
+	const char *description;  /* NULL */
+	double value;             /* NAN when null (not measurable) */
+	double threshold;         /* NAN when none */
+	bool flagged;
+	size_t rank;              /* bottlenecks: 1-based; 0 when none */
+};
+
+/** One branch of why's top line, with its own counts. */
+struct tdoc_branch {
+	uint64_t address;
+	bool has_address;
+	const char *text;         /* "jne 0x1189"; NULL */
+	double executions, mispredicts; /* NAN when absent */
+	bool target;              /* the branch the drill-down marks */
+};
+
 struct tdoc_verdict {
 	const char *category;     /* NULL when none */
 	const char *node;
@@ -182,6 +210,11 @@ struct tdoc {
 	size_t nr_notes;
 	struct tdoc_count summary[TDOC_MAX_COUNTS]; /* branches: samples, branch_entries, ... */
 	size_t nr_summary;
+	struct tdoc_metric *info, *bottlenecks, *stage2; /* heap, owned; NULL when none */
+	size_t nr_info, nr_bottlenecks, nr_stage2;
+	const char *stage2_node;  /* the level-1 node whose stage-2 groups are shown; NULL */
+	struct tdoc_branch *line_branches; /* heap, owned; NULL when none */
+	size_t nr_line_branches;
 	void *root;               /* the parsed JSON (json_t): owns the borrowed strings */
 };
 

@@ -184,7 +184,7 @@ static int synthesize(struct pmu_sampling *s, struct tdp_err *err)
 
 /* ---- running ----------------------------------------------------------------------- */
 
-/* Read SIGINT/SIGTERM; returns true when recording should stop now (-p). */
+/* Read SIGINT/SIGTERM/SIGHUP; returns true when recording should stop now (-p). */
 static bool handle_signals(struct pmu_sampling *s)
 {
 	struct signalfd_siginfo si;

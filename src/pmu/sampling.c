@@ -250,6 +250,7 @@ static int setup_target(struct pmu_sampling *s, const struct pmu_sampling_opts *
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP); /* a closed terminal: the workload ends, the file is still finished */
 	sigprocmask(SIG_BLOCK, &block, &s->old_mask);
 	s->masked = true;
 	s->sfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -259,6 +260,7 @@ static int setup_target(struct pmu_sampling *s, const struct pmu_sampling_opts *
 		child_mask = s->old_mask;
 		sigdelset(&child_mask, SIGINT);
 		sigdelset(&child_mask, SIGTERM);
+		sigdelset(&child_mask, SIGHUP);
 		ret = pmu_workload_prepare(&s->w, o->argv, &child_mask, err);
 		if (ret)
 			return ret;
@@ -382,6 +384,7 @@ void pmu_sampling_close(struct pmu_sampling *s)
 		sigemptyset(&block);
 		sigaddset(&block, SIGINT);
 		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGHUP);
 		while (sigtimedwait(&block, NULL, &zero) > 0)
 			;
 		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);

@@ -26,7 +26,7 @@
  *   1. struct pmu_sampling_opts o = PMU_SAMPLING_OPTS_INIT; fill it;
  *      pmu_sampling_open(&s, &o, &err): fork and park the workload (or check the
  *      -p process), open the events, map the rings. From here until
- *      pmu_sampling_close() SIGINT and SIGTERM are blocked in the calling thread
+ *      pmu_sampling_close() SIGINT, SIGTERM and SIGHUP are blocked in the calling thread
  *      and read from a signalfd;
  *   2. for i < pmu_sampling_nr_events(s): pmu_sampling_event(s, i) gives each
  *      event's attr, ids and name (for the perf.data attrs);
@@ -38,7 +38,7 @@
  *   5. pmu_sampling_close(s): closes everything, kills a workload still running,
  *      restores the signal mask.
  *
- * Signals: a SIGINT or SIGTERM sent to tdprof with kill(2) is forwarded to the
+ * Signals: a SIGINT, SIGTERM or SIGHUP sent to tdprof with kill(2) is forwarded to the
  * workload, and recording goes on until the workload ends (a terminal's ^C
  * reaches the workload's process group directly and is not sent twice); with -p
  * the signal ends the recording. Either way pmu_sampling_run() returns normally
@@ -353,7 +353,7 @@ struct pmu_sampling_stats {
 	bool user_only;          /* perf_event_paranoid refused kernel samples: user space only */
 	bool workload_ran;       /* a workload was executed: wstatus is valid */
 	int wstatus;             /* its wait status */
-	int signal;              /* SIGINT or SIGTERM received while recording; 0 none */
+	int signal;              /* SIGINT, SIGTERM or SIGHUP received while recording; 0 none */
 };
 
 /** One event as opened, for the perf.data attrs. All engine-owned. */

@@ -5,34 +5,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-/*
- * A CSV field: control characters and bytes that are not UTF-8 written as \xNN
- * (a recorded name may hold an escape sequence or a newline), then quoted (with
- * doubled quotes) when it holds a comma or a quote.
- */
-static void field(struct strbuf *sb, const char *s)
-{
-	struct strbuf t = STRBUF_INIT;
-	const char *v;
-
-	if (!s)
-		return;
-	strbuf_add_name(&t, s);
-	v = strbuf_failed(&t) ? "" : t.buf;
-	if (!strpbrk(v, ",\"")) {
-		strbuf_adds(sb, v);
-	} else {
-		strbuf_addch(sb, '"');
-		for (; *v; v++) {
-			if (*v == '"')
-				strbuf_addch(sb, '"');
-			strbuf_addch(sb, *v);
-		}
-		strbuf_addch(sb, '"');
-	}
-	strbuf_release(&t);
-}
-
 static size_t limit(const struct branches_report *r, size_t nr)
 {
 	return r->top && r->top < nr ? r->top : nr;
@@ -65,14 +37,14 @@ static void sites(struct strbuf *sb, const struct branches_report *r)
 		bool named = l && l->resolved;
 
 		strbuf_addf(sb, "%zu,0x%" PRIx64 ",", i + 1, s->addr);
-		field(sb, named ? l->function : NULL);
+		strbuf_add_csv_field(sb, named ? l->function : NULL);
 		strbuf_addch(sb, ',');
 		if (named)
 			strbuf_addf(sb, "0x%" PRIx64, l->offset);
 		strbuf_addch(sb, ',');
-		field(sb, l ? l->dso : NULL);
+		strbuf_add_csv_field(sb, l ? l->dso : NULL);
 		strbuf_addch(sb, ',');
-		field(sb, l ? l->file : NULL);
+		strbuf_add_csv_field(sb, l ? l->file : NULL);
 		strbuf_addch(sb, ',');
 		if (l && l->file && l->line)
 			strbuf_addf(sb, "%u", l->line);
@@ -83,7 +55,7 @@ static void sites(struct strbuf *sb, const struct branches_report *r)
 		strbuf_addch(sb, ',');
 		misp_real(sb, r, branch_site_share(s, &res->counts));
 		strbuf_addf(sb, ",%s,", s->type ? branch_type_name(s->type, s->new_type) : "");
-		field(sb, l ? l->perf_text : NULL);
+		strbuf_add_csv_field(sb, l ? l->perf_text : NULL);
 		strbuf_addch(sb, '\n');
 	}
 }
@@ -99,9 +71,9 @@ static void edges(struct strbuf *sb, const struct branches_report *r)
 		const struct branch_loc *t = branch_symbols_edge(r->syms, i, true);
 
 		strbuf_addf(sb, "0x%" PRIx64 ",0x%" PRIx64 ",", e->from, e->to);
-		field(sb, f ? f->perf_text : NULL);
+		strbuf_add_csv_field(sb, f ? f->perf_text : NULL);
 		strbuf_addch(sb, ',');
-		field(sb, t ? t->perf_text : NULL);
+		strbuf_add_csv_field(sb, t ? t->perf_text : NULL);
 		strbuf_addf(sb, ",%" PRIu64 ",", e->count);
 		misp_u64(sb, r, e->mispredicts);
 		strbuf_addch(sb, ',');
@@ -142,7 +114,7 @@ static void blocks(struct strbuf *sb, const struct branches_report *r)
 		double ipc = branch_block_ipc(b, insns);
 
 		strbuf_addf(sb, "0x%" PRIx64 ",0x%" PRIx64 ",", b->start, b->end);
-		field(sb, l && l->resolved ? l->function : NULL);
+		strbuf_add_csv_field(sb, l && l->resolved ? l->function : NULL);
 		strbuf_addf(sb, ",%" PRIu64 ",%" PRIu64 ",", b->count, b->timed);
 		if (b->timed)
 			strbuf_addf(sb, "%.4f", branch_block_avg_cycles(b));

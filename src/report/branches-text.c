@@ -159,27 +159,33 @@ static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy)
 				"debug info (-dbgsym/-debuginfo, debuginfod), or point --symfs at a tree that has it\n");
 }
 
+void report_recording_head(struct strbuf *sb, const char *file, const char *recorded_by, const char *cpu,
+			   const char *backend, const char *event)
+{
+	strbuf_adds(sb, "tdprof branches report: '");
+	strbuf_add_name(sb, file);
+	strbuf_addch(sb, '\'');
+	if (recorded_by) {
+		strbuf_adds(sb, ", recorded by ");
+		strbuf_add_name(sb, recorded_by);
+	}
+	if (cpu) {
+		strbuf_adds(sb, " on ");
+		strbuf_add_name(sb, cpu);
+	}
+	strbuf_addf(sb, " (backend %s", backend);
+	if (event) {
+		strbuf_adds(sb, ", event ");
+		strbuf_add_name(sb, event);
+	}
+}
+
 static void header(struct strbuf *sb, const struct branches_report *r)
 {
 	const struct branch_counts *c = &r->res->counts;
 	char g1[STR_GROUPED_U64_MAX], g2[STR_GROUPED_U64_MAX];
 
-	strbuf_adds(sb, "tdprof branches report: '");
-	strbuf_add_name(sb, r->file);
-	strbuf_addch(sb, '\'');
-	if (r->recorded_by) {
-		strbuf_adds(sb, ", recorded by ");
-		strbuf_add_name(sb, r->recorded_by);
-	}
-	if (r->cpu) {
-		strbuf_adds(sb, " on ");
-		strbuf_add_name(sb, r->cpu);
-	}
-	strbuf_addf(sb, " (backend %s", r->backend);
-	if (r->event) {
-		strbuf_adds(sb, ", event ");
-		strbuf_add_name(sb, r->event);
-	}
+	report_recording_head(sb, r->file, r->recorded_by, r->cpu, r->backend, r->event);
 	if (r->load->spe.present)
 		strbuf_adds(sb, ", Arm SPE");
 	strbuf_adds(sb, ")\n");

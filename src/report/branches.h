@@ -92,6 +92,14 @@ struct branches_report {
 void report_branches_text(struct strbuf *out, const struct branches_report *r);
 
 /**
+ * The head of a recording's text report, as branches and plain-samples reports
+ * both start: "tdprof branches report: 'FILE', recorded by R on CPU (backend B,
+ * event E" (each part only when given; names escaped), the parenthesis left open.
+ */
+void report_recording_head(struct strbuf *sb, const char *file, const char *recorded_by, const char *cpu,
+			   const char *backend, const char *event);
+
+/**
  * Append the JSON document (two-space indented, final newline). Returns 0, or
  * TDP_ENOMEM (out may then hold a partial document and must be discarded).
  */

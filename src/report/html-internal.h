@@ -35,4 +35,10 @@ void html_findings(FILE *out, const struct tdoc *d);
 /** A branch report's summary counts and its first max edges. */
 void html_branches(FILE *out, const struct tdoc *d, size_t max);
 
+/** A topdown document's Bottlenecks view, stage-2 metrics and Info metrics (each when it has them). */
+void html_metrics(FILE *out, const struct tdoc *d);
+
+/** why's per-branch table of the top line (drilldown.line_branches; nothing with fewer than two). */
+void html_line_branches(FILE *out, const struct tdoc *d);
+
 #endif

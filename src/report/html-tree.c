@@ -1,7 +1,8 @@
 /*
  * html-tree.c: the top-down tree as nested SVG bars, and its table (see html.h).
  * Level 1 is one row of bars left to right in the document's order; under each
- * level-1 bar, its level-2 children, from the parent's left edge. A bar is
+ * bar, one row down, its children from the parent's left edge, to the document's
+ * depth (level 6 on Intel); a node above its threshold has a dark outline. A bar is
  * HTML_UNITS_PER_POINT units wide per percentage point, exactly: its width
  * attribute is 10 * the JSON's value, and data-value is that value.
  */
@@ -44,22 +45,32 @@ static double width_of(double v)
 	return v > 0 ? v * HTML_UNITS_PER_POINT : 0;
 }
 
-static void bar(FILE *out, const struct tdoc_node *n, double x, double y, double font)
+/*
+ * depth: the row (0 for level 1); colour: the level-1 ancestor's; vis: the width
+ * left visible in its parent's span, which decides whether the text fits.
+ */
+static void bar(FILE *out, const struct tdoc_node *n, double x, double y, double font, int depth, const char *colour,
+		double vis)
 {
-	double w = width_of(n->value), cw = CHAR_W * font;
+	double w = vis, cw = CHAR_W * font;
+	/* deeper rows fade, so that a level reads as a level; a crossed node has a dark outline */
+	double opacity = depth == 0 ? 1 : depth == 1 ? 0.62 : 0.62 - 0.08 * (depth - 1);
 
-	fprintf(out, "<g class=\"bar\"><rect class=\"node l%d\" data-key=\"", n->level);
+	fputs("<g class=\"bar\">", out);
+	fprintf(out, "<rect class=\"node l%d%s\" data-key=\"", n->level, n->flagged ? " flagged" : "");
 	html_esc(out, n->key);
 	fputs("\" data-parent=\"", out);
 	html_esc(out, n->parent ? n->parent : "");
-	fprintf(out, "\" data-level=\"%d\" data-value=\"%.17g\" x=\"%.4f\" y=\"%d\" width=\"%.4f\" height=\"%d\" "
-		     "fill=\"%s\" fill-opacity=\"%s\" stroke=\"#fff\" stroke-width=\"1\"><title>",
-		n->level, n->value, x, (int)y, w, ROW_H, html_node_colour(n->key, n->parent, n->level),
-		n->level == 1 ? "1" : "0.62");
+	fprintf(out, "\" data-level=\"%d\" data-value=\"%.17g\" data-flagged=\"%d\" x=\"%.4f\" y=\"%d\" width=\"%.4f\" "
+		     "height=\"%d\" fill=\"%s\" fill-opacity=\"%.2f\" stroke=\"%s\" stroke-width=\"%d\"><title>",
+		n->level, n->value, n->flagged ? 1 : 0, x, (int)y, width_of(n->value), ROW_H, colour, opacity,
+		n->flagged ? "#212121" : "#fff", n->flagged ? 3 : 1);
 	html_esc(out, n->label);
 	fprintf(out, ": %.1f %%", n->value);
 	if (n->s.n >= 2 && !isnan(n->s.half))
 		fprintf(out, " \u00b1%.1f (95 %% interval over %zu runs)", n->s.half, n->s.n);
+	if (n->flagged)
+		fputs(", above its threshold", out);
 	fputs("</title></rect>", out);
 	if (w >= 6 * cw + TEXT_PAD) { /* "84.4 %" */
 		/* a nested svg clips the text to its bar (it is never meant to need it) */
@@ -76,55 +87,91 @@ static void bar(FILE *out, const struct tdoc_node *n, double x, double y, double
 	fputs("</g>\n", out);
 }
 
+#define TREE_MAX_DEPTH 8 /* rows drawn (Intel's TMA has 6 levels) */
+
 void html_tree(FILE *out, const struct tdoc *d, const char *id, double font)
 {
-	double total = 0, x = 0, w;
-	int height = TREE_TOP + 2 * ROW_H + ROW_GAP + 4;
+	const char *keys[TDOC_MAX_NODES], *parents[TDOC_MAX_NODES], *colour[TREE_MAX_DEPTH];
+	size_t order[TDOC_MAX_NODES];
+	int depth[TDOC_MAX_NODES], rows = 1, skip = -1;
+	double total = 0, w, next[TREE_MAX_DEPTH + 1] = { 0 };
+	double lo[TREE_MAX_DEPTH], hi[TREE_MAX_DEPTH]; /* the span each depth's current node shows */
+	int height;
 	bool any = false, unmeasured = false;
 
-	for (size_t i = 0; i < d->nr_nodes; i++)
-		if (d->nodes[i].level == 1 && isfinite(d->nodes[i].value)) {
+	for (size_t i = 0; i < d->nr_nodes; i++) {
+		keys[i] = d->nodes[i].key;
+		parents[i] = d->nodes[i].parent;
+		if (!d->nodes[i].parent && isfinite(d->nodes[i].value)) {
 			total += width_of(d->nodes[i].value);
 			any = true;
 		}
+	}
 	if (!any) {
 		fputs("<p class=\"muted\">No node of the tree was measured.</p>\n", out);
 		return;
 	}
+	tree_order(keys, parents, d->nr_nodes, order, depth);
+	for (size_t i = 0; i < d->nr_nodes; i++)
+		if (depth[i] + 1 > rows && depth[i] < TREE_MAX_DEPTH)
+			rows = depth[i] + 1;
+	height = TREE_TOP + rows * ROW_H + (rows - 1) * ROW_GAP + 4;
 	w = total > 100 * HTML_UNITS_PER_POINT ? total : 100 * HTML_UNITS_PER_POINT;
-	fprintf(out, "<svg class=\"tree\" id=\"%s\" data-units-per-point=\"%d\" viewBox=\"-2 0 %.4f %d\" "
+	fprintf(out, "<svg class=\"tree\" id=\"%s\" data-units-per-point=\"%d\" data-rows=\"%d\" viewBox=\"-2 0 %.4f %d\" "
 		     "width=\"100%%\" role=\"img\" aria-label=\"top-down tree\" xmlns=\"http://www.w3.org/2000/svg\">\n",
-		id, HTML_UNITS_PER_POINT, w + 4, height);
+		id, HTML_UNITS_PER_POINT, rows, w + 4, height);
 	for (int t = 0; t <= 100; t += 25) {
 		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"tick\"/>"
 			     "<text x=\"%d\" y=\"14\" class=\"axis\" text-anchor=\"%s\">%d %%</text>\n",
 			t * HTML_UNITS_PER_POINT, TREE_TOP - 4, t * HTML_UNITS_PER_POINT, height,
 			t * HTML_UNITS_PER_POINT, t == 0 ? "start" : t == 100 ? "end" : "middle", t);
 	}
+	/* depth first: each node starts where its earlier siblings end, the first child
+	 * at its parent's left edge; an unmeasured node and its subtree get no bar.
+	 * Children whose shares add up to more than their parent's (Intel's deeper
+	 * nodes need not sum to it; multiplexed counts may overshoot) keep their exact
+	 * widths but are clipped to the span their parent shows, never drawn over its
+	 * siblings' columns. */
 	for (size_t i = 0; i < d->nr_nodes; i++) {
-		const struct tdoc_node *p = &d->nodes[i];
-		double cx = x;
+		const struct tdoc_node *n = &d->nodes[order[i]];
+		int k = depth[i];
 
-		if (p->level != 1)
+		if (skip >= 0 && k > skip)
 			continue;
-		if (!isfinite(p->value)) {
+		skip = -1;
+		if (k < 0 || k >= TREE_MAX_DEPTH)
+			continue;
+		if (!isfinite(n->value)) {
 			unmeasured = true;
+			skip = k;
 			continue;
 		}
-		bar(out, p, x, TREE_TOP, font);
-		for (size_t k = 0; k < d->nr_nodes; k++) {
-			const struct tdoc_node *c = &d->nodes[k];
+		if (k == 0)
+			colour[0] = html_node_colour(n->key, NULL, 1);
+		else
+			colour[k] = colour[k - 1];
+		{
+			double x0 = next[k], x1 = x0 + width_of(n->value);
 
-			if (c->level != 2 || !c->parent || strcmp(c->parent, p->key))
-				continue;
-			if (!isfinite(c->value)) {
-				unmeasured = true;
-				continue;
+			if (k > 0) {
+				x0 = x0 > lo[k - 1] ? x0 : lo[k - 1];
+				x1 = x1 < hi[k - 1] ? x1 : hi[k - 1];
+				if (x1 < x0)
+					x1 = x0;
+				/* a nested viewport over the parent's span, in the tree's own coordinates
+				 * (no clip-path: a url() reference is kept out of the page) */
+				fprintf(out, "<svg class=\"clip\" x=\"%.4f\" y=\"0\" width=\"%.4f\" height=\"%d\" "
+					     "viewBox=\"%.4f 0 %.4f %d\">", lo[k - 1], hi[k - 1] - lo[k - 1], height,
+					lo[k - 1], hi[k - 1] - lo[k - 1], height);
 			}
-			bar(out, c, cx, TREE_TOP + ROW_H + ROW_GAP, font);
-			cx += width_of(c->value);
+			lo[k] = x0;
+			hi[k] = x1;
+			bar(out, n, next[k], TREE_TOP + k * (ROW_H + ROW_GAP), font, k, colour[k], x1 - x0);
+			if (k > 0)
+				fputs("</svg>\n", out);
 		}
-		x += width_of(p->value);
+		next[k + 1] = next[k];
+		next[k] += width_of(n->value);
 	}
 	fputs("</svg>\n", out);
 	if (unmeasured) {

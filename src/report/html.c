@@ -33,7 +33,7 @@ static const char css[] =
 	"stroke-dasharray:3 3}"
 	"table{border-collapse:collapse;margin:8px 0;font-size:14px}th,td{padding:3px 10px;border-bottom:1px solid "
 	"#eceff1;text-align:left;vertical-align:top}th{background:#f5f7f8}td.num,th.num{text-align:right;"
-	"font-variant-numeric:tabular-nums}tr.l2 td:first-child{padding-left:28px}tr.flagged td{font-weight:600}"
+	"font-variant-numeric:tabular-nums}tr.l2 td:first-child{padding-left:28px}tr.l3 td:first-child{padding-left:46px}tr.l4 td:first-child{padding-left:64px}tr.l5 td:first-child{padding-left:82px}tr.l6 td:first-child{padding-left:100px}tr.flagged td{font-weight:600}"
 	"tr.moved td{background:#fff3e0}"
 	"td.where{overflow-wrap:anywhere;min-width:14em;max-width:36em}"
 	"section{overflow-x:auto}.detail>*{min-width:0}"
@@ -239,8 +239,10 @@ int html_print_doc(FILE *out, const struct tdoc *d, const struct html_opts *o, s
 		html_node_table(out, d);
 		fputs("</section>\n", out);
 	}
+	html_metrics(out, d);
 	html_findings(out, d);
 	html_sites(out, d, opt_or(o->max_sites, HTML_SITES_DEFAULT), opt_or(o->max_detail, HTML_DETAIL_DEFAULT));
+	html_line_branches(out, d);
 	if (d->kind == TDOC_BRANCHES)
 		html_branches(out, d, opt_or(o->max_sites, HTML_SITES_DEFAULT));
 	notes(out, d);

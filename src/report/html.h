@@ -5,9 +5,12 @@
  *
  * What it shows: the backend and the machine ("estimate (simulated)" when
  * simulated), the verdict and its advice, the top-down tree as a picture (nested
- * bars in SVG: level 1 in one row, each node's level-2 children under it, 10 units
- * of width per percentage point), the node table (with the 95 % intervals of
- * repeated runs), the ranked sites with their source lines and disassembly, the
+ * bars in SVG: level 1 in one row, each node's children one row under it from its
+ * left edge, to the document's depth (6 on Intel), a crossed node outlined, 10
+ * units of width per percentage point), the node table in tree order (with the
+ * 95 % intervals of repeated runs), Intel's Bottlenecks view, Arm's stage-2
+ * metrics and the Info metrics when the document has them, why's per-branch
+ * table of its top line, the ranked sites with their source lines and disassembly, the
  * findings of `why`, the edges of a branch report, the notes; for a diff, A and B
  * side by side, the changes, the flags and the verdict.
  *

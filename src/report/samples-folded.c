@@ -32,41 +32,17 @@ void report_samples_folded(struct strbuf *out, const struct samples_report *r)
 	}
 }
 
-/* A CSV field: escaped as a name, quoted when it holds a comma or a quote. */
-static void field(struct strbuf *sb, const char *s)
-{
-	struct strbuf t = STRBUF_INIT;
-	const char *v;
-
-	if (!s)
-		return;
-	strbuf_add_name(&t, s);
-	v = strbuf_failed(&t) ? "" : t.buf;
-	if (!strpbrk(v, ",\"")) {
-		strbuf_adds(sb, v);
-	} else {
-		strbuf_addch(sb, '"');
-		for (; *v; v++) {
-			if (*v == '"')
-				strbuf_addch(sb, '"');
-			strbuf_addch(sb, *v);
-		}
-		strbuf_addch(sb, '"');
-	}
-	strbuf_release(&t);
-}
-
 void report_samples_csv(struct strbuf *out, const struct samples_report *r)
 {
 	strbuf_adds(out, "symbol,function,dso,self,self_share,total,total_share\n");
 	for (size_t i = 0; i < r->res->nr_functions; i++) {
 		const struct ips_function *f = &r->res->functions[i];
 
-		field(out, f->perf_text);
+		strbuf_add_csv_field(out, f->perf_text);
 		strbuf_addch(out, ',');
-		field(out, f->function);
+		strbuf_add_csv_field(out, f->function);
 		strbuf_addch(out, ',');
-		field(out, f->dso);
+		strbuf_add_csv_field(out, f->dso);
 		strbuf_addf(out, ",%" PRIu64 ",%.6f,%" PRIu64 ",%.6f\n", f->self, f->self_share, f->total, f->total_share);
 	}
 }

@@ -2,6 +2,7 @@
  * samples-text.c: the text report of plain samples (samples.h).
  */
 #include "report/samples.h"
+#include "report/branches.h"
 #include "base/strbuf.h"
 
 #include <inttypes.h>
@@ -15,22 +16,7 @@ static void header(struct strbuf *sb, const struct samples_report *r)
 {
 	const struct ips_result *res = r->res;
 
-	strbuf_adds(sb, "tdprof branches report: '");
-	strbuf_add_name(sb, r->file);
-	strbuf_adds(sb, "'");
-	if (r->recorded_by) {
-		strbuf_adds(sb, ", recorded by ");
-		strbuf_add_name(sb, r->recorded_by);
-	}
-	if (r->cpu) {
-		strbuf_adds(sb, " on ");
-		strbuf_add_name(sb, r->cpu);
-	}
-	strbuf_addf(sb, " (backend %s", r->backend);
-	if (r->event) {
-		strbuf_adds(sb, ", event ");
-		strbuf_add_name(sb, r->event);
-	}
+	report_recording_head(sb, r->file, r->recorded_by, r->cpu, r->backend, r->event);
 	strbuf_adds(sb, ")\n");
 	strbuf_addf(sb, "plain samples %" PRIu64 " (no branch stacks: hot code by instruction pointer), lost samples %"
 		    PRIu64, res->samples, r->lost_samples);

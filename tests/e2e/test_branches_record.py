@@ -220,6 +220,34 @@ def test_sigint_mid_recording_finishes_the_file():
     tdp.check(len(perf_script(f, "ip")) > 0, "no samples before the interrupt")
 
 
+def test_sigterm_and_sighup_finish_the_file_as_sigint_does():
+    # a closed terminal (SIGHUP) or kill (SIGTERM): passed on to the workload, the file
+    # finished and renamed into place, no temporary and no workload left behind
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        d = tempfile.mkdtemp(prefix="sig-", dir=TMP)
+        f = os.path.join(d, "rec.data")
+        p = subprocess.Popen([tdp.TDPROF, "branches", "record", "-e", "cpu-clock", "-o", f, "--",
+                              wl("wl-spin"), "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        spin = tdp.wait_workload(p, "wl-spin", 100)
+        p.send_signal(sig)
+        try:
+            _, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            if tdp.proc_stat(spin) and tdp.proc_stat(spin)["state"] != "Z":
+                os.kill(spin, signal.SIGKILL)
+                raise AssertionError("%s: the workload %d was left running" % (sig.name, spin))
+        tdp.check(p.returncode == 128 + sig, "%s: exit %d, want %d (the workload's death by it):\n%s" %
+                  (sig.name, p.returncode, 128 + sig, err))
+        tdp.expect_in("SIG%s was passed on to the command" % sig.name[3:], err, "stderr")
+        tdp.check(sorted(os.listdir(d)) == ["rec.data"], "%s: left in the directory: %r" % (sig.name, os.listdir(d)))
+        r = tdp.run("branches", "report", "-i", f)
+        tdp.expect_exit(r, 0)
+        tdp.check(len(perf_script(f, "ip")) > 0, "%s: no samples before the signal" % sig.name)
+
+
 def attach_and_record(f, target, cpu_ms):
     """Record target with -p until it has used cpu_ms more of CPU after tdprof opened its
     events; returns tdprof's exit status and stderr."""
@@ -354,7 +382,7 @@ def test_help_documents_filters_and_software_events():
     tdp.expect_exit(r, 0)
     for want in ("-j, --branch-filter", "any_call", "save_type", "--no-branch-stack", "--spe",
                  "Software events (-e cpu-clock, task-clock) carry no branch stack", "0600"):
-        tdp.expect_in(want, r.out, "--help")
+        tdp.expect_in(want, " ".join(r.out.split()), "--help (its words)")
 
 
 tdp.main(globals())

@@ -1,4 +1,6 @@
 """The top level of the command line: usage, version, unknown commands and options."""
+import re
+
 import tdp
 
 
@@ -85,6 +87,42 @@ def test_every_command_has_help_and_man_page():
         tdp.check(m.out.startswith(".TH TDPROF-" + c.upper()), "%s --man starts with .TH" % c, m)
         for section in (".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH EXIT STATUS"):
             tdp.expect_in(section, m.out, "%s --man" % c, m)
+
+
+def help_commands():
+    cmds = listed_commands()
+    return cmds + [c + " " + s for c in cmds if c == "branches" for s in ("record", "report")]
+
+
+def test_help_wraps_at_the_terminal_width():
+    # COLUMNS, else 80 when stdout is not a terminal (as here); the words are the same at any width
+    # (issue 16 item 14: paragraphs used to be single lines of up to 1,050 characters)
+    for c in help_commands():
+        wide = tdp.run(*c.split(), "--help", env={"COLUMNS": "1000"})
+        tdp.expect_exit(wide, 0)
+        for cols in (None, "70", "50"):
+            r = tdp.run(*c.split(), "--help", env={"COLUMNS": cols} if cols else {"COLUMNS": ""})
+            tdp.expect_exit(r, 0)
+            width = int(cols or 80)
+            # an example's command is printed whole, to be copied
+            examples = r.out.split("\nexamples:\n", 1)[-1].splitlines() if "\nexamples:\n" in r.out else []
+            commands = {l for l in examples if l.startswith("    ") and l[4] != " "}
+            # and a single word longer than the room left is never cut
+            long = [l for l in r.out.splitlines() if len(l) > width and l not in commands and " " in l.strip()]
+            tdp.check(not long, "%s --help at %d columns: %d lines longer:\n%s" % (c, width, len(long),
+                                                                                  "\n".join(long[:3])))
+            tdp.check(r.out.split() == wide.out.split(), "%s --help at %d columns: the same words" % (c, width))
+            if width < 62:
+                continue  # narrower: each option's help goes on its own lines below it
+            # the option table stays aligned: every option's help starts at column 32
+            lines = r.out.split("\nexamples:", 1)[0].splitlines()
+            first = min(i for i, l in enumerate(lines) if re.match(r"    (-\w|    --)", l))
+            for line in lines[first:]:
+                if line.startswith("    -") and len(line) > 32 and line[30:32] == "  ":
+                    tdp.check(line[32] != " ", "%s: help at column 32: %r" % (c, line))
+                elif line.startswith("     ") and not line.strip().startswith("-"):
+                    tdp.check(line.startswith(" " * 32) and line[32] != " ",
+                              "%s at %d columns: continuation at column 32: %r" % (c, width, line), r)
 
 
 def test_top_level_man_page_lists_commands():

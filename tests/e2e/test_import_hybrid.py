@@ -108,6 +108,24 @@ def test_a_hint_keeps_both_core_types():
             near(types["gracemont"], E_L1, "--cpu %s E-core" % hint, None)
 
 
+def test_a_non_hybrid_hint_on_hybrid_counts_is_refused():
+    """--cpu sapphirerapids (one core type) on the counts of both core types would read
+    cpu_core/ and cpu_atom/ events as one CPU's: refused (exit 2), naming the hybrid
+    models; the same model on P-core counts alone is taken as given."""
+    with tempfile.TemporaryDirectory() as d:
+        for name, content in (("adl.txt", text(DEFAULT + P_GROUP + e_group("ALL"))),
+                              ("adl.csv", csv(DEFAULT + P_GROUP + e_group("ALL")))):
+            for hint in ("sapphirerapids", "icelake"):
+                r = topdown(d, name, content, "--cpu", hint)
+                tdp.expect_exit(r, 2)
+                tdp.expect_in("'--cpu %s' is a model of one core type" % hint, r.err, "stderr", r)
+                tdp.expect_in("hybrid model (alderlake, meteorlake)", r.err, "stderr", r)
+                tdp.check(not r.out, "nothing printed for a refused hint", r)
+        r = topdown(d, "core.txt", text([DEFAULT[0], DEFAULT[2]] + P_GROUP), "--cpu", "sapphirerapids", "--json")
+        tdp.expect_exit(r, 0)
+        tdp.check(r.json()["cpu"] == "sapphirerapids", "P-core counts alone: the model given", r)
+
+
 def test_default_cycles_beside_the_ecore_group():
     """perf's default cpu_atom/cycles/ printed right before the E-cores' group with
     the same running percentage reads as one group; the E-core level 1 must take the

@@ -162,6 +162,34 @@ static void test_printable(void **state)
 	}
 }
 
+/* A CSV field: escaped as a name, quoted (quotes doubled) only when it holds a comma or a quote. */
+static void test_csv_field(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "main", "main" },
+		{ "f(int, char)", "\"f(int, char)\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "nl\nx,y", "\"nl\\x0ax,y\"" },
+		{ "", "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf a = STRBUF_INIT;
+
+		strbuf_adds(&a, "<");
+		strbuf_add_csv_field(&a, cases[i].in);
+		strbuf_add_csv_field(&a, NULL);
+		strbuf_adds(&a, ">");
+		if (strncmp(a.buf, "<", 1) || strlen(a.buf) != strlen(cases[i].want) + 2 ||
+		    strncmp(a.buf + 1, cases[i].want, strlen(cases[i].want)))
+			fail_msg("case %zu: %s", i, a.buf);
+		strbuf_release(&a);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_detach),
 		cmocka_unit_test(test_alloc_failure),
 		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_csv_field),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
