@@ -1,0 +1,118 @@
+/*
+ * wl-core.c: kernels whose bottleneck is known by construction, for the
+ * simulated backend's core model (tests/e2e/test_sim_core.py, issue 19).
+ * argv[1] picks one:
+ *   div      a dependent divide chain: each divide waits for the one before (Core Bound)
+ *   mul1     one multiply chain: latency-bound (Core Bound)
+ *   mul8     the same multiplies over 8 independent accumulators (less Core Bound, more Retiring)
+ *   icall    an indirect call per iteration through a table of 4 functions (resteers: Frontend)
+ *   stride   a walk over 16 MiB with a fixed 64-byte stride, independent addresses (misses overlap)
+ *   chase    a pointer chase over the same 16 MiB, one line per node, in a random order (MLP 1)
+ * Built with -O2 and without inlining of the kernel functions, so the loops are the code shown.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_ITER 2000000
+#define FOOT (16u << 20) /* bytes walked by stride and chase */
+#define LINE 64u
+
+static volatile uint64_t sink;
+
+__attribute__((noinline)) static uint64_t k_div(uint64_t x, uint64_t d)
+{
+	for (long i = 0; i < N_ITER; i++)
+		x = x / d + 0x9e3779b97f4a7c15ull; /* the next divide needs this result */
+	return x;
+}
+
+__attribute__((noinline)) static uint64_t k_mul1(uint64_t x, uint64_t m)
+{
+	for (long i = 0; i < 8 * N_ITER; i++)
+		x *= m;
+	return x;
+}
+
+__attribute__((noinline)) static uint64_t k_mul8(uint64_t x, uint64_t m)
+{
+	uint64_t a[8] = { x, x + 1, x + 2, x + 3, x + 4, x + 5, x + 6, x + 7 };
+
+	for (long i = 0; i < N_ITER; i++) {
+		a[0] *= m; a[1] *= m; a[2] *= m; a[3] *= m;
+		a[4] *= m; a[5] *= m; a[6] *= m; a[7] *= m;
+	}
+	return a[0] ^ a[1] ^ a[2] ^ a[3] ^ a[4] ^ a[5] ^ a[6] ^ a[7];
+}
+
+__attribute__((noinline)) static uint64_t f0(uint64_t x) { return x + 1; }
+__attribute__((noinline)) static uint64_t f1(uint64_t x) { return x ^ 3; }
+__attribute__((noinline)) static uint64_t f2(uint64_t x) { return x - 7; }
+__attribute__((noinline)) static uint64_t f3(uint64_t x) { return x | 5; }
+
+__attribute__((noinline)) static uint64_t k_icall(uint64_t x)
+{
+	static uint64_t (*const volatile tab[4])(uint64_t) = { f0, f1, f2, f3 };
+
+	for (long i = 0; i < 4 * N_ITER; i++)
+		x = tab[i & 3](x); /* a different target every call, in a fixed pattern */
+	return x;
+}
+
+__attribute__((noinline)) static uint64_t k_stride(const uint8_t *p, size_t bytes, int reps)
+{
+	uint64_t s = 0;
+
+	for (int r = 0; r < reps; r++)
+		for (size_t i = 0; i < bytes; i += LINE)
+			s += p[i]; /* the address depends on i only */
+	return s;
+}
+
+__attribute__((noinline)) static uint64_t k_chase(void *const *p, size_t steps)
+{
+	while (steps--)
+		p = (void *const *)*p; /* the address is the value just loaded */
+	return (uint64_t)(uintptr_t)p;
+}
+
+int main(int argc, char **argv)
+{
+	const char *k = argc > 1 ? argv[1] : "";
+	size_t nodes = FOOT / LINE;
+
+	if (!strcmp(k, "div")) {
+		sink = k_div((uint64_t)argc << 40, 3u + (uint64_t)argc);
+	} else if (!strcmp(k, "mul1")) {
+		sink = k_mul1((uint64_t)argc, 0x5851f42d4c957f2dull);
+	} else if (!strcmp(k, "mul8")) {
+		sink = k_mul8((uint64_t)argc, 0x5851f42d4c957f2dull);
+	} else if (!strcmp(k, "icall")) {
+		sink = k_icall((uint64_t)argc);
+	} else if (!strcmp(k, "stride") || !strcmp(k, "chase")) {
+		/* calloc: fresh zero pages, no setup loop to model (valgrind simulates the
+		 * caches on the addresses whatever the pages hold) */
+		uint8_t *mem = calloc(FOOT / LINE, LINE);
+
+		if (!mem)
+			return 1;
+		if (!strcmp(k, "stride")) {
+			for (size_t x = 0; x < nodes; x++) /* touched once, as the chase's links are */
+				mem[x * LINE] = (uint8_t)x;
+			sink = k_stride(mem, FOOT, 8);
+		} else {
+			/* node x links to node (5x + 1) mod nodes: a full-period LCG over the
+			 * power-of-two node count, a scattered cycle through every line with
+			 * no divide in the setup */
+			for (size_t x = 0; x < nodes; x++)
+				*(void **)(mem + x * LINE) = mem + ((5 * x + 1) & (nodes - 1)) * LINE;
+			sink = k_chase((void *const *)mem, 8 * nodes);
+		}
+		free(mem);
+	} else {
+		fprintf(stderr, "usage: wl-core div|mul1|mul8|icall|stride|chase\n");
+		return 2;
+	}
+	return 0;
+}
