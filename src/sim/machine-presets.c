@@ -22,9 +22,10 @@
 #define MODEL_ASSUMPTIONS .uops_per_insn = 1.0, .mlp = 1.0, .stream_mlp = 8.0, .stream_ratio = 0.125, .indep_mlp = 6.0
 
 /* The front-end share of a mispredict (resteer_latency) is the refill of the
- * pipeline up to allocation: the decoded-µop path's length (Intel's optimization
- * manual gives the µop-cache hit pipeline as about half of the mispredict penalty;
- * AMD's guide the same for the op cache). indirect_resteer: a correctly predicted
+ * pipeline up to allocation after the flush: about a third of the penalty (the
+ * µop-cache hit path is the short front end of Golden Cove and Zen 4; Intel's TMA
+ * charges those cycles to Branch_Resteers under Fetch Latency, the rest of the
+ * penalty to Branch_Mispredicts). indirect_resteer: a correctly predicted
  * indirect jump or call still ends the fetch block and costs a redirect bubble
  * (2-3 cycles on Golden Cove and Zen 4 per Chips and Cheese's BTB measurements). */
 
@@ -44,7 +45,7 @@ static const struct sim_machine_preset presets[] = {
 			.i1_latency = 14,
 			.ll_latency = 35,
 			.mem_latency = 400,
-			.resteer_latency = 7, .indirect_resteer = 2, .mcpu = "alderlake",
+			.resteer_latency = 5, .indirect_resteer = 2, .mcpu = "alderlake",
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -66,7 +67,7 @@ static const struct sim_machine_preset presets[] = {
 			.i1_latency = 14,
 			.ll_latency = 32,
 			.mem_latency = 400,
-			.resteer_latency = 6, .indirect_resteer = 2, .mcpu = "znver3",
+			.resteer_latency = 4, .indirect_resteer = 2, .mcpu = "znver3",
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -87,7 +88,7 @@ static const struct sim_machine_preset presets[] = {
 			.i1_latency = 15,
 			.ll_latency = 40,
 			.mem_latency = 450,
-			.resteer_latency = 8, .indirect_resteer = 2, .mcpu = "alderlake",
+			.resteer_latency = 6, .indirect_resteer = 2, .mcpu = "alderlake",
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -108,7 +109,7 @@ static const struct sim_machine_preset presets[] = {
 			.i1_latency = 12,
 			.ll_latency = 27,
 			.mem_latency = 250,
-			.resteer_latency = 8, .indirect_resteer = 2, .mcpu = "skylake",
+			.resteer_latency = 5, .indirect_resteer = 2, .mcpu = "skylake",
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -129,7 +130,7 @@ static const struct sim_machine_preset presets[] = {
 			.i1_latency = 14,
 			.ll_latency = 42,
 			.mem_latency = 330,
-			.resteer_latency = 8, .indirect_resteer = 2, .mcpu = "icelake-server",
+			.resteer_latency = 6, .indirect_resteer = 2, .mcpu = "icelake-server",
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -149,7 +150,7 @@ static const struct sim_machine_preset presets[] = {
 			.i1_latency = 12,
 			.ll_latency = 29,
 			.mem_latency = 360,
-			.resteer_latency = 6, .indirect_resteer = 2, .mcpu = "znver3",
+			.resteer_latency = 4, .indirect_resteer = 2, .mcpu = "znver3",
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -170,7 +171,7 @@ static const struct sim_machine_preset presets[] = {
 			.i1_latency = 11,
 			.ll_latency = 50,
 			.mem_latency = 360,
-			.resteer_latency = 5, .indirect_resteer = 2, .mcpu = "neoverse-n1", .mtriple = "aarch64",
+			.resteer_latency = 4, .indirect_resteer = 2, .mcpu = "neoverse-n1", .mtriple = "aarch64",
 			MODEL_ASSUMPTIONS,
 		},
 	},

@@ -5,7 +5,8 @@
  *   div      a dependent divide chain: each divide waits for the one before (Core Bound)
  *   mul1     one multiply chain: latency-bound (Core Bound)
  *   mul8     the same multiplies over 8 independent accumulators (less Core Bound, more Retiring)
- *   icall    an indirect call per iteration through a table of 4 functions (resteers: Frontend)
+ *   icall    an indirect call per iteration through a volatile pointer to a tiny function: every
+ *            call and return a taken indirect branch, predicted (a redirect bubble each: Frontend)
  *   stride   a walk over 16 MiB with a fixed 64-byte stride, independent addresses (misses overlap)
  *   chase    a pointer chase over the same 16 MiB, one line per node, in a random order (MLP 1)
  * Built with -O2 and without inlining of the kernel functions, so the loops are the code shown.
@@ -53,11 +54,11 @@ __attribute__((noinline)) static uint64_t f3(uint64_t x) { return x | 5; }
 
 __attribute__((noinline)) static uint64_t k_icall(uint64_t x)
 {
-	static uint64_t (*const volatile tab[4])(uint64_t) = { f0, f1, f2, f3 };
+	static uint64_t (*const volatile fn)(uint64_t) = f0;
 
 	for (long i = 0; i < 4 * N_ITER; i++)
-		x = tab[i & 3](x); /* a different target every call, in a fixed pattern */
-	return x;
+		x = fn(x); /* the same target every time: no mispredict, only the redirects */
+	return x ^ f1(x) ^ f2(x) ^ f3(x);
 }
 
 __attribute__((noinline)) static uint64_t k_stride(const uint8_t *p, size_t bytes, int reps)

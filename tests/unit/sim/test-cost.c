@@ -46,6 +46,9 @@ static void machine(struct sim_machine *m)
 	m->mlp = 2;
 	m->stream_mlp = 8;
 	m->stream_ratio = 0.125;
+	/* no resteers: the pinned sums below are the plain formula's; test_resteers adds them */
+	m->resteer_latency = 0;
+	m->indirect_resteer = 0;
 	assert_int_equal(sim_machine_validate(m, &err), 0);
 }
 
@@ -107,6 +110,39 @@ static void test_estimate(void **state)
 	assert_float_equal(est.cycles, 14550, 1e-9);
 	assert_int_equal(est.dominant, SIM_BAD_SPECULATION);
 	assert_float_equal(est.topdown.bad_speculation, 100.0 * 10500 / 14550, 1e-9);
+	sim_profile_release(&p);
+}
+
+/* A mispredict's penalty split between wasted issue and the front end's resteer; indirect branches' bubble. */
+static void test_resteers(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct sim_estimate est;
+	struct sim_machine m;
+	struct sim_profile p;
+
+	(void)state;
+	machine(&m);
+	m.resteer_latency = 4;
+	m.indirect_resteer = 2;
+	load(&p);
+	assert_int_equal(sim_estimate(&p, &m, &est, &err), 0);
+	/* bad_spec = 105 mispredicts * (10 - 4) = 630 */
+	assert_float_equal(est.cycles_by.v[SIM_BAD_SPECULATION], 630, 1e-9);
+	/* frontend = 1200 (i-cache) + 105 * 4 (resteers) + 10 indirect * 2 = 1640 */
+	assert_float_equal(est.cycles_by.v[SIM_FRONTEND_BOUND], 1640, 1e-9);
+	/* the total of a mispredict is unchanged: 5100 - 1050 + 630 + 420 + 20 = 5120 */
+	assert_float_equal(est.cycles, 5120, 1e-9);
+	/* level 2 sums to level 1; without a block model core and heavy are not estimated */
+	assert_true(est.topdown.level2);
+	assert_float_equal(est.topdown.fetch_latency, est.topdown.frontend_bound, 1e-9);
+	assert_float_equal(est.topdown.branch_mispredicts, est.topdown.bad_speculation, 1e-9);
+	assert_float_equal(est.topdown.memory_bound, est.topdown.backend_bound, 1e-9);
+	assert_true(isnan(est.topdown.core_bound) && isnan(est.topdown.heavy_operations));
+	/* a resteer longer than the whole penalty is refused */
+	m.resteer_latency = 11;
+	assert_int_equal(sim_machine_validate(&m, &err), TDP_EUSAGE);
+	assert_non_null(strstr(err.msg, "resteer-latency"));
 	sim_profile_release(&p);
 }
 
@@ -292,6 +328,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_estimate),
+		cmocka_unit_test(test_resteers),
 		cmocka_unit_test(test_sites),
 		cmocka_unit_test(test_sites_addresses),
 		cmocka_unit_test(test_countset),
