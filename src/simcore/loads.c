@@ -183,10 +183,24 @@ void simcore_load_flags(const struct simcore_insn *v, size_t n, bool aarch64, ui
 	}
 }
 
-void simcore_mca_text(const struct simcore_insn *in, char *buf, size_t size)
+void simcore_mca_text(const struct simcore_insn *in, bool aarch64, char *buf, size_t size)
 {
 	const char *t = in->text, *last = strrchr(t, ' ');
 
+	/* llvm-mca models a call with a 100-cycle latency and chains calls and returns
+	 * through the stack pointer, which the stack engine breaks in hardware: they are
+	 * given as the jumps they are to the pipeline (x86 "call"/"ret", Arm "bl"/"blr"/"ret") */
+	if (in->branch_type && (starts(t, "call") || !strcmp(t, "ret") || starts(t, "ret ") || starts(t, "bl ") ||
+				starts(t, "blr "))) {
+		const char *op = strchr(t, ' ');
+		bool arm_reg = starts(t, "blr ");
+
+		if (!strcmp(t, "ret") || starts(t, "ret ") || !op || (op[1] == '0' && op[2] == 'x') || op[1] == '#')
+			snprintf(buf, size, "%s .Lt", aarch64 ? "b" : "jmp");
+		else
+			snprintf(buf, size, "%s%s", arm_reg ? "br" : "jmp", op);
+		return;
+	}
 	if (in->branch_type && last) {
 		const char *tok = last + 1;
 

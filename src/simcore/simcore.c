@@ -240,7 +240,7 @@ static int write_input(struct ctx *c, struct strbuf *sb, bool x86, const uint8_t
 			if (line < nr_bad && bad[line])
 				snprintf(t, sizeof(t), "nop");
 			else
-				simcore_mca_text(&b->insns[i], t, sizeof(t));
+				simcore_mca_text(&b->insns[i], !x86, t, sizeof(t));
 			strbuf_addf(sb, "%s\n", t);
 		}
 		strbuf_adds(sb, "# LLVM-MCA-END\n");

@@ -68,8 +68,10 @@ void simcore_load_flags(const struct simcore_insn *v, size_t n, bool aarch64, ui
 
 /**
  * The text llvm-mca is given for one instruction: direct branch targets (an
- * address, which llvm-mca rejects) replaced by the label ".Lt". Into buf.
+ * address, which llvm-mca rejects) replaced by the label ".Lt"; calls and returns
+ * given as jumps (llvm-mca gives a call 100 cycles and chains them through the
+ * stack pointer). Into buf.
  */
-void simcore_mca_text(const struct simcore_insn *in, char *buf, size_t size);
+void simcore_mca_text(const struct simcore_insn *in, bool aarch64, char *buf, size_t size);
 
 #endif
