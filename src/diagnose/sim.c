@@ -667,9 +667,17 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 		ret = drill_footprint(&s, d, m, err);
 		break;
 	case SIM_BACKEND_BOUND:
-		d->drill = DIAG_DRILL_MEMORY;
-		d->ranked_by = "data misses";
-		break;
+		if (!(d->node && !strcmp(d->node, "core_bound"))) {
+			d->drill = DIAG_DRILL_MEMORY;
+			d->ranked_by = "data misses";
+			break;
+		}
+		/* Core Bound (the block model's dependency chains and ports): the hot loop
+		 * and 'tdprof loop', whose llvm-mca view names the chain */
+		d->next_step = "shorten the dependency chain or spread the work over more execution ports in the "
+			       "hot loop below (independent accumulators, cheaper instructions than divides, "
+			       "vectorisation) and measure it alone with 'tdprof loop'";
+		/* fall through */
 	default:
 		d->drill = DIAG_DRILL_HOT_LOOP;
 		d->ranked_by = "instructions";

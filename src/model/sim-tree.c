@@ -3,9 +3,9 @@
  * model_tree_from_sim()). The simulation's cost model (src/sim/cost.h,
  * docs/sim-machine.md) gives level 2 in struct sim_topdown (td->level2): every
  * level-1 bucket is the sum of its estimated children. With the per-block
- * pipeline model (src/simcore/) core_bound and heavy_operations are estimated;
- * without it they are NAN ("not simulated"), and machine_clears and
- * fetch_bandwidth are never simulated. A sim_topdown without level 2 (made by
+ * pipeline model (src/simcore/) core_bound, fetch_bandwidth and heavy_operations
+ * are estimated; without it they are NAN ("not simulated"); machine_clears is
+ * never simulated. A sim_topdown without level 2 (made by
  * hand) maps as before: branch_mispredicts = Bad Speculation, fetch_latency =
  * Frontend Bound, memory_bound = Backend Bound, light_operations = NAN.
  */
@@ -53,7 +53,8 @@ static const struct sim_node sim_nodes[] = {
 	{ "backend_bound", NULL, SIM_BACKEND_BOUND, 0, 40, NULL },
 	{ "fetch_latency", "frontend_bound", SIM_FRONTEND_BOUND, L2(fetch_latency), 10, NULL },
 	{ "fetch_bandwidth", "frontend_bound", -1, L2(fetch_bandwidth), 20,
-	  "the simulation does not model decoders or the uop cache" },
+	  "no block model (llvm-mca missing, or no per-instruction counts): the taken-branch limit is not "
+	  "modelled" },
 	{ "branch_mispredicts", "bad_speculation", SIM_BAD_SPECULATION, L2(branch_mispredicts), 10, NULL },
 	{ "machine_clears", "bad_speculation", -1, L2(machine_clears), 10,
 	  "the simulation does not model memory-ordering or self-modifying-code clears" },

@@ -41,7 +41,7 @@ void sim_estimate_sites(const struct sim_site *v, size_t nr, const struct sim_ma
 			const struct sim_core *core, struct sim_estimate *out)
 {
 	struct sim_estimate est = { 0 };
-	double core_c = 0, heavy = 0;
+	double core_c = 0, heavy = 0, fetch_bw = 0;
 	bool modelled = core && core->valid;
 	struct sim_topdown *td = &est.topdown;
 
@@ -53,6 +53,7 @@ void sim_estimate_sites(const struct sim_site *v, size_t nr, const struct sim_ma
 			est.cycles_by.v[b] += v[i].cycles.v[b];
 		core_c += v[i].core;
 		heavy += v[i].heavy;
+		fetch_bw += v[i].fetch_bw;
 	}
 	est.core = modelled ? core : NULL;
 	/* Retiring cycles are µops / width: the µops follow from them. */
@@ -78,6 +79,8 @@ void sim_estimate_sites(const struct sim_site *v, size_t nr, const struct sim_ma
 	td->fetch_latency = td->frontend_bound;
 	td->fetch_bandwidth = NAN;
 	if (modelled) {
+		td->fetch_bandwidth = fmin(td->frontend_bound, 100.0 * fetch_bw / est.cycles);
+		td->fetch_latency = td->frontend_bound - td->fetch_bandwidth;
 		td->core_bound = fmin(td->backend_bound, 100.0 * core_c / est.cycles);
 		td->memory_bound = td->backend_bound - td->core_bound;
 		td->heavy_operations = fmin(td->retiring, 100.0 * heavy / est.cycles);

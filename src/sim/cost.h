@@ -52,7 +52,7 @@ struct sim_topdown {
 	double backend_bound;
 	bool level2;               /* the fields below are set (sim_estimate_core) */
 	double fetch_latency;      /* i-cache misses + branch resteers */
-	double fetch_bandwidth;    /* NAN: not simulated */
+	double fetch_bandwidth;    /* the block model's taken-branch limit; NAN without it */
 	double branch_mispredicts; /* = bad_speculation (wasted issue after mispredicts) */
 	double machine_clears;     /* NAN: not simulated */
 	double memory_bound;       /* data misses */
@@ -80,6 +80,7 @@ struct sim_core_insn {
 	uint32_t flags; /* SIM_INSN_* */
 	double uops;    /* µops of one execution (the scheduling model's) */
 	double stall;   /* core-bound cycles charged to this instruction per execution */
+	double fetch;   /* front-end bandwidth cycles (taken-branch limit) per execution */
 };
 
 struct sim_core {
@@ -89,6 +90,8 @@ struct sim_core {
 	double uops;           /* their µops */
 	double heavy_uops;     /* of which in instructions of >= 2 µops */
 	double core_cycles;    /* cycles beyond issuing their µops at full width (dependencies, ports) */
+	double fetch_cycles;   /* cycles below one per block iteration its µops leave empty (blocks
+				* ending in a branch: one taken branch a cycle) */
 	size_t nr_blocks;      /* distinct blocks modelled (llvm-mca regions) */
 	size_t nr_hot;         /* hot blocks selected */
 	struct sim_core_insn *insns; /* sorted by (obj, addr); nr_insns of them */
@@ -190,6 +193,7 @@ struct sim_site {
 	double core;          /* of cycles.v[SIM_BACKEND_BOUND], the block model's core stall */
 	double heavy;         /* of cycles.v[SIM_RETIRING], heavy operations (>= 2-µop instructions) */
 	double resteer;       /* of cycles.v[SIM_FRONTEND_BOUND], branch resteers */
+	double fetch_bw;      /* of cycles.v[SIM_FRONTEND_BOUND], fetch bandwidth (block model) */
 	bool chase;           /* its data misses come from a pointer chase (overlap 1) */
 };
 

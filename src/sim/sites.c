@@ -53,6 +53,8 @@ static void entry_cycles(struct sim_site *s, const struct sim_entry *e, const st
 		s->cycles.v[SIM_RETIRING] += retire - ir * m->uops_per_insn / m->width;
 		if (in->uops >= 2)
 			s->heavy += retire;
+		s->fetch_bw += ir * in->fetch;
+		s->cycles.v[SIM_FRONTEND_BOUND] += ir * in->fetch;
 		if (!(in->flags & SIM_INSN_LOAD_CHAIN))
 			s->core += ir * in->stall;
 		s->cycles.v[SIM_BACKEND_BOUND] += ir * in->stall;
@@ -297,4 +299,5 @@ void sim_site_merge(struct sim_site *into, const struct sim_site *z)
 	into->core += z->core;
 	into->heavy += z->heavy;
 	into->resteer += z->resteer;
+	into->fetch_bw += z->fetch_bw;
 }

@@ -406,14 +406,22 @@ static int combine(struct ctx *c, struct sim_core *out)
 	for (size_t i = 0; i < c->nr_b; i++) {
 		const struct block *b = &c->b[i];
 		const struct region *r;
-		double stall;
+		double stall, ideal, fetch;
 		bool chain;
 
 		if (b->region < 0 || !(r = &c->r[b->region])->ok)
 			continue;
 		/* cycles beyond issuing the block's µops at the machine's width: the
 		 * dependency chains, ports and dividers llvm-mca's scheduling model sees */
-		stall = fmax(0.0, r->cycles - r->uops / c->m->width);
+		/* A block runs at best one iteration a cycle (llvm-mca repeats it as a loop,
+		 * so a block of a larger loop gets a one-cycle chain it does not have, and
+		 * the front end delivers one taken branch a cycle): cycles up to one are no
+		 * core stall; the slots a block ending in a branch leaves empty below one
+		 * cycle are the front end's bandwidth (Fetch Bandwidth). */
+		ideal = r->uops / c->m->width;
+		stall = fmax(0.0, r->cycles - fmax(ideal, 1.0));
+		fetch = b->insns[b->n - 1].branch_type ? fmax(0.0, fmin(r->cycles, 1.0) - ideal) : 0.0;
+		out->fetch_cycles += fetch * (double)b->execs;
 		chain = false;
 		for (size_t k = 0; k < b->n; k++)
 			chain |= (b->flags[k] & SIM_INSN_CHASE) != 0;
@@ -430,6 +438,7 @@ static int combine(struct ctx *c, struct sim_core *out)
 			in->flags = b->flags[k] | (chain ? SIM_INSN_LOAD_CHAIN : 0);
 			in->uops = r->uops_of[k] ? r->uops_of[k] : 1;
 			in->stall = stall / (double)b->n;
+			in->fetch = fetch / (double)b->n;
 			out->covered_ir += (double)b->execs;
 			out->uops += in->uops * (double)b->execs;
 			if (in->uops >= 2)
