@@ -18,6 +18,8 @@
 #include "loop/loop.h"
 #include "symbol/exe.h"
 
+#define SIMCORE_ONE_CYCLE 1.25 /* llvm-mca cycles per iteration read as "one cycle" */
+
 /* A hot block: entries idx[first .. first + n) of the sorted index. */
 struct block {
 	size_t first, n;
@@ -415,12 +417,19 @@ static int combine(struct ctx *c, struct sim_core *out)
 		 * dependency chains, ports and dividers llvm-mca's scheduling model sees */
 		/* A block runs at best one iteration a cycle (llvm-mca repeats it as a loop,
 		 * so a block of a larger loop gets a one-cycle chain it does not have, and
-		 * the front end delivers one taken branch a cycle): cycles up to one are no
-		 * core stall; the slots a block ending in a branch leaves empty below one
-		 * cycle are the front end's bandwidth (Fetch Bandwidth). */
+		 * the front end delivers one taken branch a cycle). A block llvm-mca runs in
+		 * at most SIMCORE_ONE_CYCLE cycles (one, and the pipeline fill over the
+		 * iterations) is no core stall: the slots it leaves empty, when it ends in a
+		 * branch, are the front end's bandwidth (Fetch Bandwidth). A longer block is
+		 * limited by its chains or ports: all the cycles beyond its µops are Core Bound. */
 		ideal = r->uops / c->m->width;
-		stall = fmax(0.0, r->cycles - fmax(ideal, 1.0));
-		fetch = b->insns[b->n - 1].branch_type ? fmax(0.0, fmin(r->cycles, 1.0) - ideal) : 0.0;
+		if (r->cycles > SIMCORE_ONE_CYCLE) {
+			stall = fmax(0.0, r->cycles - ideal);
+			fetch = 0;
+		} else {
+			stall = 0;
+			fetch = b->insns[b->n - 1].branch_type ? fmax(0.0, r->cycles - ideal) : 0.0;
+		}
 		out->fetch_cycles += fetch * (double)b->execs;
 		chain = false;
 		for (size_t k = 0; k < b->n; k++)
