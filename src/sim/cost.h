@@ -5,20 +5,24 @@
  * the model's limits are stated in docs/sim-machine.md.
  *
  * The model charges every event a number of cycles and adds them (no overlap
- * between kinds of stall):
+ * between kinds of stall); docs/sim-machine.md section 4 has the formulas:
  *
- *   retire   = Ir * uops_per_insn / width            (the µops, issued at full width)
- *   bad_spec = (Bcm + Bim) * branch_penalty
+ *   retire   = µops / width (llvm-mca's µops in the block model's blocks, else
+ *              Ir * uops_per_insn)
+ *   bad_spec = (Bcm + Bim) * (branch_penalty - resteer_latency)
  *   frontend = (I1mr - ILmr) * i1_latency + ILmr * mem_latency
- *   backend  = sum over sites of ((D1mr - DLmr) * ll_latency + DLmr * mem_latency) / overlap,
- *              overlap = stream_mlp at a site whose D1mr <= stream_ratio * Dr (a sequential
- *              stream a prefetcher covers), mlp elsewhere
+ *              + (Bcm + Bim) * resteer_latency + Bi * indirect_resteer + fetch (block model)
+ *   backend  = sum over instructions of ((D1mr - DLmr) * ll_latency + DLmr * mem_latency) / overlap
+ *              + core (block model); overlap = mlp for a chasing load, stream_mlp for a
+ *              prefetched one or a line with D1mr <= stream_ratio * Dr, indep_mlp for other
+ *              loads of modelled blocks, mlp otherwise
  *   cycles   = retire + bad_spec + frontend + backend;  slots = width * cycles
  *
  * and level 1 in percent of slots: Retiring = 100 * retire / cycles, Bad Speculation
  * = 100 * bad_spec / cycles, Frontend Bound = 100 * frontend / cycles, Backend Bound
- * = the remainder, 100 - the other three (which equals 100 * backend / cycles). Writes
- * (D1mw, DLmw) cost nothing: the store buffer absorbs them.
+ * = the remainder, 100 - the other three (which equals 100 * backend / cycles); level 2
+ * is the split of each term (struct sim_topdown). Writes (D1mw, DLmw) cost nothing:
+ * the store buffer absorbs them.
  *
  * Lifecycle: sim_estimate() (pure), sim_estimate_countset() (adds counts),
  * sim_sites_build() + sim_sites_sort(), sim_sites_free().
