@@ -41,7 +41,9 @@ struct region {
 	uint64_t hash;
 	size_t block;   /* the first block with this text */
 	bool ok;
-	double cycles;  /* per iteration */
+	double cycles;  /* per iteration, steady state */
+	double t1;      /* llvm-mca's total cycles of the first run (n1 iterations) */
+	bool ok1;
 	double uops;    /* per iteration */
 	unsigned *uops_of; /* per instruction */
 };
@@ -194,17 +196,51 @@ static int decode_block(struct ctx *c, struct block *b)
 	return 0;
 }
 
-/* FNV-1a over the block's text (the cache key of its llvm-mca region). */
+/*
+ * The cache key of a block's llvm-mca region: its text with every number (an
+ * immediate, a displacement, a branch target) read as 0. Blocks that differ only
+ * in constants (a generated function per case, the same loop at two addresses)
+ * schedule alike and are modelled once.
+ */
+static bool same_shape(const char *a, const char *b)
+{
+	for (;;) {
+		bool na = *a >= '0' && *a <= '9', nb = *b >= '0' && *b <= '9';
+
+		if (na != nb)
+			return false;
+		if (na) {
+			while ((*a >= '0' && *a <= '9') || (*a >= 'a' && *a <= 'f') || *a == 'x')
+				a++;
+			while ((*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'f') || *b == 'x')
+				b++;
+			continue;
+		}
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+		a++;
+		b++;
+	}
+}
+
 static uint64_t block_hash(const struct block *b)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
-	for (size_t i = 0; i < b->n; i++)
+	for (size_t i = 0; i < b->n; i++) {
 		for (const char *t = b->insns[i].text;; t++) {
+			if (*t >= '0' && *t <= '9') { /* a number: hashed as one '0' (same_shape) */
+				while ((*t >= '0' && *t <= '9') || (*t >= 'a' && *t <= 'f') || *t == 'x')
+					t++;
+				h = (h ^ '0') * 0x100000001b3ull;
+			}
 			h = (h ^ (uint8_t)*t) * 0x100000001b3ull;
 			if (!*t)
 				break;
 		}
+	}
 	return h;
 }
 
@@ -213,7 +249,7 @@ static bool same_text(const struct block *a, const struct block *b)
 	if (a->n != b->n)
 		return false;
 	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->insns[i].text, b->insns[i].text))
+		if (!same_shape(a->insns[i].text, b->insns[i].text))
 			return false;
 	return true;
 }
@@ -290,13 +326,20 @@ static size_t mark_errors(const struct strbuf *out, const char *path, uint8_t *b
 	return n;
 }
 
-static void parse_regions(struct ctx *c, const struct strbuf *out)
+/*
+ * Read each region of llvm-mca's output: the first run (n1 iterations) gives the
+ * µops and its total cycles, the second (n2) its total again; the steady state is
+ * their difference over n2 - n1 iterations, so the pipeline fill (and llvm-mca's
+ * warm-up) is not charged to the block.
+ */
+static void parse_regions(struct ctx *c, const struct strbuf *out, int n1, int n2, bool second)
 {
 	for (size_t r = 0; r < c->nr_r; r++) {
 		char head[48];
 		const char *s, *e;
 		struct loop_mca mca;
 		size_t nr = 0, n = c->b[c->r[r].block].n;
+		struct region *g = &c->r[r];
 
 		snprintf(head, sizeof(head), "Code Region - r%zu\n", r);
 		if (!(s = strstr(out->buf, head)))
@@ -305,15 +348,26 @@ static void parse_regions(struct ctx *c, const struct strbuf *out)
 		if (!e)
 			e = out->buf + out->len;
 		memset(&mca, 0, sizeof(mca));
-		if (loop_mca_parse(s, (size_t)(e - s), &mca) || !(c->r[r].uops_of = tdp_calloc(n, sizeof(unsigned))))
+		if (loop_mca_parse(s, (size_t)(e - s), &mca))
 			continue;
-		if (loop_mca_parse_uops(s, (size_t)(e - s), c->r[r].uops_of, n, &nr) || nr != n)
+		if (second) {
+			double t2 = mca.cycles_per_iter * n2;
+
+			if (!g->ok1)
+				continue;
+			g->cycles = t2 > g->t1 ? (t2 - g->t1) / (n2 - n1) : t2 / n2;
+			g->ok = true;
 			continue;
-		c->r[r].ok = true;
-		c->r[r].cycles = mca.cycles_per_iter;
-		c->r[r].uops = 0;
+		}
+		if (!(g->uops_of = tdp_calloc(n, sizeof(unsigned))))
+			continue;
+		if (loop_mca_parse_uops(s, (size_t)(e - s), g->uops_of, n, &nr) || nr != n)
+			continue;
+		g->ok1 = true;
+		g->t1 = mca.cycles_per_iter * n1;
+		g->uops = 0;
 		for (size_t i = 0; i < n; i++)
-			c->r[r].uops += c->r[r].uops_of[i];
+			g->uops += g->uops_of[i];
 	}
 }
 
@@ -323,11 +377,14 @@ static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core 
 	bool x86 = strcmp(c->m->mtriple, "aarch64") != 0;
 	size_t nr_bad = 0;
 	uint8_t *bad = NULL;
-	int ret = 0, fd;
+	int ret = 0, fd, n1, n2;
 
 	for (size_t r = 0; r < c->nr_r; r++)
 		nr_bad += c->b[c->r[r].block].n + 2;
 	nr_bad += 3;
+	/* llvm-mca's time is instructions x iterations: within SIMCORE_BUDGET */
+	n1 = (int)fmin(SIMCORE_MAX_ITER1, fmax(SIMCORE_MIN_ITER1, SIMCORE_BUDGET / (4.0 * (double)nr_bad)));
+	n2 = 3 * n1;
 	strbuf_addf(&path, "%s/tdprof-simcore-XXXXXX", o && o->tmpdir ? o->tmpdir : "/tmp");
 	if (!(bad = tdp_calloc(nr_bad, 1)) || path.len == 0) {
 		ret = TDP_ENOMEM;
@@ -341,15 +398,16 @@ static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core 
 	close(fd);
 	strbuf_addf(&cpu, "-mcpu=%s", c->m->mcpu);
 	strbuf_addf(&tri, "-mtriple=%s", c->m->mtriple[0] ? c->m->mtriple : "x86_64");
-	/* at most three rounds: an instruction llvm-mca cannot parse becomes a nop */
-	for (int round = 0; round < 3; round++) {
+	/* at most three rounds: an instruction llvm-mca cannot parse becomes a nop; then
+	 * the second run, of n2 iterations, on the input that parsed */
+	for (int round = 0, second = 0; round < 4; round++) {
 		char iters[32];
 		char *argv[] = { (char *)(o && o->llvm_mca ? o->llvm_mca : "llvm-mca"), tri.buf, cpu.buf, iters,
 				 "-all-views=false", "-summary-view", "-instruction-info", path.buf, NULL };
 		struct tdp_err err = TDP_ERR_INIT;
 		int status = 0;
 
-		snprintf(iters, sizeof(iters), "-iterations=%d", SIMCORE_ITERATIONS);
+		snprintf(iters, sizeof(iters), "-iterations=%d", second ? n2 : n1);
 		if ((ret = write_input(c, &in, x86, bad, nr_bad)) || write_file(path.buf, &in)) {
 			snprintf(out->why_not, sizeof(out->why_not), "cannot write llvm-mca's input file");
 			break;
@@ -361,9 +419,14 @@ static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core 
 			break;
 		}
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-			parse_regions(c, &res);
-			break;
+			parse_regions(c, &res, n1, n2, second);
+			if (second)
+				break;
+			second = 1;
+			continue;
 		}
+		if (second)
+			break;
 		if (!mark_errors(&res, path.buf, bad, nr_bad)) {
 			snprintf(out->why_not, sizeof(out->why_not), "llvm-mca failed: %.*s",
 				 (int)strcspn(res.buf, "\n"), res.buf);

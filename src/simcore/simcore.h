@@ -9,10 +9,11 @@
  *   2. each block's instructions decoded from its ELF object (symbol/exe.h,
  *      capstone), its runtime addresses mapped to the file's by the page-aligned
  *      load offset of its hottest function;
- *   3. one llvm-mca run over all distinct blocks (a code region each, the same
- *      bytes analysed once) on the machine's -mcpu: cycles per iteration (bounded
- *      by dependencies, ports, dividers and dispatch) and µops per instruction,
- *      read by loop/'s llvm-mca parsers;
+ *   3. llvm-mca over all distinct blocks (a code region each; blocks that differ
+ *      only in constants analysed once) on the machine's -mcpu, twice (n and 3n
+ *      iterations, n from SIMCORE_BUDGET): the steady-state cycles per iteration
+ *      (bounded by dependencies, ports, dividers and dispatch) from the
+ *      difference, and µops per instruction, read by loop/'s llvm-mca parsers;
  *   4. each load's address dependence: a load whose address comes from a load of
  *      the same block (or of the previous iteration) is a pointer chase.
  * The result (struct sim_core, sim/cost.h) is what sim_estimate_core() combines.
@@ -35,7 +36,9 @@ struct tdp_err;
 #define SIMCORE_COVERAGE 0.99      /* fraction of executed instructions the hot blocks hold */
 #define SIMCORE_MAX_BLOCKS 1500u   /* hot blocks modelled at most */
 #define SIMCORE_MAX_BLOCK_INSNS 64u /* a longer run is cut (llvm-mca's region) */
-#define SIMCORE_ITERATIONS 100     /* llvm-mca -iterations */
+#define SIMCORE_BUDGET 100000.0    /* instructions x iterations llvm-mca simulates, about (~0.1 s) */
+#define SIMCORE_MIN_ITER1 4        /* iterations of the first llvm-mca run (the second: 3x) */
+#define SIMCORE_MAX_ITER1 25
 
 struct simcore_opts {
 	const char *tmpdir; /* where llvm-mca's input file is written; NULL: "/tmp" */
