@@ -383,8 +383,8 @@ static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core 
 		nr_bad += c->b[c->r[r].block].n + 2;
 	nr_bad += 3;
 	/* llvm-mca's time is instructions x iterations: within SIMCORE_BUDGET */
-	n1 = (int)fmin(SIMCORE_MAX_ITER1, fmax(SIMCORE_MIN_ITER1, SIMCORE_BUDGET / (4.0 * (double)nr_bad)));
-	n2 = 3 * n1;
+	n1 = SIMCORE_ITER1;
+	n2 = (int)fmin(SIMCORE_MAX_ITER2, fmax(SIMCORE_MIN_ITER2, SIMCORE_BUDGET / (double)nr_bad));
 	strbuf_addf(&path, "%s/tdprof-simcore-XXXXXX", o && o->tmpdir ? o->tmpdir : "/tmp");
 	if (!(bad = tdp_calloc(nr_bad, 1)) || path.len == 0) {
 		ret = TDP_ENOMEM;
@@ -399,7 +399,8 @@ static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core 
 	strbuf_addf(&cpu, "-mcpu=%s", c->m->mcpu);
 	strbuf_addf(&tri, "-mtriple=%s", c->m->mtriple[0] ? c->m->mtriple : "x86_64");
 	/* at most three rounds: an instruction llvm-mca cannot parse becomes a nop; then
-	 * the second run, of n2 iterations, on the input that parsed */
+	 * the second run, of n2 iterations, on the input that parsed (T(n) = fill + n x C:
+	 * two runs give C) */
 	for (int round = 0, second = 0; round < 4; round++) {
 		char iters[32];
 		char *argv[] = { (char *)(o && o->llvm_mca ? o->llvm_mca : "llvm-mca"), tri.buf, cpu.buf, iters,

@@ -10,7 +10,7 @@
  *      capstone), its runtime addresses mapped to the file's by the page-aligned
  *      load offset of its hottest function;
  *   3. llvm-mca over all distinct blocks (a code region each; blocks that differ
- *      only in constants analysed once) on the machine's -mcpu, twice (n and 3n
+ *      only in constants analysed once) on the machine's -mcpu, twice (2 and n
  *      iterations, n from SIMCORE_BUDGET): the steady-state cycles per iteration
  *      (bounded by dependencies, ports, dividers and dispatch) from the
  *      difference, and µops per instruction, read by loop/'s llvm-mca parsers;
@@ -36,9 +36,10 @@ struct tdp_err;
 #define SIMCORE_COVERAGE 0.99      /* fraction of executed instructions the hot blocks hold */
 #define SIMCORE_MAX_BLOCKS 1500u   /* hot blocks modelled at most */
 #define SIMCORE_MAX_BLOCK_INSNS 64u /* a longer run is cut (llvm-mca's region) */
-#define SIMCORE_BUDGET 100000.0    /* instructions x iterations llvm-mca simulates, about (~0.1 s) */
-#define SIMCORE_MIN_ITER1 4        /* iterations of the first llvm-mca run (the second: 3x) */
-#define SIMCORE_MAX_ITER1 25
+#define SIMCORE_BUDGET 60000.0     /* instructions x iterations of the second llvm-mca run, about */
+#define SIMCORE_ITER1 2            /* iterations of the first llvm-mca run */
+#define SIMCORE_MIN_ITER2 8        /* of the second */
+#define SIMCORE_MAX_ITER2 60
 
 struct simcore_opts {
 	const char *tmpdir; /* where llvm-mca's input file is written; NULL: "/tmp" */
