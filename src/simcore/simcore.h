@@ -34,11 +34,11 @@
 struct tdp_err;
 
 #define SIMCORE_COVERAGE 0.99      /* fraction of executed instructions the hot blocks hold */
-#define SIMCORE_MAX_BLOCKS 1500u   /* hot blocks modelled at most */
+#define SIMCORE_MAX_BLOCKS 400u    /* hot blocks modelled at most (decoding is most of the cost) */
 #define SIMCORE_MAX_BLOCK_INSNS 64u /* a longer run is cut (llvm-mca's region) */
-#define SIMCORE_BUDGET 60000.0     /* instructions x iterations of the second llvm-mca run, about */
+#define SIMCORE_BUDGET 30000.0     /* instructions x iterations of the second llvm-mca run, about */
 #define SIMCORE_ITER1 2            /* iterations of the first llvm-mca run */
-#define SIMCORE_MIN_ITER2 8        /* of the second */
+#define SIMCORE_MIN_ITER2 6        /* of the second */
 #define SIMCORE_MAX_ITER2 60
 
 struct simcore_opts {

@@ -79,6 +79,15 @@ def test_chase_overlaps_less_than_a_strided_walk():
               "and costs more cycles for the same misses (%r vs %r)" % (chase["counts"], walk["counts"]), rc)
 
 
+def test_software_prefetch_hides_misses():
+    walk, rw = why("stride")
+    pf, rp = why("prefetch")
+    tdp.check(abs(walk["counts"]["l1d_misses"] - pf["counts"]["l1d_misses"]) < 0.05 * walk["counts"]["l1d_misses"],
+              "valgrind sees the same misses: %r %r" % (walk["counts"], pf["counts"]), rp)
+    tdp.check(pf["counts"]["cycles"] < walk["counts"]["cycles"],
+              "the prefetched walk costs fewer cycles (%r vs %r)" % (pf["counts"], walk["counts"]), rp)
+
+
 def test_other_presets_model_the_core():
     for machine in ("skylake", "zen4"):
         j, r = why("div", machine)

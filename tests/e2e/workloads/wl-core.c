@@ -8,6 +8,7 @@
  *   icall    an indirect call per iteration through a volatile pointer to a tiny function: every
  *            call and return a taken indirect branch, predicted (a redirect bubble each: Frontend)
  *   stride   a walk over 16 MiB with a fixed 64-byte stride, independent addresses (misses overlap)
+ *   prefetch the stride walk with a software prefetch 16 lines ahead (the misses it covers overlap)
  *   chase    a pointer chase over the same 16 MiB, one line per node, in a random order (MLP 1)
  * Built with -O2 and without inlining of the kernel functions, so the loops are the code shown.
  */
@@ -71,6 +72,18 @@ __attribute__((noinline)) static uint64_t k_stride(const uint8_t *p, size_t byte
 	return s;
 }
 
+__attribute__((noinline)) static uint64_t k_prefetch(const uint8_t *p, size_t bytes, int reps)
+{
+	uint64_t s = 0;
+
+	for (int r = 0; r < reps; r++)
+		for (size_t i = 0; i < bytes; i += LINE) {
+			__builtin_prefetch(p + i + 16 * LINE);
+			s += p[i];
+		}
+	return s;
+}
+
 __attribute__((noinline)) static uint64_t k_chase(void *const *p, size_t steps)
 {
 	while (steps--)
@@ -91,15 +104,16 @@ int main(int argc, char **argv)
 		sink = k_mul8((uint64_t)argc, 0x5851f42d4c957f2dull);
 	} else if (!strcmp(k, "icall")) {
 		sink = k_icall((uint64_t)argc);
-	} else if (!strcmp(k, "stride") || !strcmp(k, "chase")) {
+	} else if (!strcmp(k, "stride") || !strcmp(k, "prefetch") || !strcmp(k, "chase")) {
 		/* .bss, not the allocator: MALLOC_PERTURB_ (set by the test runner) would
 		 * fill an allocation byte by byte and bury the kernel */
 		static uint8_t mem[FOOT] __attribute__((aligned(64)));
 
-		if (!strcmp(k, "stride")) {
+		if (strcmp(k, "chase")) {
 			for (size_t x = 0; x < nodes; x++) /* touched once, as the chase's links are */
 				mem[x * LINE] = (uint8_t)x;
-			sink = k_stride(mem, FOOT, 8);
+			/* the prefetch reads up to 16 lines past the end: the walk stops short of them */
+			sink = k[0] == 's' ? k_stride(mem, FOOT - 16 * LINE, 8) : k_prefetch(mem, FOOT - 16 * LINE, 8);
 		} else {
 			/* node x links to node (5x + 1) mod nodes: a full-period LCG over the
 			 * power-of-two node count, a scattered cycle through every line with
@@ -109,7 +123,7 @@ int main(int argc, char **argv)
 			sink = k_chase((void *const *)mem, 8 * nodes);
 		}
 	} else {
-		fprintf(stderr, "usage: wl-core div|mul1|mul8|icall|stride|chase\n");
+		fprintf(stderr, "usage: wl-core div|mul1|mul8|icall|stride|prefetch|chase\n");
 		return 2;
 	}
 	return 0;
