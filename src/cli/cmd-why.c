@@ -81,7 +81,8 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_CHOICE(0, "backend", &wo.backend, "auto|pmu|sim", "where counts come from: auto (the PMU, else "
 								      "the simulation), pmu, sim (valgrind; estimates)"),
 		OPT_STRING(0, "sim-machine", &wo.machine, "M", "the simulated machine: a preset (generic, zen4, "
-							       "alderlake, skylake, neoverse-n1), KEY=VAL,... or a file"),
+							       "alderlake, skylake, icelake-server, zen3, neoverse-n1), KEY=VAL,... "
+							       "or a file"),
 		OPT_LONG('l', "level", &wo.level, "1|2", "deepest level of the tree (default 2)", 1, 2),
 		OPT_LONG('r', "repeat", &wo.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
 							 "interval (Student's t); the diagnosis is the last run's",
