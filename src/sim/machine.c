@@ -536,8 +536,9 @@ void sim_machine_describe(const struct sim_machine *m, char *buf, size_t size)
 	size_str(m->ll.size, ll, sizeof(ll));
 	snprintf(buf, size,
 		 "%s%s: I1 %s %u-way, D1 %s %u-way, LL %s %u-way, %u B lines; %g slots/cycle; "
-		 "mispredict %g cycles; I1 miss %g, LL hit %g, memory %g cycles; MLP %g (streams %g)",
+		 "mispredict %g cycles (%g resteer); I1 miss %g, LL hit %g, memory %g cycles; MLP %g "
+		 "(streams %g, independent %g); core: llvm-mca %s",
 		 m->name, m->modified ? " (modified)" : "", i1, m->i1.assoc, d1, m->d1.assoc, ll, m->ll.assoc,
-		 m->d1.line, m->width, m->branch_penalty, m->i1_latency, m->ll_latency, m->mem_latency, m->mlp,
-		 m->stream_mlp);
+		 m->d1.line, m->width, m->branch_penalty, m->resteer_latency, m->i1_latency, m->ll_latency,
+		 m->mem_latency, m->mlp, m->stream_mlp, m->indep_mlp, m->mcpu[0] ? m->mcpu : "none");
 }
