@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""tdprof why --backend=sim against the same valgrind tool alone (issue 5, Performance).
+"""tdprof why --backend=sim against the same valgrind tool alone (issue 5, Performance; issue 19
+added the llvm-mca core model to tdprof's side).
 
 Target: `tdprof why --backend=sim -- CMD` takes at most 1.5x the wall time of
 `valgrind --tool=callgrind --dump-instr=yes --cache-sim=yes --branch-sim=yes` with the
@@ -81,7 +82,8 @@ def main():
         for name, mv, mw, r in rows:
             md.append("| %s | %.3f s | %.3f s | %.3f |" % (name, mv, mw, r))
         md += ["", "Worst ratio: **%.3f**. tdprof's own work (parsing the cost file, the executable's symbols, "
-               "DWARF line table and disassembly, the diagnosis) is the difference." % worst, END]
+               "DWARF line table and disassembly, the diagnosis; since issue 19 the core model too: the hot "
+               "blocks decoded and two llvm-mca runs, docs/sim-machine.md 4b) is the difference." % worst, END]
         text = open(a.write).read() if os.path.exists(a.write) else "# Benchmark results\n"
         if BEGIN in text and END in text:
             text = text[:text.index(BEGIN)] + "\n".join(md) + text[text.index(END) + len(END):]

@@ -1,7 +1,8 @@
 #!/bin/sh
 # deps.sh KIND: make sure the Debian packages tdprof needs for KIND are installed.
 #   build  compile tdprof
-#   demo   run `make demo` (adds valgrind: the simulated backend where no PMU is)
+#   demo   run `make demo` (adds valgrind and llvm's llvm-mca: the simulated backend where no
+#          PMU is, and its core model)
 #   test   run `make check` (adds valgrind, perf, python3)
 #   fuzz   libFuzzer targets (clang and its runtime)
 #   html   the HTML report test (Chromium)
@@ -98,7 +99,7 @@ perf612_fetch() (
 build="gcc make pkg-config meson ninja-build libpfm4-dev libdw-dev libelf-dev libcapstone-dev libjansson-dev libcmocka-dev libiberty-dev zlib1g-dev liblzma-dev libbz2-dev"
 case "$kind" in
 build) pkgs="$build" ;;
-demo) pkgs="$build valgrind" ;;
+demo) pkgs="$build valgrind llvm" ;;
 # test: perf is the oracle for perf.data; g++, clang and llvm (llvm-mca) build and
 # read the programs of the loop, harness, sim and line-0 tests; procps (pgrep),
 # util-linux (taskset, setpriv) and passwd (useradd) drive the process tests.

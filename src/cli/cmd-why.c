@@ -31,8 +31,8 @@ static const struct cmd_doc doc = {
 		"can tell), the verdict, then a drill-down into the bottleneck: Bad Speculation -> the branch "
 		"sites ranked by mispredicts with the disassembly around the worst one; Frontend Bound -> the "
 		"i-cache misses and the hot code footprint per function; Backend Bound -> memory versus core "
-		"and the data-miss sites; Retiring -> the hot loop and the 'tdprof loop' command that measures it "
-		"alone. It ends in a ranked diagnosis: each finding with the numbers behind it, its source line "
+		"and the data-miss sites (Core Bound: the hot loop, as for Retiring); Retiring -> the hot loop and "
+		"the 'tdprof loop' command that measures it alone. It ends in a ranked diagnosis: each finding with the numbers behind it, its source line "
 		"and function, and a fix from the knowledge base ('tdprof explain NODE' says more).\n"
 		"\n"
 		"Backends: with a hardware PMU the tree is measured; without one (most virtual machines) "
@@ -81,7 +81,8 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_CHOICE(0, "backend", &wo.backend, "auto|pmu|sim", "where counts come from: auto (the PMU, else "
 								      "the simulation), pmu, sim (valgrind; estimates)"),
 		OPT_STRING(0, "sim-machine", &wo.machine, "M", "the simulated machine: a preset (generic, zen4, "
-							       "alderlake, skylake, neoverse-n1), KEY=VAL,... or a file"),
+							       "alderlake, skylake, icelake-server, zen3, neoverse-n1), KEY=VAL,... "
+							       "or a file"),
 		OPT_LONG('l', "level", &wo.level, "1|2", "deepest level of the tree (default 2)", 1, 2),
 		OPT_LONG('r', "repeat", &wo.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
 							 "interval (Student's t); the diagnosis is the last run's",

@@ -110,6 +110,22 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		diag_kb_fix(*node, "Sort the functions", fix);
 		break;
 	case SIM_BACKEND_BOUND:
+		if (ss->core > ss->cycles.v[SIM_BACKEND_BOUND] - ss->core) {
+			/* the block model's stall: dependency chains, ports, dividers (issue 19) */
+			strbuf_adds(title, "dependency chain or busy port at ");
+			diag_add_where(title, file, ss->line, fn);
+			diag_add_grouped(ev, v[SIM_IR]);
+			strbuf_addf(ev, " instructions whose block llvm-mca's scheduling model runs slower than the "
+					"machine issues: an estimated %.1f %% of all slots wait for their chains, ports or "
+					"dividers (Core Bound)", share);
+			*node = "core_bound";
+			diag_kb_fix(*node, "independent accumulators", fix);
+			strbuf_addch(fix, ' ');
+			diag_kb_fix(*node, "Divide once", fix);
+			if (d->loop_command)
+				strbuf_addf(fix, " Measure the loop alone: '%s'.", d->loop_command);
+			break;
+		}
 		strbuf_adds(title, ss->stream ? "data-cache misses on a sequential stream at " : "data-cache misses at ");
 		diag_add_where(title, file, ss->line, fn);
 		diag_add_grouped(ev, v[SIM_D1MR]);

@@ -135,11 +135,7 @@ static int choose_scope(struct dsim *s, struct diag *d, const struct sim_estimat
 /* Add site z's counts and cycles to site into. */
 static void merge_site(struct sim_site *into, const struct sim_site *z)
 {
-	for (int e = 0; e < SIM_NR_EVENTS; e++)
-		into->cost.v[e] += z->cost.v[e];
-	for (int b = 0; b < SIM_NR_BUCKETS; b++)
-		into->cycles.v[b] += z->cycles.v[b];
-	into->stream |= z->stream;
+	sim_site_merge(into, z);
 }
 
 /*
@@ -190,30 +186,10 @@ static void own_line0(struct dsim *s, struct diag *d)
 }
 
 /* The estimate of the scope's sites: the sums sim_estimate() makes, over these lines only. */
-static void scope_estimate(const struct dsim *s, const struct sim_machine *m, struct sim_estimate *out)
+static void scope_estimate(const struct dsim *s, const struct sim_machine *m, const struct sim_core *core,
+			   struct sim_estimate *out)
 {
-	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < s->nr_scope; i++) {
-		for (int e = 0; e < SIM_NR_EVENTS; e++)
-			out->counts.v[e] += s->scope[i].cost.v[e];
-		for (int b = 0; b < SIM_NR_BUCKETS; b++)
-			out->cycles_by.v[b] += s->scope[i].cycles.v[b];
-	}
-	for (int b = 0; b < SIM_NR_BUCKETS; b++)
-		out->cycles += out->cycles_by.v[b];
-	out->uops = (double)out->counts.v[SIM_IR] * m->uops_per_insn;
-	out->slots = out->cycles * m->width;
-	if (out->cycles <= 0)
-		return;
-	out->topdown.retiring = 100.0 * out->cycles_by.v[SIM_RETIRING] / out->cycles;
-	out->topdown.bad_speculation = 100.0 * out->cycles_by.v[SIM_BAD_SPECULATION] / out->cycles;
-	out->topdown.frontend_bound = 100.0 * out->cycles_by.v[SIM_FRONTEND_BOUND] / out->cycles;
-	out->topdown.backend_bound = fmax(0.0, 100.0 - out->topdown.retiring - out->topdown.bad_speculation -
-						       out->topdown.frontend_bound);
-	out->dominant = SIM_RETIRING;
-	for (int b = 1; b < SIM_NR_BUCKETS; b++)
-		if (out->cycles_by.v[b] > out->cycles_by.v[out->dominant])
-			out->dominant = (enum sim_bucket)b;
+	sim_estimate_sites(s->scope, s->nr_scope, m, core, out);
 }
 
 enum sim_bucket dsim_bucket(const char *category)
@@ -623,11 +599,12 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 		ret = tdp_err_oom(err);
 		goto out;
 	}
-	if ((ret = sim_sites_build(p, m, &s.all, &s.nr_all, err)) || (ret = choose_scope(&s, d, est, err)))
+	if ((ret = sim_sites_build_core(p, m, est->core, &s.all, &s.nr_all, err)) ||
+	    (ret = choose_scope(&s, d, est, err)))
 		goto out;
 	own_line0(&s, d);
 	if (d->scope == DIAG_SCOPE_PROGRAM)
-		scope_estimate(&s, m, &s.est);
+		scope_estimate(&s, m, est->core, &s.est);
 	else
 		s.est = *est;
 	if (s.est.cycles <= 0) {
@@ -690,9 +667,17 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 		ret = drill_footprint(&s, d, m, err);
 		break;
 	case SIM_BACKEND_BOUND:
-		d->drill = DIAG_DRILL_MEMORY;
-		d->ranked_by = "data misses";
-		break;
+		if (!(d->node && !strcmp(d->node, "core_bound"))) {
+			d->drill = DIAG_DRILL_MEMORY;
+			d->ranked_by = "data misses";
+			break;
+		}
+		/* Core Bound (the block model's dependency chains and ports): the hot loop
+		 * and 'tdprof loop', whose llvm-mca view names the chain */
+		d->next_step = "shorten the dependency chain or spread the work over more execution ports in the "
+			       "hot loop below (independent accumulators, cheaper instructions than divides, "
+			       "vectorisation) and measure it alone with 'tdprof loop'";
+		/* fall through */
 	default:
 		d->drill = DIAG_DRILL_HOT_LOOP;
 		d->ranked_by = "instructions";

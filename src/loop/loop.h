@@ -124,6 +124,17 @@ struct loop_block {
 int loop_asm_hot_block(const char *buf, size_t len, const char *name, struct strbuf *block_out,
 		       struct loop_block *blk) __attribute__((warn_unused_result));
 
+#define LOOP_MCA_MAX_UOPS 10000u /* µops of one instruction, at most (llvm-mca's microcoded ones: ~100) */
+
+/**
+ * Parse the µop column ([1]) of llvm-mca's Instruction Info view in buf[0..len)
+ * (one code region's report) into uops[0..*nr), one per instruction in order.
+ * Returns 0; TDP_EFORMAT (no table, a row without a count, a count above
+ * LOOP_MCA_MAX_UOPS); TDP_ELIMIT (more than max rows).
+ */
+int loop_mca_parse_uops(const char *buf, size_t len, unsigned *uops, size_t max, size_t *nr)
+	__attribute__((warn_unused_result));
+
 /** Parse llvm-mca's summary (Iterations, Total Cycles, IPC, Block RThroughput ...) into m. Returns 0 or TDP_EFORMAT. */
 int loop_mca_parse(const char *buf, size_t len, struct loop_mca *m) __attribute__((warn_unused_result));
 

@@ -406,3 +406,37 @@ out:
 	strbuf_release(&path_hot);
 	strbuf_release(&flag);
 }
+
+int loop_mca_parse_uops(const char *buf, size_t len, unsigned *uops, size_t max, size_t *nr)
+{
+	bool in_table = false;
+
+	*nr = 0;
+	for (size_t off = 0; off < len;) {
+		const char *p = buf + off, *nl = memchr(p, '\n', len - off);
+		size_t l = nl ? (size_t)(nl - p) : len - off, i = 0;
+		unsigned long v = 0;
+
+		off += l + (nl ? 1 : 0);
+		if (!in_table) {
+			/* the header row of the Instruction Info view: "[1]    [2] ... Instructions:" */
+			in_table = l >= 16 && !strncmp(p, "[1]", 3) && memmem(p, l, "Instructions:", 13);
+			continue;
+		}
+		while (i < l && is_space(p[i]))
+			i++;
+		if (i == l)
+			break; /* the blank line after the table */
+		if (p[i] < '0' || p[i] > '9')
+			return TDP_EFORMAT;
+		for (; i < l && p[i] >= '0' && p[i] <= '9'; i++) {
+			v = v * 10 + (unsigned long)(p[i] - '0');
+			if (v > LOOP_MCA_MAX_UOPS)
+				return TDP_EFORMAT;
+		}
+		if (*nr == max)
+			return TDP_ELIMIT;
+		uops[(*nr)++] = (unsigned)v;
+	}
+	return in_table ? 0 : TDP_EFORMAT;
+}

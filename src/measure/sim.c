@@ -6,6 +6,7 @@
 
 #include "base/strbuf.h"
 #include "sim/runner.h"
+#include "simcore/simcore.h"
 
 void measure_sim_init(struct measure_sim *s)
 {
@@ -18,6 +19,7 @@ void measure_sim_init(struct measure_sim *s)
 void measure_sim_release(struct measure_sim *s)
 {
 	sim_profile_release(&s->profile);
+	sim_core_release(&s->core);
 	s->have_est = false;
 }
 
@@ -48,7 +50,21 @@ int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, str
 		strbuf_addf(&line, "simulation done in %.1f s", s->run.wall_ns / 1e9);
 		n->progress(line.buf);
 	}
-	if (sim_estimate(&s->profile, &s->machine, &s->est, &why)) {
+	/* The per-block pipeline model needs per-instruction counts (callgrind). */
+	if (s->profile.has_addr) {
+		struct simcore_opts co = { .tmpdir = tmpdir, .llvm_mca = NULL };
+
+		sim_core_release(&s->core);
+		if ((ret = simcore_model(&s->profile, &s->machine, &co, &s->core, err)))
+			goto out;
+		if (!s->core.valid && n->warning) {
+			strbuf_reset(&line);
+			strbuf_addf(&line, "no core model (Core Bound and Heavy Operations not estimated): %s",
+				    s->core.why_not);
+			n->warning(line.buf, NULL);
+		}
+	}
+	if (sim_estimate_core(&s->profile, &s->machine, &s->core, &s->est, &why)) {
 		if (n->warning) {
 			strbuf_reset(&line);
 			strbuf_addf(&line, "no estimate: %s", why.msg);

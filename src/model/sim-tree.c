@@ -1,17 +1,16 @@
 /*
  * sim-tree.c: the metric tree of the simulated backend (see model.h,
  * model_tree_from_sim()). The simulation's cost model (src/sim/cost.h,
- * docs/sim-machine.md) charges cycles to four kinds of event only, so three
- * level-2 nodes follow from level 1 and the others cannot be estimated:
- *
- *   branch_mispredicts = Bad Speculation   (mispredicts are all it charges there)
- *   fetch_latency      = Frontend Bound    (i-cache misses: fetch stalls)
- *   memory_bound       = Backend Bound     (data misses: no port or divider model)
- *
- * machine_clears, fetch_bandwidth, core_bound, light_operations and
- * heavy_operations are NAN ("not simulated"), never 0.
+ * docs/sim-machine.md) gives level 2 in struct sim_topdown (td->level2): every
+ * level-1 bucket is the sum of its estimated children. With the per-block
+ * pipeline model (src/simcore/) core_bound, fetch_bandwidth and heavy_operations
+ * are estimated; without it they are NAN ("not simulated"); machine_clears is
+ * never simulated. A sim_topdown without level 2 (made by
+ * hand) maps as before: branch_mispredicts = Bad Speculation, fetch_latency =
+ * Frontend Bound, memory_bound = Backend Bound, light_operations = NAN.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,28 +36,35 @@ const struct model *model_sim(void)
 	return &sim_model;
 }
 
+#define L2(f) offsetof(struct sim_topdown, f)
+
 struct sim_node {
 	const char *key, *parent;
-	int bucket;        /* enum sim_bucket whose value the node takes; -1: not simulated */
+	int bucket;        /* enum sim_bucket whose value the node takes without level 2; -1: not simulated */
+	size_t l2;         /* offsetof the level-2 field in struct sim_topdown; 0: a level-1 node */
 	double threshold;  /* percent (classify.c gives the sources) */
 	const char *why;   /* why a node without a bucket is not estimated */
 };
 
 static const struct sim_node sim_nodes[] = {
-	{ "retiring", NULL, SIM_RETIRING, 80, NULL },
-	{ "bad_speculation", NULL, SIM_BAD_SPECULATION, 15, NULL },
-	{ "frontend_bound", NULL, SIM_FRONTEND_BOUND, 20, NULL },
-	{ "backend_bound", NULL, SIM_BACKEND_BOUND, 40, NULL },
-	{ "fetch_latency", "frontend_bound", SIM_FRONTEND_BOUND, 10, NULL },
-	{ "fetch_bandwidth", "frontend_bound", -1, 20, "the simulation does not model decoders or the uop cache" },
-	{ "branch_mispredicts", "bad_speculation", SIM_BAD_SPECULATION, 10, NULL },
-	{ "machine_clears", "bad_speculation", -1, 10, "the simulation does not model memory-ordering or "
-							"self-modifying-code clears" },
-	{ "memory_bound", "backend_bound", SIM_BACKEND_BOUND, 20, NULL },
-	{ "core_bound", "backend_bound", -1, 10, "the simulation does not model ports, dividers or dependency "
-						 "chains (such code shows as Retiring)" },
-	{ "light_operations", "retiring", -1, 60, "the simulation counts every instruction as one uop" },
-	{ "heavy_operations", "retiring", -1, 10, "the simulation counts every instruction as one uop" },
+	{ "retiring", NULL, SIM_RETIRING, 0, 80, NULL },
+	{ "bad_speculation", NULL, SIM_BAD_SPECULATION, 0, 15, NULL },
+	{ "frontend_bound", NULL, SIM_FRONTEND_BOUND, 0, 20, NULL },
+	{ "backend_bound", NULL, SIM_BACKEND_BOUND, 0, 40, NULL },
+	{ "fetch_latency", "frontend_bound", SIM_FRONTEND_BOUND, L2(fetch_latency), 10, NULL },
+	{ "fetch_bandwidth", "frontend_bound", -1, L2(fetch_bandwidth), 20,
+	  "no block model (llvm-mca missing, or no per-instruction counts): the taken-branch limit is not "
+	  "modelled" },
+	{ "branch_mispredicts", "bad_speculation", SIM_BAD_SPECULATION, L2(branch_mispredicts), 10, NULL },
+	{ "machine_clears", "bad_speculation", -1, L2(machine_clears), 10,
+	  "the simulation does not model memory-ordering or self-modifying-code clears" },
+	{ "memory_bound", "backend_bound", SIM_BACKEND_BOUND, L2(memory_bound), 20, NULL },
+	{ "core_bound", "backend_bound", -1, L2(core_bound), 10,
+	  "no block model (llvm-mca missing, or no per-instruction counts): ports, dividers and dependency "
+	  "chains are not modelled" },
+	{ "light_operations", "retiring", -1, L2(light_operations), 60, NULL },
+	{ "heavy_operations", "retiring", -1, L2(heavy_operations), 10,
+	  "no block model (llvm-mca missing, or no per-instruction counts): every instruction is one uop" },
 };
 
 static double bucket_value(const struct sim_topdown *td, int bucket)
@@ -93,12 +99,15 @@ void model_tree_from_sim(const struct sim_topdown *td, double width, int max_lev
 		n->parent = d->parent;
 		n->label = model_node_label(d->key);
 		n->level = d->parent ? 2 : 1;
-		n->value = bucket_value(td, d->bucket);
+		if (d->l2 && td->level2)
+			n->value = *(const double *)(const void *)((const char *)td + d->l2);
+		else
+			n->value = bucket_value(td, d->bucket);
 		n->threshold = d->threshold;
 		n->group = -1;
-		n->formula = d->bucket >= 0 ? sim_bucket_name((enum sim_bucket)d->bucket) : NULL;
-		n->source = d->bucket >= 0 ? "src/sim/cost.h" : NULL;
-		if (d->why)
+		n->formula = d->bucket >= 0 ? sim_bucket_name((enum sim_bucket)d->bucket) : d->l2 ? d->key : NULL;
+		n->source = isnan(n->value) ? NULL : "src/sim/cost.h";
+		if (d->why && isnan(n->value))
 			snprintf(n->why, sizeof(n->why), "%s", d->why);
 		if (!d->parent)
 			sum += n->value;

@@ -459,8 +459,13 @@ static void print_drill(FILE *out, const struct why_report *r)
 	{
 		char line[512];
 
-		snprintf(line, sizeof(line), "%s, ranked by %s%s", d->has_sampling ? sampled_title(d) : what[d->drill],
-			 d->ranked_by, est(d));
+		/* the simulation's Core Bound drills into the hot loop too (diagnose/sim.c) */
+		const char *title = d->has_sampling ? sampled_title(d)
+				    : d->drill == DIAG_DRILL_HOT_LOOP && d->category && !strcmp(d->category, "backend_bound")
+					    ? "Backend Bound (Core Bound) -> the hot loop"
+					    : what[d->drill];
+
+		snprintf(line, sizeof(line), "%s, ranked by %s%s", title, d->ranked_by, est(d));
 		fputc('\n', out);
 		wrap(out, "3. drill-down:", 3, line);
 	}

@@ -34,8 +34,75 @@ static int missing_events(const struct sim_profile *p, struct tdp_err *err)
 int sim_estimate(const struct sim_profile *p, const struct sim_machine *m, struct sim_estimate *out,
 		 struct tdp_err *err)
 {
+	return sim_estimate_core(p, m, NULL, out, err);
+}
+
+void sim_estimate_sites(const struct sim_site *v, size_t nr, const struct sim_machine *m,
+			const struct sim_core *core, struct sim_estimate *out)
+{
 	struct sim_estimate est = { 0 };
+	double core_c = 0, heavy = 0, fetch_bw = 0;
+	bool modelled = core && core->valid;
+	struct sim_topdown *td = &est.topdown;
+
+	/* The terms are sums over lines: backend's overlap is decided line by line. */
+	for (size_t i = 0; i < nr; i++) {
+		for (int e = 0; e < SIM_NR_EVENTS; e++)
+			est.counts.v[e] += v[i].cost.v[e];
+		for (int b = 0; b < SIM_NR_BUCKETS; b++)
+			est.cycles_by.v[b] += v[i].cycles.v[b];
+		core_c += v[i].core;
+		heavy += v[i].heavy;
+		fetch_bw += v[i].fetch_bw;
+	}
+	est.core = modelled ? core : NULL;
+	/* Retiring cycles are µops / width: the µops follow from them. */
+	est.uops = est.cycles_by.v[SIM_RETIRING] * m->width;
+	for (int b = 0; b < SIM_NR_BUCKETS; b++)
+		est.cycles += est.cycles_by.v[b];
+	est.slots = est.cycles * m->width;
+	if (est.cycles <= 0) {
+		*out = est;
+		return;
+	}
+	td->retiring = 100.0 * est.cycles_by.v[SIM_RETIRING] / est.cycles;
+	td->bad_speculation = 100.0 * est.cycles_by.v[SIM_BAD_SPECULATION] / est.cycles;
+	td->frontend_bound = 100.0 * est.cycles_by.v[SIM_FRONTEND_BOUND] / est.cycles;
+	/* The remainder rule: Backend takes what the other three leave, so the four add
+	 * up to 100 exactly (it equals backend cycles / cycles up to rounding). */
+	td->backend_bound = fmax(0.0, 100.0 - td->retiring - td->bad_speculation - td->frontend_bound);
+	/* Level 2: every parent is the sum of its estimated children (the remainder
+	 * again takes the rounding). */
+	td->level2 = true;
+	td->branch_mispredicts = td->bad_speculation;
+	td->machine_clears = NAN;
+	td->fetch_latency = td->frontend_bound;
+	td->fetch_bandwidth = NAN;
+	if (modelled) {
+		td->fetch_bandwidth = fmin(td->frontend_bound, 100.0 * fetch_bw / est.cycles);
+		td->fetch_latency = td->frontend_bound - td->fetch_bandwidth;
+		td->core_bound = fmin(td->backend_bound, 100.0 * core_c / est.cycles);
+		td->memory_bound = td->backend_bound - td->core_bound;
+		td->heavy_operations = fmin(td->retiring, 100.0 * heavy / est.cycles);
+		td->light_operations = td->retiring - td->heavy_operations;
+	} else {
+		td->core_bound = NAN;
+		td->memory_bound = td->backend_bound;
+		td->heavy_operations = NAN;
+		td->light_operations = td->retiring;
+	}
+	est.dominant = SIM_RETIRING;
+	for (int b = 1; b < SIM_NR_BUCKETS; b++)
+		if (est.cycles_by.v[b] > est.cycles_by.v[est.dominant])
+			est.dominant = (enum sim_bucket)b;
+	*out = est;
+}
+
+int sim_estimate_core(const struct sim_profile *p, const struct sim_machine *m, const struct sim_core *core,
+		      struct sim_estimate *out, struct tdp_err *err)
+{
 	struct sim_site *sites = NULL;
+	bool modelled = core && core->valid && p->has_addr;
 	size_t nr = 0;
 	int ret;
 
@@ -43,31 +110,11 @@ int sim_estimate(const struct sim_profile *p, const struct sim_machine *m, struc
 		return missing_events(p, err);
 	if (p->totals.v[SIM_IR] == 0)
 		return tdp_err_set(err, TDP_EANALYSIS, "cannot estimate: the profile counted no instruction");
-	if ((ret = sim_sites_build(p, m, &sites, &nr, err)))
+	if ((ret = sim_sites_build_core(p, m, modelled ? core : NULL, &sites, &nr, err)))
 		return ret;
-	/* The terms are sums over lines: backend's overlap is decided line by line. */
-	for (size_t i = 0; i < nr; i++)
-		for (int b = 0; b < SIM_NR_BUCKETS; b++)
-			est.cycles_by.v[b] += sites[i].cycles.v[b];
+	sim_estimate_sites(sites, nr, m, modelled ? core : NULL, out);
 	sim_sites_free(sites);
-
-	est.counts = p->totals;
-	est.uops = (double)p->totals.v[SIM_IR] * m->uops_per_insn;
-	for (int b = 0; b < SIM_NR_BUCKETS; b++)
-		est.cycles += est.cycles_by.v[b];
-	est.slots = est.cycles * m->width;
-	est.topdown.retiring = 100.0 * est.cycles_by.v[SIM_RETIRING] / est.cycles;
-	est.topdown.bad_speculation = 100.0 * est.cycles_by.v[SIM_BAD_SPECULATION] / est.cycles;
-	est.topdown.frontend_bound = 100.0 * est.cycles_by.v[SIM_FRONTEND_BOUND] / est.cycles;
-	/* The remainder rule: Backend takes what the other three leave, so the four add
-	 * up to 100 exactly (it equals backend cycles / cycles up to rounding). */
-	est.topdown.backend_bound =
-		fmax(0.0, 100.0 - est.topdown.retiring - est.topdown.bad_speculation - est.topdown.frontend_bound);
-	est.dominant = SIM_RETIRING;
-	for (int b = 1; b < SIM_NR_BUCKETS; b++)
-		if (est.cycles_by.v[b] > est.cycles_by.v[est.dominant])
-			est.dominant = (enum sim_bucket)b;
-	*out = est;
+	out->counts = p->totals;
 	return 0;
 }
 

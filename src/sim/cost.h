@@ -5,20 +5,24 @@
  * the model's limits are stated in docs/sim-machine.md.
  *
  * The model charges every event a number of cycles and adds them (no overlap
- * between kinds of stall):
+ * between kinds of stall); docs/sim-machine.md section 4 has the formulas:
  *
- *   retire   = Ir * uops_per_insn / width            (the µops, issued at full width)
- *   bad_spec = (Bcm + Bim) * branch_penalty
+ *   retire   = µops / width (llvm-mca's µops in the block model's blocks, else
+ *              Ir * uops_per_insn)
+ *   bad_spec = (Bcm + Bim) * (branch_penalty - resteer_latency)
  *   frontend = (I1mr - ILmr) * i1_latency + ILmr * mem_latency
- *   backend  = sum over sites of ((D1mr - DLmr) * ll_latency + DLmr * mem_latency) / overlap,
- *              overlap = stream_mlp at a site whose D1mr <= stream_ratio * Dr (a sequential
- *              stream a prefetcher covers), mlp elsewhere
+ *              + (Bcm + Bim) * resteer_latency + Bi * indirect_resteer + fetch (block model)
+ *   backend  = sum over instructions of ((D1mr - DLmr) * ll_latency + DLmr * mem_latency) / overlap
+ *              + core (block model); overlap = mlp for a chasing load, stream_mlp for a
+ *              prefetched one or a line with D1mr <= stream_ratio * Dr, indep_mlp for other
+ *              loads of modelled blocks, mlp otherwise
  *   cycles   = retire + bad_spec + frontend + backend;  slots = width * cycles
  *
  * and level 1 in percent of slots: Retiring = 100 * retire / cycles, Bad Speculation
  * = 100 * bad_spec / cycles, Frontend Bound = 100 * frontend / cycles, Backend Bound
- * = the remainder, 100 - the other three (which equals 100 * backend / cycles). Writes
- * (D1mw, DLmw) cost nothing: the store buffer absorbs them.
+ * = the remainder, 100 - the other three (which equals 100 * backend / cycles); level 2
+ * is the split of each term (struct sim_topdown). Writes (D1mw, DLmw) cost nothing:
+ * the store buffer absorbs them.
  *
  * Lifecycle: sim_estimate() (pure), sim_estimate_countset() (adds counts),
  * sim_sites_build() + sim_sites_sort(), sim_sites_free().
@@ -34,6 +38,7 @@
 #include "sim/profile.h"
 
 struct countset;
+struct sim_site;
 struct tdp_err;
 
 /* The events the cost model needs: a profile without them cannot be estimated. */
@@ -41,13 +46,68 @@ struct tdp_err;
 	((1u << SIM_IR) | (1u << SIM_I1MR) | (1u << SIM_ILMR) | (1u << SIM_DR) | (1u << SIM_D1MR) |         \
 	 (1u << SIM_DLMR) | (1u << SIM_BC) | (1u << SIM_BCM) | (1u << SIM_BI) | (1u << SIM_BIM))
 
-/* The four level-1 buckets, in percent of slots (they add up to 100). */
+/* The four level-1 buckets, in percent of slots (they add up to 100), and level 2:
+ * each level-1 bucket is the sum of its children that are not NAN (by
+ * construction: the children are the terms of the parent's cycles). */
 struct sim_topdown {
 	double retiring;
 	double bad_speculation;
 	double frontend_bound;
 	double backend_bound;
+	bool level2;               /* the fields below are set (sim_estimate_core) */
+	double fetch_latency;      /* i-cache misses + branch resteers */
+	double fetch_bandwidth;    /* the block model's taken-branch limit; NAN without it */
+	double branch_mispredicts; /* = bad_speculation (wasted issue after mispredicts) */
+	double machine_clears;     /* NAN: not simulated */
+	double memory_bound;       /* data misses */
+	double core_bound;         /* the block model's cycles beyond issue at full width; NAN without it */
+	double light_operations;   /* µops of 1-µop instructions (all of Retiring without the block model) */
+	double heavy_operations;   /* µops of instructions of 2 or more µops; NAN without the block model */
 };
+
+/*
+ * What the per-block pipeline model (src/simcore/, llvm-mca) found, for the cost
+ * model: totals over the blocks it modelled, and per-instruction load flags that
+ * change how a miss overlaps. Filled by simcore_model(); owned by the caller
+ * (sim_core_release()). Instructions outside the modelled blocks keep the old rule
+ * (uops_per_insn µops, issue at full width).
+ */
+#define SIM_INSN_CHASE 1u     /* a load whose address comes from a load (pointer chase): MLP 1 */
+#define SIM_INSN_PREFETCHED 2u /* a load a software prefetch of the same block covers */
+#define SIM_INSN_INDEP 4u     /* a load of a modelled block with an independent address */
+#define SIM_INSN_LOAD_CHAIN 8u /* its block's dependency chain runs through a chasing load: the
+				* stall is load latency (top-down's L1 Bound, in Memory Bound) */
+
+struct sim_core_insn {
+	uint32_t obj;  /* the profile's object name index */
+	uint64_t addr; /* the address valgrind gave */
+	uint32_t flags; /* SIM_INSN_* */
+	double uops;    /* µops of one execution (the scheduling model's) */
+	double stall;   /* core-bound cycles charged to this instruction per execution */
+	double fetch;   /* front-end bandwidth cycles (taken-branch limit) per execution */
+};
+
+struct sim_core {
+	bool valid;            /* at least one block was modelled */
+	char mcpu[24];         /* the llvm-mca CPU used */
+	double covered_ir;     /* instructions executed in modelled blocks */
+	double uops;           /* their µops */
+	double heavy_uops;     /* of which in instructions of >= 2 µops */
+	double core_cycles;    /* cycles beyond issuing their µops at full width (dependencies, ports) */
+	double fetch_cycles;   /* cycles below one per block iteration its µops leave empty (blocks
+				* ending in a branch: one taken branch a cycle) */
+	size_t nr_blocks;      /* distinct blocks modelled (llvm-mca regions) */
+	size_t nr_hot;         /* hot blocks selected */
+	struct sim_core_insn *insns; /* sorted by (obj, addr); nr_insns of them */
+	size_t nr_insns;
+	char why_not[160];     /* !valid: why ("llvm-mca is not installed") */
+};
+
+/** Free c's arrays and zero it. */
+void sim_core_release(struct sim_core *c);
+
+/** The instruction (obj, addr) of c, or NULL. */
+const struct sim_core_insn *sim_core_find(const struct sim_core *c, uint32_t obj, uint64_t addr);
 
 enum sim_bucket {
 	SIM_RETIRING = 0,
@@ -73,6 +133,8 @@ struct sim_estimate {
 	double slots;                /* width * cycles */
 	struct sim_topdown topdown;  /* percent of slots */
 	enum sim_bucket dominant;    /* the largest bucket (ties: the earlier one) */
+	const struct sim_core *core; /* the block model it used (borrowed; NULL: none), so that a
+				      * caller building sites again gives them the same model */
 };
 
 /**
@@ -84,6 +146,26 @@ struct sim_estimate {
  */
 int sim_estimate(const struct sim_profile *p, const struct sim_machine *m, struct sim_estimate *out,
 		 struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * sim_estimate() with the block model's results (core may be NULL or !valid: the
+ * rule for uncovered code everywhere). Sets topdown.level2. With a core model:
+ * Retiring = µops / width (heavy: those of >= 2-µop instructions), Core Bound =
+ * core_cycles, and loads flagged SIM_INSN_CHASE overlap nothing while other loads
+ * of modelled blocks overlap indep_mlp (docs/sim-machine.md). Returns as
+ * sim_estimate().
+ */
+int sim_estimate_core(const struct sim_profile *p, const struct sim_machine *m, const struct sim_core *core,
+		      struct sim_estimate *out, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * The estimate of nr sites (built by sim_sites_build_core() with `core`, or a
+ * subset of them, or sites merged with sim_site_merge()) into *out, with
+ * out->counts set to their counts' sum: the sums and level 2 of
+ * sim_estimate_core(). out->cycles is 0 when they cost nothing (topdown then 0).
+ */
+void sim_estimate_sites(const struct sim_site *v, size_t nr, const struct sim_machine *m,
+			const struct sim_core *core, struct sim_estimate *out);
 
 /**
  * Add the estimate to cs with perf's event names, every count `estimate = true`:
@@ -112,6 +194,11 @@ struct sim_site {
 	uint64_t miss_addr;   /* the line's instruction with the most D1 read misses; 0: unknown */
 	bool stream;          /* its data misses were costed as a sequential stream */
 	struct sim_cycles cycles; /* cycles charged to each bucket at this line */
+	double core;          /* of cycles.v[SIM_BACKEND_BOUND], the block model's core stall */
+	double heavy;         /* of cycles.v[SIM_RETIRING], heavy operations (>= 2-µop instructions) */
+	double resteer;       /* of cycles.v[SIM_FRONTEND_BOUND], branch resteers */
+	double fetch_bw;      /* of cycles.v[SIM_FRONTEND_BOUND], fetch bandwidth (block model) */
+	bool chase;           /* its data misses come from a pointer chase (overlap 1) */
 };
 
 /** Branches executed at a site (Bc + Bi). */
@@ -137,11 +224,23 @@ int sim_sites_build(const struct sim_profile *p, const struct sim_machine *m, st
 		    size_t *nr, struct tdp_err *err) __attribute__((warn_unused_result));
 
 /**
+ * sim_sites_build() with the block model (core may be NULL): a site's Retiring
+ * cycles count its instructions' modelled µops, its Backend cycles add their core
+ * stall (cycles.v[SIM_BACKEND_BOUND] = memory + core; core_cycles alone in the
+ * site's `core` field) and its misses overlap by their load flags.
+ */
+int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *m, const struct sim_core *core,
+			 struct sim_site **out, size_t *nr, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
  * Sort sites by what matters for `bucket`, most guilty first: Bad Speculation by
  * mispredict cycles, Frontend by i-cache miss cycles, Backend by data miss cycles,
  * Retiring by instructions; ties by instructions, then file, line, function index.
  */
 void sim_sites_sort(struct sim_site *sites, size_t nr, enum sim_bucket bucket);
+
+/** Add site z's counts and cycles (and their parts) to `into`. */
+void sim_site_merge(struct sim_site *into, const struct sim_site *z);
 
 /** Free a site array (NULL does nothing). */
 void sim_sites_free(struct sim_site *sites);

@@ -34,6 +34,9 @@ static const struct num_param num_params[] = {
 	NUM("mlp", mlp, 1, 64, "misses in flight"),
 	NUM("stream-mlp", stream_mlp, 1, 64, "misses in flight"),
 	NUM("stream-ratio", stream_ratio, 0, 1, "misses per read"),
+	NUM("resteer-latency", resteer_latency, 0, 200, "cycles"),
+	NUM("indirect-resteer", indirect_resteer, 0, 100, "cycles"),
+	NUM("indep-mlp", indep_mlp, 1, 64, "misses in flight"),
 };
 #define NR_NUM (sizeof(num_params) / sizeof(num_params[0]))
 
@@ -42,6 +45,7 @@ static const char *const all_keys[] = {
 	"i1", "i1-size", "i1-assoc", "i1-line", "d1", "d1-size", "d1-assoc", "d1-line",
 	"ll", "ll-size", "ll-assoc", "ll-line", "width", "uops-per-insn", "branch-penalty",
 	"i1-latency", "ll-latency", "mem-latency", "mlp", "stream-mlp", "stream-ratio",
+	"resteer-latency", "indirect-resteer", "indep-mlp",
 };
 #define NR_KEYS (sizeof(all_keys) / sizeof(all_keys[0]))
 
@@ -319,6 +323,13 @@ int sim_machine_validate(const struct sim_machine *m, struct tdp_err *err)
 			return TDP_EUSAGE;
 		}
 	}
+	if (m->resteer_latency > m->branch_penalty) {
+		tdp_err_set(err, TDP_EUSAGE, "machine key 'resteer-latency': %g is more than branch-penalty (%g)",
+			    m->resteer_latency, m->branch_penalty);
+		tdp_err_hint(err, "the resteer is the front-end part of a mispredict's cost: e.g. resteer-latency=%g",
+			     m->branch_penalty / 2);
+		return TDP_EUSAGE;
+	}
 	if (m->ll.line < m->d1.line || m->ll.line < m->i1.line) {
 		tdp_err_set(err, TDP_EUSAGE, "machine: the LL line (%u B) is smaller than an L1 line", m->ll.line);
 		tdp_err_hint(err, "use the same line size on every level, e.g. ll-line=64");
@@ -525,8 +536,9 @@ void sim_machine_describe(const struct sim_machine *m, char *buf, size_t size)
 	size_str(m->ll.size, ll, sizeof(ll));
 	snprintf(buf, size,
 		 "%s%s: I1 %s %u-way, D1 %s %u-way, LL %s %u-way, %u B lines; %g slots/cycle; "
-		 "mispredict %g cycles; I1 miss %g, LL hit %g, memory %g cycles; MLP %g (streams %g)",
+		 "mispredict %g cycles (%g resteer); I1 miss %g, LL hit %g, memory %g cycles; MLP %g "
+		 "(streams %g, independent %g); core: llvm-mca %s",
 		 m->name, m->modified ? " (modified)" : "", i1, m->i1.assoc, d1, m->d1.assoc, ll, m->ll.assoc,
-		 m->d1.line, m->width, m->branch_penalty, m->i1_latency, m->ll_latency, m->mem_latency, m->mlp,
-		 m->stream_mlp);
+		 m->d1.line, m->width, m->branch_penalty, m->resteer_latency, m->i1_latency, m->ll_latency,
+		 m->mem_latency, m->mlp, m->stream_mlp, m->indep_mlp, m->mcpu[0] ? m->mcpu : "none");
 }

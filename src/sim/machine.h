@@ -50,6 +50,16 @@ struct sim_machine {
 	double mlp;            /* data misses in flight together on scattered accesses (>= 1) */
 	double stream_mlp;     /* misses in flight together on a sequential stream (prefetch) */
 	double stream_ratio;   /* a site with D1 read misses <= ratio * reads is a stream; 0: none */
+	/* The core model (issue 19, docs/sim-machine.md "The core model"). */
+	double resteer_latency;  /* of branch_penalty, the cycles after a mispredict in which the front end
+				  * delivers nothing (Frontend Bound, fetch latency: branch resteers); the
+				  * rest is wasted issue (Bad Speculation) */
+	double indirect_resteer; /* cycles per executed indirect jump or call (a fetch bubble while the
+				  * target comes from the indirect predictor; Frontend Bound) */
+	double indep_mlp;        /* data misses in flight together when the block model sees the loads'
+				  * addresses are independent (no pointer chase); chases get 1 */
+	char mcpu[24];           /* llvm-mca's -mcpu for the block model ("skylake"); "" none */
+	char mtriple[24];        /* llvm-mca's -mtriple ("" the default, x86-64) */
 };
 
 /* A preset: the machine and where its numbers come from. */

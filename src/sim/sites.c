@@ -7,24 +7,69 @@
 #include "sim/cost.h"
 #include "sim/sim-internal.h"
 
-/* The part of the model that is charged per line (cost.h gives the formulas). */
-static void site_cycles(struct sim_site *s, const struct sim_machine *m)
+/* A data-miss cost divided by how many misses overlap (cost.h gives the formulas). */
+static double miss_cycles(const uint64_t *v, const struct sim_machine *m, double overlap)
+{
+	double d1_hit = v[SIM_D1MR] > v[SIM_DLMR] ? (double)(v[SIM_D1MR] - v[SIM_DLMR]) : 0;
+
+	return (d1_hit * m->ll_latency + (double)v[SIM_DLMR] * m->mem_latency) / overlap;
+}
+
+/* The part of the model that is charged per line (cost.h gives the formulas);
+ * with_memory false leaves Backend to the per-instruction pass (block model). */
+static void site_cycles(struct sim_site *s, const struct sim_machine *m, bool with_memory)
 {
 	const uint64_t *v = s->cost.v;
 	double i1_hit = v[SIM_I1MR] > v[SIM_ILMR] ? (double)(v[SIM_I1MR] - v[SIM_ILMR]) : 0;
-	double d1_hit = v[SIM_D1MR] > v[SIM_DLMR] ? (double)(v[SIM_D1MR] - v[SIM_DLMR]) : 0;
-	double overlap;
+	double mispredicts = (double)(v[SIM_BCM] + v[SIM_BIM]);
 
 	/* A line that misses on at most one read in 1/stream_ratio is walking memory in
 	 * order (a 4-byte array misses once per 16 reads with 64-byte lines): hardware
 	 * prefetchers and out-of-order execution overlap those misses. */
 	s->stream = m->stream_ratio > 0 && v[SIM_D1MR] > 0 &&
 		    (double)v[SIM_D1MR] <= m->stream_ratio * (double)v[SIM_DR];
-	overlap = s->stream ? m->stream_mlp : m->mlp;
 	s->cycles.v[SIM_RETIRING] = (double)v[SIM_IR] * m->uops_per_insn / m->width;
-	s->cycles.v[SIM_BAD_SPECULATION] = (double)(v[SIM_BCM] + v[SIM_BIM]) * m->branch_penalty;
-	s->cycles.v[SIM_FRONTEND_BOUND] = i1_hit * m->i1_latency + (double)v[SIM_ILMR] * m->mem_latency;
-	s->cycles.v[SIM_BACKEND_BOUND] = (d1_hit * m->ll_latency + (double)v[SIM_DLMR] * m->mem_latency) / overlap;
+	/* A mispredict's penalty is split: the wrong-path issue until the flush (Bad
+	 * Speculation) and the refill after it, in which the front end delivers nothing
+	 * (Frontend Bound, branch resteers), as real top-down splits it. Every indirect
+	 * jump, call or return also costs a redirect bubble in the front end. */
+	s->cycles.v[SIM_BAD_SPECULATION] = mispredicts * (m->branch_penalty - m->resteer_latency);
+	s->resteer = mispredicts * m->resteer_latency + (double)v[SIM_BI] * m->indirect_resteer;
+	s->cycles.v[SIM_FRONTEND_BOUND] = i1_hit * m->i1_latency + (double)v[SIM_ILMR] * m->mem_latency + s->resteer;
+	s->cycles.v[SIM_BACKEND_BOUND] = with_memory ? miss_cycles(v, m, s->stream ? m->stream_mlp : m->mlp) : 0;
+}
+
+/* One instruction's share with the block model: its µops, its core stall and its
+ * misses at the overlap its load flags give. */
+static void entry_cycles(struct sim_site *s, const struct sim_entry *e, const struct sim_core *core,
+			 const struct sim_machine *m)
+{
+	const struct sim_core_insn *in = e->addr ? sim_core_find(core, e->obj, e->addr) : NULL;
+	double overlap = s->stream ? m->stream_mlp : m->mlp, ir = (double)e->cost.v[SIM_IR];
+
+	if (in) {
+		double retire = ir * in->uops / m->width;
+
+		s->cycles.v[SIM_RETIRING] += retire - ir * m->uops_per_insn / m->width;
+		if (in->uops >= 2)
+			s->heavy += retire;
+		s->fetch_bw += ir * in->fetch;
+		s->cycles.v[SIM_FRONTEND_BOUND] += ir * in->fetch;
+		if (!(in->flags & SIM_INSN_LOAD_CHAIN))
+			s->core += ir * in->stall;
+		s->cycles.v[SIM_BACKEND_BOUND] += ir * in->stall;
+		if (in->flags & SIM_INSN_CHASE) {
+			overlap = m->mlp;
+			if (e->cost.v[SIM_D1MR])
+				s->chase = true;
+		} else if (in->flags & SIM_INSN_PREFETCHED) {
+			overlap = m->stream_mlp;
+		} else if (in->flags & SIM_INSN_INDEP) {
+			overlap = s->stream ? m->stream_mlp : m->indep_mlp;
+		}
+	}
+	if (e->cost.v[SIM_D1MR])
+		s->cycles.v[SIM_BACKEND_BOUND] += miss_cycles(e->cost.v, m, overlap);
 }
 
 struct group {
@@ -91,6 +136,14 @@ static bool better_branch(const struct sim_cost *c, const struct sim_cost *best)
 int sim_sites_build(const struct sim_profile *p, const struct sim_machine *m, struct sim_site **out,
 		    size_t *nr, struct tdp_err *err)
 {
+	return sim_sites_build_core(p, m, NULL, out, nr, err);
+}
+
+int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *m, const struct sim_core *core,
+			 struct sim_site **out, size_t *nr, struct tdp_err *err)
+{
+	bool per_insn = core && core->valid && p->has_addr;
+	uint32_t *site_of = NULL;
 	struct group g;
 	/* Per site, the cost of the instruction chosen for branch_addr / miss_addr. */
 	struct sim_cost *best_br = NULL;
@@ -112,6 +165,13 @@ int sim_sites_build(const struct sim_profile *p, const struct sim_machine *m, st
 			goto out;
 		}
 		k = (size_t)(s - g.v);
+		if (per_insn) {
+			if (!(site_of || (site_of = tdp_calloc(p->nr ? p->nr : 1, sizeof(*site_of))))) {
+				ret = tdp_err_oom(err);
+				goto out;
+			}
+			site_of[i] = (uint32_t)k;
+		}
 		if (created) {
 			memset(&best_br[k], 0, sizeof(best_br[k]));
 			best_miss[k] = 0;
@@ -135,7 +195,10 @@ int sim_sites_build(const struct sim_profile *p, const struct sim_machine *m, st
 		}
 	}
 	for (size_t i = 0; i < g.nr; i++)
-		site_cycles(&g.v[i], m);
+		site_cycles(&g.v[i], m, !per_insn);
+	/* The block model's pass: the sites exist, so their stream rule is known. */
+	for (size_t i = 0; per_insn && i < p->nr; i++)
+		entry_cycles(&g.v[site_of[i]], &p->v[i], core, m);
 	*out = g.v;
 	*nr = g.nr;
 	g.v = NULL;
@@ -144,6 +207,7 @@ out:
 	tdp_free(g.v);
 	tdp_free(best_br);
 	tdp_free(best_miss);
+	tdp_free(site_of);
 	return ret;
 }
 
@@ -198,4 +262,42 @@ void sim_sites_sort(struct sim_site *sites, size_t nr, enum sim_bucket bucket)
 void sim_sites_free(struct sim_site *sites)
 {
 	tdp_free(sites);
+}
+
+void sim_core_release(struct sim_core *c)
+{
+	tdp_free(c->insns);
+	memset(c, 0, sizeof(*c));
+}
+
+const struct sim_core_insn *sim_core_find(const struct sim_core *c, uint32_t obj, uint64_t addr)
+{
+	size_t lo = 0, hi = c ? c->nr_insns : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct sim_core_insn *in = &c->insns[mid];
+
+		if (in->obj == obj && in->addr == addr)
+			return in;
+		if (in->obj < obj || (in->obj == obj && in->addr < addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void sim_site_merge(struct sim_site *into, const struct sim_site *z)
+{
+	for (int e = 0; e < SIM_NR_EVENTS; e++)
+		into->cost.v[e] += z->cost.v[e];
+	for (int b = 0; b < SIM_NR_BUCKETS; b++)
+		into->cycles.v[b] += z->cycles.v[b];
+	into->stream |= z->stream;
+	into->chase |= z->chase;
+	into->core += z->core;
+	into->heavy += z->heavy;
+	into->resteer += z->resteer;
+	into->fetch_bw += z->fetch_bw;
 }

@@ -75,8 +75,13 @@ def test_branch_random_names_the_if_line():
 
 def test_branch_sorted_is_retiring():
     r, j = why(demo("branch"), "sorted")
-    tdp.check(j["verdict"]["category"] == "retiring", "category: %s" % j["verdict"]["category"], r)
-    tdp.check(j["level1"]["bad_speculation"] < 5, "sorted data is predicted: %r" % j["level1"], r)
+    # Retiring is the largest bucket; with the block model (issue 19) it is below its 80 %
+    # threshold (the loop's taken branches and the array's misses take the rest), so the verdict
+    # may name the largest stall: never Bad Speculation
+    l1 = j["level1"]
+    tdp.check(max(l1, key=l1.get) == "retiring", "retiring is the largest: %r" % l1, r)
+    tdp.check(j["verdict"]["category"] != "bad_speculation", "category: %s" % j["verdict"]["category"], r)
+    tdp.check(l1["bad_speculation"] < 5, "sorted data is predicted: %r" % l1, r)
 
 
 def test_interp_names_the_dispatch():
@@ -98,7 +103,8 @@ def test_chase_is_backend_bound_at_the_load():
     s = j["sites"][0]
     # 2^21 steps, each one load of a random node of a 64 MiB ring: nearly all miss every level
     tdp.check(s["loads"] == 1 << 21 and s["ll_misses"] > 0.9 * (1 << 21), "the chase's loads: %r" % s, r)
-    tdp.check(j["level2"]["backend_bound"]["core_bound"] is None, "core bound is not simulated: null", r)
+    be = j["level2"]["backend_bound"]
+    tdp.check(be["core_bound"] is None or be["core_bound"] < be["memory_bound"], "memory, not core: %r" % be, r)
 
 
 def test_bigcode_is_frontend_bound_with_its_footprint():
@@ -113,7 +119,13 @@ def test_bigcode_is_frontend_bound_with_its_footprint():
 
 def test_arith_is_retiring_with_the_loop_command():
     r, j = why(demo("arith"))
-    tdp.check(j["verdict"]["category"] == "retiring", "category: %s" % j["verdict"]["category"], r)
+    # the kernel is one serial chain (xor, multiply, shift and add per element): with the block
+    # model (llvm-mca) that is Core Bound, as on hardware; without llvm-mca it reads as Retiring
+    if shutil.which("llvm-mca"):
+        tdp.check(j["verdict"]["category"] == "backend_bound" and j["verdict"]["node"] == "core_bound",
+                  "verdict: %r" % j["verdict"], r)
+    else:
+        tdp.check(j["verdict"]["category"] == "retiring", "category: %s" % j["verdict"]["category"], r)
     src, line = marker_line("arith", "HOT")
     tdp.check(j["sites"][0]["function"] == "kernel", "hot function kernel: %r" % j["sites"][0], r)
     cmd = j["drilldown"]["loop_command"]
@@ -131,16 +143,19 @@ def test_json_schema_and_model_arithmetic():
     tdp.check(set(l1) == {"retiring", "bad_speculation", "frontend_bound", "backend_bound"}, "level1 keys", r)
     tdp.check(abs(sum(l1.values()) - 100) < 0.01, "level 1 adds up to 100: %r" % l1, r)
     l2 = j["level2"]
-    tdp.check(l2["bad_speculation"]["machine_clears"] is None and l2["retiring"]["light_operations"] is None,
-              "not simulated: null, never 0", r)
+    tdp.check(l2["bad_speculation"]["machine_clears"] is None, "not simulated: null, never 0", r)
     tdp.check(abs(l2["bad_speculation"]["branch_mispredicts"] - l1["bad_speculation"]) < 1e-9,
               "mispredicts are all of Bad Speculation in the model", r)
-    # docs/sim-machine.md: bad_spec = mispredicts x 15 cycles (generic) over all cycles
+    for parent, kids in l2.items():
+        s = sum(v for v in kids.values() if v is not None)
+        tdp.check(abs(s - l1[parent]) < 0.01, "level 2 of %s sums to it: %r" % (parent, kids), r)
+    # docs/sim-machine.md: bad_spec = mispredicts x (15 - 5 of resteer) cycles (generic) over all cycles
     c = j["counts"]
-    tdp.check(abs(100.0 * c["branch_misses"] * 15 / c["cycles"] - l1["bad_speculation"]) < 0.01,
-              "Bad Speculation = 15 x %d / %d" % (c["branch_misses"], c["cycles"]), r)
-    # retiring = instructions / 6 slots per cycle over all cycles
-    tdp.check(abs(100.0 * c["instructions"] / 6 / c["cycles"] - l1["retiring"]) < 0.01, "Retiring", r)
+    tdp.check(abs(100.0 * c["branch_misses"] * 10 / c["cycles"] - l1["bad_speculation"]) < 0.01,
+              "Bad Speculation = 10 x %d / %d" % (c["branch_misses"], c["cycles"]), r)
+    # retiring = µops / 6 slots per cycle over all cycles: one µop per instruction without the
+    # block model; with it, llvm-mca's µops (this loop's instructions are all 1-µop ones)
+    tdp.check(abs(100.0 * c["instructions"] / 6 / c["cycles"] - l1["retiring"]) < 0.5, "Retiring", r)
     tdp.check(j["verdict"]["category"] in l1 and j["verdict"]["next_step"], "verdict", r)
     for f in j["findings"]:
         for k in ("title", "category", "evidence", "site", "fix"):

@@ -1,7 +1,8 @@
 /*
  * fuzz-loop-asm.c: the readers of `tdprof loop` (loop/loop.h): the input's first
  * line names a function, loop_asm_hot_block() looks for it in the rest; the
- * rest is also read as an llvm-mca summary (loop_mca_parse()).
+ * rest is also read as an llvm-mca summary (loop_mca_parse()) and Instruction Info
+ * view (loop_mca_parse_uops(), the simulated backend's block model).
  */
 #include "fuzz.h"
 
@@ -43,5 +44,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&m, 0, sizeof(m));
 	ret = loop_mca_parse(text + off, size - off, &m);
 	FUZZ_CHECK(ret == 0 || ret == TDP_EFORMAT);
+	{
+		unsigned uops[8];
+		size_t nr = 99;
+
+		ret = loop_mca_parse_uops(text + off, size - off, uops, 8, &nr);
+		FUZZ_CHECK(ret == 0 || ret == TDP_EFORMAT || ret == TDP_ELIMIT);
+		FUZZ_CHECK(nr <= 8);
+		for (size_t i = 0; ret == 0 && i < nr; i++)
+			FUZZ_CHECK(uops[i] <= LOOP_MCA_MAX_UOPS);
+	}
 	return 0;
 }

@@ -448,7 +448,7 @@ int fx_diag(struct diag *d, const char *category, double pct, struct diag_opts *
 	*o = (struct diag_opts){ .exe = fx.binary, .cwd = fx.srcdir, .command = "drill-target", .level = 2, .top = 10 };
 	for (int i = 0; i < 4; i++)
 		v[i] = category && !strcmp(category, keys[i]) ? pct : (100.0 - pct) / 3.0;
-	td = (struct sim_topdown){ v[0], v[1], v[2], v[3] };
+	td = (struct sim_topdown){ .retiring = v[0], .bad_speculation = v[1], .frontend_bound = v[2], .backend_bound = v[3] };
 	if (category)
 		model_tree_from_sim(&td, 4, 2, t);
 	ret = diag_from_counts(d, BACKEND_PMU, &cs, t, o, &err);

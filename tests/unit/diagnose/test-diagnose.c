@@ -118,9 +118,10 @@ static void test_kb_fix(void **state)
 /*
  * Two lines of one function: line 10 runs 1,000,000 branches and mispredicts 100 of
  * them; line 11 runs 100,000 and mispredicts 50,000. The generic machine (6 slots,
- * 15 cycles per mispredict): retire = 1,100,000 / 6 = 183,333.3 cycles, bad_spec =
- * 50,100 x 15 = 751,500 cycles, no misses; cycles = 934,833.3; Bad Speculation =
- * 80.39 %, and line 11 alone 750,000 / 934,833.3 = 80.23 % of the slots.
+ * 15 cycles per mispredict, 5 of them the front end's resteer): retire = 1,100,000 / 6
+ * = 183,333.3 cycles, bad_spec = 50,100 x 10 = 501,000 cycles, resteers 50,100 x 5 =
+ * 250,500, no misses; cycles = 934,833.3; Bad Speculation = 53.59 %, and line 11 alone
+ * 500,000 / 934,833.3 = 53.49 % of the slots.
  */
 static const char profile_text[] = "desc: I1 cache: 32768 B, 64 B, 8-way associative\n"
 				   "cmd: ./app\n"
@@ -163,7 +164,7 @@ static void test_from_sim_ranks_by_mispredicts(void **state)
 	assert_true(d.estimate);
 	assert_int_equal(d.scope, DIAG_SCOPE_WHOLE_RUN); /* no executable given */
 	assert_string_equal(d.category, "bad_speculation");
-	assert_true(fabs(d.category_value - 100.0 * 751500 / (1100000 / 6.0 + 751500)) < 1e-9);
+	assert_true(fabs(d.category_value - 100.0 * 501000 / (1100000 / 6.0 + 751500)) < 1e-9);
 	assert_int_equal(d.drill, DIAG_DRILL_BRANCHES);
 	/* the most mispredicts first, not the most executed */
 	assert_int_equal(d.nr_sites, 2);
@@ -172,7 +173,7 @@ static void test_from_sim_ranks_by_mispredicts(void **state)
 	assert_string_equal(d.sites[0].file, "a.c"); /* shown relative to cwd /src */
 	assert_string_equal(d.sites[0].function, "main");
 	assert_int_equal(d.sites[0].c.cond_mispredicts, 50000);
-	assert_true(fabs(d.sites[0].share - 100.0 * 750000 / (1100000 / 6.0 + 751500)) < 1e-9);
+	assert_true(fabs(d.sites[0].share - 100.0 * 500000 / (1100000 / 6.0 + 751500)) < 1e-9);
 	assert_false(d.has_disasm);
 	assert_true(d.nr_findings >= 1);
 	assert_string_equal(d.findings[0].category, "bad_speculation");

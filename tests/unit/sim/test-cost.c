@@ -46,6 +46,9 @@ static void machine(struct sim_machine *m)
 	m->mlp = 2;
 	m->stream_mlp = 8;
 	m->stream_ratio = 0.125;
+	/* no resteers: the pinned sums below are the plain formula's; test_resteers adds them */
+	m->resteer_latency = 0;
+	m->indirect_resteer = 0;
 	assert_int_equal(sim_machine_validate(m, &err), 0);
 }
 
@@ -107,6 +110,39 @@ static void test_estimate(void **state)
 	assert_float_equal(est.cycles, 14550, 1e-9);
 	assert_int_equal(est.dominant, SIM_BAD_SPECULATION);
 	assert_float_equal(est.topdown.bad_speculation, 100.0 * 10500 / 14550, 1e-9);
+	sim_profile_release(&p);
+}
+
+/* A mispredict's penalty split between wasted issue and the front end's resteer; indirect branches' bubble. */
+static void test_resteers(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct sim_estimate est;
+	struct sim_machine m;
+	struct sim_profile p;
+
+	(void)state;
+	machine(&m);
+	m.resteer_latency = 4;
+	m.indirect_resteer = 2;
+	load(&p);
+	assert_int_equal(sim_estimate(&p, &m, &est, &err), 0);
+	/* bad_spec = 105 mispredicts * (10 - 4) = 630 */
+	assert_float_equal(est.cycles_by.v[SIM_BAD_SPECULATION], 630, 1e-9);
+	/* frontend = 1200 (i-cache) + 105 * 4 (resteers) + 10 indirect * 2 = 1640 */
+	assert_float_equal(est.cycles_by.v[SIM_FRONTEND_BOUND], 1640, 1e-9);
+	/* the total of a mispredict is unchanged: 5100 - 1050 + 630 + 420 + 20 = 5120 */
+	assert_float_equal(est.cycles, 5120, 1e-9);
+	/* level 2 sums to level 1; without a block model core and heavy are not estimated */
+	assert_true(est.topdown.level2);
+	assert_float_equal(est.topdown.fetch_latency, est.topdown.frontend_bound, 1e-9);
+	assert_float_equal(est.topdown.branch_mispredicts, est.topdown.bad_speculation, 1e-9);
+	assert_float_equal(est.topdown.memory_bound, est.topdown.backend_bound, 1e-9);
+	assert_true(isnan(est.topdown.core_bound) && isnan(est.topdown.heavy_operations));
+	/* a resteer longer than the whole penalty is refused */
+	m.resteer_latency = 11;
+	assert_int_equal(sim_machine_validate(&m, &err), TDP_EUSAGE);
+	assert_non_null(strstr(err.msg, "resteer-latency"));
 	sim_profile_release(&p);
 }
 
@@ -186,6 +222,84 @@ static void test_sites_addresses(void **state)
 	assert_int_equal(s[1].line, 8);
 	assert_int_equal(s[1].branch_addr, 0);
 	sim_sites_free(s);
+	sim_profile_release(&p);
+}
+
+/* The block model's results combined: µops, heavy operations, core stall, and a load's overlap by its flags. */
+static void test_core_model(void **state)
+{
+	static const char clg[] = "positions: instr line\n"
+				  "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim\n"
+				  "ob=(1) prog\nfl=(1) c.c\nfn=(1) k\n"
+				  "0x500 3 100 0 0 100 40 0\n"             /* a load: 40 misses, LL hits */
+				  "+4 * 100\n"                             /* a 3-µop instruction */
+				  "+3 * 100 0 0 0 0 0 0 0 0 100 0\n";      /* the loop branch */
+	struct tdp_err err = TDP_ERR_INIT;
+	struct sim_core_insn insns[3];
+	struct sim_core core;
+	struct sim_estimate est;
+	struct sim_machine m;
+	struct sim_profile p;
+	double cycles;
+
+	(void)state;
+	machine(&m);
+	m.indep_mlp = 5;
+	sim_profile_init(&p);
+	assert_int_equal(sim_callgrind_parse(&p, (const uint8_t *)clg, strlen(clg), "t", &err), 0);
+	memset(&core, 0, sizeof(core));
+	memset(insns, 0, sizeof(insns));
+	for (int i = 0; i < 3; i++) {
+		insns[i].obj = p.v[0].obj;
+		insns[i].uops = i == 1 ? 3 : 1;
+	}
+	insns[0].addr = 0x500;
+	insns[0].flags = SIM_INSN_INDEP;
+	insns[1].addr = 0x504;
+	insns[1].stall = 2; /* the block's chain: 2 cycles per execution beyond full width */
+	insns[2].addr = 0x507;
+	core.valid = true;
+	core.insns = insns;
+	core.nr_insns = 3;
+	assert_ptr_equal(sim_core_find(&core, p.v[0].obj, 0x504), &insns[1]);
+	assert_null(sim_core_find(&core, p.v[0].obj, 0x505));
+
+	assert_int_equal(sim_estimate_core(&p, &m, &core, &est, &err), 0);
+	/* retire = (100 + 300 + 100) µops / 4 = 125, of which heavy 300 / 4 = 75 */
+	assert_float_equal(est.cycles_by.v[SIM_RETIRING], 125, 1e-9);
+	assert_float_equal(est.uops, 500, 1e-9);
+	/* backend = core 100 * 2 = 200 + memory 40 * 20 / indep-mlp 5 = 160 */
+	assert_float_equal(est.cycles_by.v[SIM_BACKEND_BOUND], 360, 1e-9);
+	cycles = 125 + 360;
+	assert_float_equal(est.cycles, cycles, 1e-9);
+	assert_float_equal(est.topdown.core_bound, 100.0 * 200 / cycles, 1e-9);
+	assert_float_equal(est.topdown.memory_bound, 100.0 * 160 / cycles, 1e-9);
+	assert_float_equal(est.topdown.heavy_operations, 100.0 * 75 / cycles, 1e-9);
+	assert_float_equal(est.topdown.light_operations, 100.0 * 50 / cycles, 1e-9);
+	assert_float_equal(est.topdown.fetch_bandwidth, 0, 1e-9);
+	assert_ptr_equal(est.core, &core);
+
+	/* the same load as a chase: its misses do not overlap (mlp 2) and the block's chain is load
+	 * latency, Memory Bound: memory = 40 * 20 / 2 = 400 + the chain's 200, core 0 */
+	insns[0].flags = SIM_INSN_CHASE | SIM_INSN_LOAD_CHAIN;
+	insns[1].flags = insns[2].flags = SIM_INSN_LOAD_CHAIN;
+	assert_int_equal(sim_estimate_core(&p, &m, &core, &est, &err), 0);
+	assert_float_equal(est.cycles_by.v[SIM_BACKEND_BOUND], 600, 1e-9);
+	assert_float_equal(est.topdown.core_bound, 0, 1e-9);
+	assert_float_equal(est.topdown.memory_bound, est.topdown.backend_bound, 1e-9);
+
+	/* prefetched: stream-mlp 8: 40 * 20 / 8 = 100 */
+	insns[0].flags = SIM_INSN_PREFETCHED;
+	insns[1].flags = insns[2].flags = 0;
+	assert_int_equal(sim_estimate_core(&p, &m, &core, &est, &err), 0);
+	assert_float_equal(est.cycles_by.v[SIM_BACKEND_BOUND], 300, 1e-9);
+
+	/* no block model: the plain rule (1 µop each, MLP 2), core and heavy not estimated */
+	core.valid = false;
+	assert_int_equal(sim_estimate_core(&p, &m, &core, &est, &err), 0);
+	assert_float_equal(est.cycles_by.v[SIM_RETIRING], 300.0 / 4, 1e-9);
+	assert_float_equal(est.cycles_by.v[SIM_BACKEND_BOUND], 400, 1e-9);
+	assert_true(isnan(est.topdown.core_bound) && isnan(est.topdown.heavy_operations));
 	sim_profile_release(&p);
 }
 
@@ -292,8 +406,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_estimate),
+		cmocka_unit_test(test_resteers),
 		cmocka_unit_test(test_sites),
 		cmocka_unit_test(test_sites_addresses),
+		cmocka_unit_test(test_core_model),
 		cmocka_unit_test(test_countset),
 		cmocka_unit_test(test_no_instructions),
 	};

@@ -1,0 +1,594 @@
+/*
+ * simcore.c: the hot blocks of a callgrind profile, decoded and given to
+ * llvm-mca, combined into a struct sim_core (see simcore.h).
+ */
+#include "simcore/simcore.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "loop/loop.h"
+#include "symbol/exe.h"
+
+#define SIMCORE_ONE_CYCLE 1.25 /* llvm-mca cycles per iteration read as "one cycle" */
+
+/* A hot block: entries idx[first .. first + n) of the sorted index. */
+struct block {
+	size_t first, n;
+	uint64_t execs;
+	double weight;
+	int region;          /* llvm-mca region (distinct text), -1: not decoded */
+	struct simcore_insn *insns;
+	uint32_t *flags;
+};
+
+struct object {
+	uint32_t obj;
+	struct symbol_exe x;
+	bool open, tried;
+	uint64_t delta; /* runtime = ELF vaddr + delta */
+};
+
+struct region {
+	uint64_t hash;
+	size_t block;   /* the first block with this text */
+	bool ok;
+	double cycles;  /* per iteration, steady state */
+	double t1;      /* llvm-mca's total cycles of the first run (n1 iterations) */
+	bool ok1;
+	double uops;    /* per iteration */
+	unsigned *uops_of; /* per instruction */
+};
+
+struct ctx {
+	const struct sim_profile *p;
+	const struct sim_machine *m;
+	size_t *idx;     /* entries with an address, sorted by (obj, addr) */
+	size_t nr_idx;
+	struct block *b;
+	size_t nr_b;
+	struct object *objs;
+	size_t nr_objs;
+	struct region *r;
+	size_t nr_r;
+};
+
+static const struct sim_profile *sort_p;
+
+static int cmp_entry(const void *x, const void *y)
+{
+	const struct sim_entry *a = &sort_p->v[*(const size_t *)x], *b = &sort_p->v[*(const size_t *)y];
+
+	if (a->obj != b->obj)
+		return a->obj < b->obj ? -1 : 1;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int cmp_weight(const void *x, const void *y)
+{
+	const struct block *a = x, *b = y;
+
+	return a->weight < b->weight ? 1 : a->weight > b->weight ? -1 : 0;
+}
+
+/* Runs of consecutive instructions executed equally often, the heaviest first. */
+static int find_blocks(struct ctx *c)
+{
+	const struct sim_profile *p = c->p;
+	size_t alloc = 0, nb = 0;
+	double total = (double)p->totals.v[SIM_IR], sum = 0;
+	uint64_t max_gap = !strcmp(c->m->mtriple, "aarch64") ? 4 : 15;
+
+	c->idx = tdp_calloc(p->nr ? p->nr : 1, sizeof(*c->idx));
+	if (!c->idx)
+		return TDP_ENOMEM;
+	for (size_t i = 0; i < p->nr; i++)
+		if (p->v[i].addr && p->v[i].cost.v[SIM_IR] && p->v[i].obj != SIM_NO_NAME)
+			c->idx[c->nr_idx++] = i;
+	sort_p = p;
+	qsort(c->idx, c->nr_idx, sizeof(*c->idx), cmp_entry);
+	for (size_t i = 0; i < c->nr_idx;) {
+		const struct sim_entry *e = &p->v[c->idx[i]];
+		size_t j = i + 1;
+
+		while (j < c->nr_idx && j - i < SIMCORE_MAX_BLOCK_INSNS) {
+			const struct sim_entry *f = &p->v[c->idx[j]], *prev = &p->v[c->idx[j - 1]];
+
+			if (f->obj != e->obj || f->cost.v[SIM_IR] != e->cost.v[SIM_IR] || f->addr <= prev->addr ||
+			    f->addr - prev->addr > max_gap)
+				break;
+			j++;
+		}
+		if (TDP_GROW(c->b, alloc, nb + 1))
+			return TDP_ENOMEM;
+		memset(&c->b[nb], 0, sizeof(c->b[nb]));
+		c->b[nb].first = i;
+		c->b[nb].n = j - i;
+		c->b[nb].execs = e->cost.v[SIM_IR];
+		c->b[nb].weight = (double)e->cost.v[SIM_IR] * (double)(j - i);
+		c->b[nb].region = -1;
+		nb++;
+		i = j;
+	}
+	qsort(c->b, nb, sizeof(*c->b), cmp_weight);
+	for (c->nr_b = 0; c->nr_b < nb && c->nr_b < SIMCORE_MAX_BLOCKS && sum < SIMCORE_COVERAGE * total; c->nr_b++)
+		sum += c->b[c->nr_b].weight;
+	return 0;
+}
+
+/* The object of a block, opened on first use with its load offset. */
+static struct object *object_of(struct ctx *c, uint32_t obj)
+{
+	const struct sim_profile *p = c->p;
+	struct object *o = NULL;
+	const struct sim_entry *hot = NULL;
+	uint64_t lowest = UINT64_MAX;
+	const struct symbol_exe_func *f;
+	struct tdp_err err = TDP_ERR_INIT;
+
+	for (size_t i = 0; i < c->nr_objs; i++)
+		if (c->objs[i].obj == obj)
+			return c->objs[i].open ? &c->objs[i] : NULL;
+	o = &c->objs[c->nr_objs++];
+	memset(o, 0, sizeof(*o));
+	o->obj = obj;
+	if (symbol_exe_open(&o->x, sim_profile_name(p, obj), &err))
+		return NULL;
+	o->open = true;
+	/* valgrind gives addresses as loaded: the hottest function's lowest executed
+	 * address against its symbol gives the (page-aligned) load offset */
+	for (size_t i = 0; i < p->nr; i++)
+		if (p->v[i].obj == obj && p->v[i].addr && (!hot || p->v[i].cost.v[SIM_IR] > hot->cost.v[SIM_IR]))
+			hot = &p->v[i];
+	if (hot && (f = symbol_exe_find_func(&o->x, sim_profile_name(p, hot->fn))) != NULL) {
+		for (size_t i = 0; i < p->nr; i++)
+			if (p->v[i].obj == obj && p->v[i].fn == hot->fn && p->v[i].addr && p->v[i].addr < lowest)
+				lowest = p->v[i].addr;
+		if (lowest != UINT64_MAX && lowest >= f->addr && !((lowest - f->addr) & 0xfff))
+			o->delta = lowest - f->addr;
+	}
+	return o;
+}
+
+/* Decode block b; on a mismatch keep the prefix that decoded. */
+static int decode_block(struct ctx *c, struct block *b)
+{
+	const struct sim_profile *p = c->p;
+	const struct sim_entry *e0 = &p->v[c->idx[b->first]];
+	struct object *o = object_of(c, e0->obj);
+	struct symbol_listing *l;
+	size_t got = 0;
+
+	if (!o)
+		return 0;
+	if (!(l = tdp_calloc(1, sizeof(*l))) || !(b->insns = tdp_calloc(b->n, sizeof(*b->insns))) ||
+	    !(b->flags = tdp_calloc(b->n, sizeof(*b->flags)))) {
+		tdp_free(l);
+		return TDP_ENOMEM;
+	}
+	while (got < b->n) {
+		uint64_t want = p->v[c->idx[b->first + got]].addr - o->delta;
+		struct tdp_err err = TDP_ERR_INIT;
+		size_t k = 0, before = got;
+
+		if (symbol_exe_disasm_addr(&o->x, want, 0, SYMBOL_LISTING_MAX / 2 - 1, l, &err))
+			break;
+		while (k < l->nr && l->v[k].addr != want)
+			k++;
+		for (; k < l->nr && got < b->n && l->v[k].addr == p->v[c->idx[b->first + got]].addr - o->delta;
+		     k++, got++) {
+			snprintf(b->insns[got].text, sizeof(b->insns[got].text), "%s", l->v[k].text);
+			b->insns[got].branch_type = l->v[k].branch_type;
+		}
+		if (got == before || (k < l->nr && got < b->n))
+			break; /* nothing new, or an instruction between that did not run */
+	}
+	tdp_free(l);
+	b->n = got;
+	return 0;
+}
+
+/*
+ * The cache key of a block's llvm-mca region: its text with every number (an
+ * immediate, a displacement, a branch target) read as 0. Blocks that differ only
+ * in constants (a generated function per case, the same loop at two addresses)
+ * schedule alike and are modelled once.
+ */
+static bool same_shape(const char *a, const char *b)
+{
+	for (;;) {
+		bool na = *a >= '0' && *a <= '9', nb = *b >= '0' && *b <= '9';
+
+		if (na != nb)
+			return false;
+		if (na) {
+			while ((*a >= '0' && *a <= '9') || (*a >= 'a' && *a <= 'f') || *a == 'x')
+				a++;
+			while ((*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'f') || *b == 'x')
+				b++;
+			continue;
+		}
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+		a++;
+		b++;
+	}
+}
+
+static uint64_t block_hash(const struct block *b)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < b->n; i++) {
+		for (const char *t = b->insns[i].text;; t++) {
+			if (*t >= '0' && *t <= '9') { /* a number: hashed as one '0' (same_shape) */
+				while ((*t >= '0' && *t <= '9') || (*t >= 'a' && *t <= 'f') || *t == 'x')
+					t++;
+				h = (h ^ '0') * 0x100000001b3ull;
+			}
+			h = (h ^ (uint8_t)*t) * 0x100000001b3ull;
+			if (!*t)
+				break;
+		}
+	}
+	return h;
+}
+
+static bool same_text(const struct block *a, const struct block *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (!same_shape(a->insns[i].text, b->insns[i].text))
+			return false;
+	return true;
+}
+
+/* The llvm-mca input: one region per distinct block; lines[] maps input lines to (region, insn). */
+static int write_input(struct ctx *c, struct strbuf *sb, bool x86, const uint8_t *bad, size_t nr_bad)
+{
+	size_t line = 0;
+
+	strbuf_reset(sb);
+	if (x86) {
+		strbuf_adds(sb, ".intel_syntax noprefix\n");
+		line++;
+	}
+	strbuf_adds(sb, ".Lt:\n");
+	line++;
+	for (size_t r = 0; r < c->nr_r; r++) {
+		const struct block *b = &c->b[c->r[r].block];
+
+		strbuf_addf(sb, "# LLVM-MCA-BEGIN r%zu\n", r);
+		line++;
+		for (size_t i = 0; i < b->n; i++) {
+			char t[256];
+
+			line++;
+			if (line < nr_bad && bad[line])
+				snprintf(t, sizeof(t), "nop");
+			else
+				simcore_mca_text(&b->insns[i], !x86, t, sizeof(t));
+			strbuf_addf(sb, "%s\n", t);
+		}
+		strbuf_adds(sb, "# LLVM-MCA-END\n");
+		line++;
+	}
+	return sb->len ? 0 : TDP_ENOMEM;
+}
+
+static int write_file(const char *path, const struct strbuf *sb)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	size_t off = 0;
+
+	if (fd < 0)
+		return -1;
+	while (off < sb->len) {
+		ssize_t w = write(fd, sb->buf + off, sb->len - off);
+
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return close(fd);
+}
+
+/* "FILE:LINE:COL: error:" lines of llvm-mca's output: those input lines become nops. */
+static size_t mark_errors(const struct strbuf *out, const char *path, uint8_t *bad, size_t nr_bad)
+{
+	size_t n = 0, plen = strlen(path);
+
+	for (const char *s = out->buf; (s = strstr(s, path)) != NULL; s += plen) {
+		char *end;
+		unsigned long ln;
+
+		if (s[plen] != ':')
+			continue;
+		ln = strtoul(s + plen + 1, &end, 10);
+		if (*end == ':' && strstr(end, ": error:") == strchr(end + 1, ':') && ln < nr_bad && !bad[ln]) {
+			bad[ln] = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Read each region of llvm-mca's output: the first run (n1 iterations) gives the
+ * µops and its total cycles, the second (n2) its total again; the steady state is
+ * their difference over n2 - n1 iterations, so the pipeline fill (and llvm-mca's
+ * warm-up) is not charged to the block.
+ */
+static void parse_regions(struct ctx *c, const struct strbuf *out, int n1, int n2, bool second)
+{
+	for (size_t r = 0; r < c->nr_r; r++) {
+		char head[48];
+		const char *s, *e;
+		struct loop_mca mca;
+		size_t nr = 0, n = c->b[c->r[r].block].n;
+		struct region *g = &c->r[r];
+
+		snprintf(head, sizeof(head), "Code Region - r%zu\n", r);
+		if (!(s = strstr(out->buf, head)))
+			continue;
+		e = strstr(s + strlen(head), "Code Region - r");
+		if (!e)
+			e = out->buf + out->len;
+		memset(&mca, 0, sizeof(mca));
+		if (loop_mca_parse(s, (size_t)(e - s), &mca))
+			continue;
+		if (second) {
+			double t2 = mca.cycles_per_iter * n2;
+
+			if (!g->ok1)
+				continue;
+			g->cycles = t2 > g->t1 ? (t2 - g->t1) / (n2 - n1) : t2 / n2;
+			g->ok = true;
+			continue;
+		}
+		if (!(g->uops_of = tdp_calloc(n, sizeof(unsigned))))
+			continue;
+		if (loop_mca_parse_uops(s, (size_t)(e - s), g->uops_of, n, &nr) || nr != n)
+			continue;
+		g->ok1 = true;
+		g->t1 = mca.cycles_per_iter * n1;
+		g->uops = 0;
+		for (size_t i = 0; i < n; i++)
+			g->uops += g->uops_of[i];
+	}
+}
+
+static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core *out)
+{
+	struct strbuf in = STRBUF_INIT, res = STRBUF_INIT, path = STRBUF_INIT, cpu = STRBUF_INIT, tri = STRBUF_INIT;
+	bool x86 = strcmp(c->m->mtriple, "aarch64") != 0;
+	size_t nr_bad = 0;
+	uint8_t *bad = NULL;
+	int ret = 0, fd, n1, n2;
+
+	for (size_t r = 0; r < c->nr_r; r++)
+		nr_bad += c->b[c->r[r].block].n + 2;
+	nr_bad += 3;
+	/* llvm-mca's time is instructions x iterations: within SIMCORE_BUDGET */
+	n1 = SIMCORE_ITER1;
+	n2 = (int)fmin(SIMCORE_MAX_ITER2, fmax(SIMCORE_MIN_ITER2, SIMCORE_BUDGET / (double)nr_bad));
+	strbuf_addf(&path, "%s/tdprof-simcore-XXXXXX", o && o->tmpdir ? o->tmpdir : "/tmp");
+	if (!(bad = tdp_calloc(nr_bad, 1)) || path.len == 0) {
+		ret = TDP_ENOMEM;
+		goto out;
+	}
+	if ((fd = mkstemp(path.buf)) < 0) {
+		snprintf(out->why_not, sizeof(out->why_not), "cannot make llvm-mca's input file in %.100s",
+			 o && o->tmpdir ? o->tmpdir : "/tmp");
+		goto out;
+	}
+	close(fd);
+	strbuf_addf(&cpu, "-mcpu=%s", c->m->mcpu);
+	strbuf_addf(&tri, "-mtriple=%s", c->m->mtriple[0] ? c->m->mtriple : "x86_64");
+	/* at most three rounds: an instruction llvm-mca cannot parse becomes a nop; then
+	 * the second run, of n2 iterations, on the input that parsed (T(n) = fill + n x C:
+	 * two runs give C) */
+	for (int round = 0, second = 0; round < 4; round++) {
+		char iters[32];
+		char *argv[] = { (char *)(o && o->llvm_mca ? o->llvm_mca : "llvm-mca"), tri.buf, cpu.buf, iters,
+				 "-all-views=false", "-summary-view", "-instruction-info", path.buf, NULL };
+		struct tdp_err err = TDP_ERR_INIT;
+		int status = 0;
+
+		snprintf(iters, sizeof(iters), "-iterations=%d", second ? n2 : n1);
+		if ((ret = write_input(c, &in, x86, bad, nr_bad)) || write_file(path.buf, &in)) {
+			snprintf(out->why_not, sizeof(out->why_not), "cannot write llvm-mca's input file");
+			break;
+		}
+		strbuf_reset(&res);
+		if (loop_spawn(argv, true, &res, &status, &err)) {
+			snprintf(out->why_not, sizeof(out->why_not), "%s",
+				 err.code == TDP_ENOCMD ? "llvm-mca is not installed (apt-get install llvm)" : "llvm-mca could not be started");
+			break;
+		}
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			parse_regions(c, &res, n1, n2, second);
+			if (second)
+				break;
+			second = 1;
+			continue;
+		}
+		if (second)
+			break;
+		if (!mark_errors(&res, path.buf, bad, nr_bad)) {
+			snprintf(out->why_not, sizeof(out->why_not), "llvm-mca failed: %.*s",
+				 (int)strcspn(res.buf, "\n"), res.buf);
+			break;
+		}
+	}
+	unlink(path.buf);
+out:
+	tdp_free(bad);
+	strbuf_release(&in);
+	strbuf_release(&res);
+	strbuf_release(&path);
+	strbuf_release(&cpu);
+	strbuf_release(&tri);
+	return ret;
+}
+
+static int cmp_insn(const void *x, const void *y)
+{
+	const struct sim_core_insn *a = x, *b = y;
+
+	if (a->obj != b->obj)
+		return a->obj < b->obj ? -1 : 1;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* The per-instruction results: µops, an even share of the block's stall, load flags. */
+static int combine(struct ctx *c, struct sim_core *out)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < c->nr_b; i++)
+		if (c->b[i].region >= 0 && c->r[c->b[i].region].ok)
+			total += c->b[i].n;
+	if (!total) {
+		if (!out->why_not[0])
+			snprintf(out->why_not, sizeof(out->why_not), "no hot block could be decoded and modelled");
+		return 0;
+	}
+	if (!(out->insns = tdp_calloc(total, sizeof(*out->insns))))
+		return TDP_ENOMEM;
+	for (size_t i = 0; i < c->nr_b; i++) {
+		const struct block *b = &c->b[i];
+		const struct region *r;
+		double stall, ideal, fetch;
+		bool chain;
+
+		if (b->region < 0 || !(r = &c->r[b->region])->ok)
+			continue;
+		/* cycles beyond issuing the block's µops at the machine's width: the
+		 * dependency chains, ports and dividers llvm-mca's scheduling model sees */
+		/* A block runs at best one iteration a cycle (llvm-mca repeats it as a loop,
+		 * so a block of a larger loop gets a one-cycle chain it does not have, and
+		 * the front end delivers one taken branch a cycle). A block llvm-mca runs in
+		 * at most SIMCORE_ONE_CYCLE cycles (one, and the pipeline fill over the
+		 * iterations) is no core stall: the slots it leaves empty, when it ends in a
+		 * branch, are the front end's bandwidth (Fetch Bandwidth). A longer block is
+		 * limited by its chains or ports: all the cycles beyond its µops are Core Bound. */
+		ideal = r->uops / c->m->width;
+		if (r->cycles > SIMCORE_ONE_CYCLE) {
+			stall = fmax(0.0, r->cycles - ideal);
+			fetch = 0;
+		} else {
+			stall = 0;
+			fetch = b->insns[b->n - 1].branch_type ? fmax(0.0, r->cycles - ideal) : 0.0;
+		}
+		out->fetch_cycles += fetch * (double)b->execs;
+		chain = false;
+		for (size_t k = 0; k < b->n; k++)
+			chain |= (b->flags[k] & SIM_INSN_CHASE) != 0;
+		out->nr_blocks += (size_t)(c->r[b->region].block == i);
+		out->nr_hot++;
+		if (!chain)
+			out->core_cycles += stall * (double)b->execs;
+		for (size_t k = 0; k < b->n; k++) {
+			struct sim_core_insn *in = &out->insns[out->nr_insns++];
+			const struct sim_entry *e = &c->p->v[c->idx[b->first + k]];
+
+			in->obj = e->obj;
+			in->addr = e->addr;
+			in->flags = b->flags[k] | (chain ? SIM_INSN_LOAD_CHAIN : 0);
+			in->uops = r->uops_of[k] ? r->uops_of[k] : 1;
+			in->stall = stall / (double)b->n;
+			in->fetch = fetch / (double)b->n;
+			out->covered_ir += (double)b->execs;
+			out->uops += in->uops * (double)b->execs;
+			if (in->uops >= 2)
+				out->heavy_uops += in->uops * (double)b->execs;
+		}
+	}
+	qsort(out->insns, out->nr_insns, sizeof(*out->insns), cmp_insn);
+	out->valid = true;
+	return 0;
+}
+
+int simcore_model(const struct sim_profile *p, const struct sim_machine *m, const struct simcore_opts *o,
+		  struct sim_core *out, struct tdp_err *err)
+{
+	struct ctx c;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	c.p = p;
+	c.m = m;
+	snprintf(out->mcpu, sizeof(out->mcpu), "%s", m->mcpu);
+	if (!p->has_addr || !m->mcpu[0]) {
+		snprintf(out->why_not, sizeof(out->why_not), "%s",
+			 !p->has_addr ? "no per-instruction counts (callgrind --dump-instr=yes)"
+				      : "the machine names no llvm-mca CPU");
+		return 0;
+	}
+	if ((ret = find_blocks(&c)))
+		goto out;
+	c.objs = tdp_calloc(c.nr_b ? c.nr_b : 1, sizeof(*c.objs));
+	c.r = tdp_calloc(c.nr_b ? c.nr_b : 1, sizeof(*c.r));
+	if (!c.objs || !c.r) {
+		ret = TDP_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < c.nr_b; i++) {
+		struct block *b = &c.b[i];
+		uint64_t h;
+		size_t r;
+
+		if ((ret = decode_block(&c, b)))
+			goto out;
+		if (!b->n)
+			continue;
+		simcore_load_flags(b->insns, b->n, !strcmp(m->mtriple, "aarch64"), b->flags);
+		h = block_hash(b);
+		for (r = 0; r < c.nr_r; r++)
+			if (c.r[r].hash == h && same_text(&c.b[c.r[r].block], b))
+				break;
+		if (r == c.nr_r) {
+			c.r[r].hash = h;
+			c.r[r].block = i;
+			c.nr_r++;
+		}
+		b->region = (int)r;
+	}
+	if (c.nr_r && (ret = run_mca(&c, o, out)))
+		goto out;
+	ret = combine(&c, out);
+out:
+	if (ret == TDP_ENOMEM)
+		tdp_err_oom(err);
+	for (size_t i = 0; i < c.nr_objs; i++)
+		if (c.objs[i].open)
+			symbol_exe_close(&c.objs[i].x);
+	for (size_t i = 0; i < c.nr_b; i++) {
+		tdp_free(c.b[i].insns);
+		tdp_free(c.b[i].flags);
+	}
+	for (size_t i = 0; i < c.nr_r; i++)
+		tdp_free(c.r[i].uops_of);
+	tdp_free(c.objs);
+	tdp_free(c.r);
+	tdp_free(c.b);
+	tdp_free(c.idx);
+	if (ret)
+		sim_core_release(out);
+	return ret;
+}

@@ -1,0 +1,98 @@
+"""The simulated backend's core model (issue 19): kernels whose bottleneck is known by
+construction (tests/e2e/workloads/wl-core.c), each classified as constructed by
+`why --backend=sim` (callgrind per instruction, the llvm-mca block model).
+
+Needs valgrind and llvm-mca (each test skips without them). No figure is pinned:
+the checks are the verdict, the level-2 node, and the direction of a change.
+"""
+import os
+import shutil
+
+import tdp
+
+
+def kernel():
+    path = os.path.join(tdp.BUILD_ROOT, "tests", "e2e", "workloads", "wl-core")
+    if not os.access(path, os.X_OK):
+        raise tdp.Skip("workload not built: %s" % path)
+    if not shutil.which("valgrind"):
+        raise tdp.Skip("valgrind is not installed")
+    if not shutil.which("llvm-mca"):
+        raise tdp.Skip("llvm-mca is not installed (apt-get install llvm)")
+    return path
+
+
+def why(name, machine=None):
+    args = ["why", "--backend=sim", "--json"]
+    if machine:
+        args += ["--sim-machine", machine]
+    r = tdp.run(*args, "--", kernel(), name, timeout=280)
+    tdp.expect_exit(r, 0)
+    j = r.json()
+    tdp.check(j["estimate"] is True, "every figure an estimate", r)
+    l1 = j["level1"]
+    tdp.check(abs(sum(l1.values()) - 100) < 0.01, "level 1 adds up: %r" % l1, r)
+    for parent, kids in j["level2"].items():
+        s = sum(v for v in kids.values() if v is not None)
+        tdp.check(abs(s - l1[parent]) < 0.01, "level 2 of %s adds up to it: %r vs %r" % (parent, kids, l1[parent]), r)
+    return j, r
+
+
+def test_divide_chain_is_core_bound():
+    j, r = why("div")
+    tdp.check(j["verdict"]["category"] == "backend_bound", "a divide chain is Backend Bound: %r" % j["verdict"], r)
+    be = j["level2"]["backend_bound"]
+    tdp.check(be["core_bound"] > be["memory_bound"], "and Core Bound within it: %r" % be, r)
+    tdp.check(j["level1"]["retiring"] < 50, "not 'Retiring 99.9 %%' any more: %r" % j["level1"], r)
+
+
+def test_accumulators_lower_core_bound():
+    one, r1 = why("mul1")
+    eight, r8 = why("mul8")
+    tdp.check(one["level2"]["backend_bound"]["core_bound"] > 50, "one multiply chain is Core Bound: %r" % one["level2"], r1)
+    tdp.check(eight["level2"]["backend_bound"]["core_bound"] < one["level2"]["backend_bound"]["core_bound"],
+              "8 accumulators: Core Bound falls (%r -> %r)" % (one["level2"], eight["level2"]), r8)
+    tdp.check(eight["level1"]["retiring"] > one["level1"]["retiring"],
+              "8 accumulators: Retiring rises (%r -> %r)" % (one["level1"], eight["level1"]), r8)
+
+
+def test_indirect_calls_resteer_the_front_end():
+    j, r = why("icall")
+    tdp.check(j["verdict"]["category"] == "frontend_bound", "indirect calls: Frontend Bound: %r" % j["level1"], r)
+    tdp.check(j["level2"]["frontend_bound"]["fetch_latency"] > 20, "as fetch latency (resteers): %r" % j["level2"], r)
+    tdp.check(j["level1"]["bad_speculation"] < 5, "predicted calls are no Bad Speculation: %r" % j["level1"], r)
+
+
+def test_chase_overlaps_less_than_a_strided_walk():
+    walk, rw = why("stride")
+    chase, rc = why("chase")
+    for j, r, what in ((walk, rw, "stride"), (chase, rc, "chase")):
+        tdp.check(j["verdict"]["category"] == "backend_bound", "%s is Backend Bound: %r" % (what, j["level1"]), r)
+        be = j["level2"]["backend_bound"]
+        tdp.check(be["memory_bound"] > be["core_bound"], "%s: Memory Bound within it: %r" % (what, be), r)
+    # the same misses (one per line of the same footprint): the chase cannot overlap them
+    tdp.check(abs(walk["counts"]["l1d_misses"] - chase["counts"]["l1d_misses"]) < 0.05 * chase["counts"]["l1d_misses"],
+              "same misses: %r %r" % (walk["counts"], chase["counts"]), rc)
+    tdp.check(chase["level2"]["backend_bound"]["memory_bound"] > walk["level2"]["backend_bound"]["memory_bound"],
+              "the chase is more Memory Bound (%r vs %r)" % (chase["level2"], walk["level2"]), rc)
+    tdp.check(chase["counts"]["cycles"] > 2 * walk["counts"]["cycles"],
+              "and costs more cycles for the same misses (%r vs %r)" % (chase["counts"], walk["counts"]), rc)
+
+
+def test_software_prefetch_hides_misses():
+    walk, rw = why("stride")
+    pf, rp = why("prefetch")
+    tdp.check(abs(walk["counts"]["l1d_misses"] - pf["counts"]["l1d_misses"]) < 0.05 * walk["counts"]["l1d_misses"],
+              "valgrind sees the same misses: %r %r" % (walk["counts"], pf["counts"]), rp)
+    tdp.check(pf["counts"]["cycles"] < walk["counts"]["cycles"],
+              "the prefetched walk costs fewer cycles (%r vs %r)" % (pf["counts"], walk["counts"]), rp)
+
+
+def test_other_presets_model_the_core():
+    for machine in ("skylake", "zen4"):
+        j, r = why("div", machine)
+        tdp.check(j["level2"]["backend_bound"]["core_bound"] > 50, "%s: a divide chain is Core Bound: %r"
+                  % (machine, j["level2"]), r)
+
+
+tdp.main(globals())
