@@ -96,14 +96,14 @@ perf612_fetch() (
 	perf612_ok "$dir" || { echo "tdprof: the unpacked perf 6.12 does not run" >&2; exit 1; }
 	echo "$ver" >"$dir/version"
 )
-build="gcc make pkg-config meson ninja-build libpfm4-dev libdw-dev libelf-dev libcapstone-dev libjansson-dev libcmocka-dev libiberty-dev zlib1g-dev liblzma-dev libbz2-dev"
+build="gcc make pkg-config meson ninja-build libpfm4-dev libdw-dev libelf-dev libcapstone-dev libjansson-dev libcmocka-dev libiberty-dev zlib1g-dev liblzma-dev libbz2-dev libprotobuf-c-dev protobuf-c-compiler"
 case "$kind" in
 build) pkgs="$build" ;;
 demo) pkgs="$build valgrind llvm" ;;
 # test: perf is the oracle for perf.data; g++, clang and llvm (llvm-mca) build and
 # read the programs of the loop, harness, sim and line-0 tests; procps (pgrep),
 # util-linux (taskset, setpriv) and passwd (useradd) drive the process tests.
-test) pkgs="$build valgrind linux-perf python3 python3-jsonschema procps dwz binutils g++ clang llvm util-linux passwd" ;;
+test) pkgs="$build valgrind linux-perf python3 python3-jsonschema procps dwz binutils g++ clang llvm util-linux passwd protobuf-compiler" ;;
 fuzz) pkgs="$build clang libclang-rt-14-dev" ;;
 html) pkgs="chromium" ;;
 # arm64: the cross compiler, qemu, cpio for the initramfs, perf to read the guest's

@@ -98,6 +98,7 @@ static void fill_report(const struct branches_report_opts *o, const struct perfd
 	r->sort = o->sort ? o->sort : "mispredicts";
 	r->view = parse_view(o->by);
 	r->timing_reason = branch_timing_reason(res, li, feat);
+	r->features = feat;
 }
 
 /* Open the recording (a file mapped and prefaulted; -i - read as it arrives) and its reader. */
@@ -166,7 +167,7 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 	 * rows_left_out says by how much); CSV and folded hold every row; --all or -n 0:
 	 * every row
 	 */
-	bool cut = strcmp(o->format, "csv") && strcmp(o->format, "folded");
+	bool cut = strcmp(o->format, "csv") && strcmp(o->format, "folded") && strcmp(o->format, "pprof");
 	size_t top = o->all ? 0 : o->top >= 0 ? (size_t)o->top : cut ? TEXT_TOP_DEFAULT : 0;
 	int rc, status = EXIT_OK;
 

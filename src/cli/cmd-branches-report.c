@@ -62,6 +62,12 @@ static const struct cmd_doc doc = {
 		"--folded writes 'FROM;TO N' lines for flamegraph.pl: FROM and TO are the source and target "
 		"functions of edges, N their mispredicted entries (--sort executions: all entries).\n"
 		"\n"
+		"--format pprof -o FILE.pb.gz writes a gzipped pprof profile (perftools.profiles.Profile) for "
+		"pprof, Parca, Pyroscope and other fleet profilers: every branch site as a location (its address, "
+		"function, file, line and inline frames, in a mapping with the recording's build-id), with the "
+		"sample types branches (executions) and mispredicts, whose totals are the JSON's branch_entries and "
+		"mispredicted_entries.\n"
+		"\n"
 		"JSON ('backend' is 'import' for a file recorded by another program, 'pmu' for one recorded "
 		"by tdprof): samples, branch_entries, mispredicted_entries, lost_samples, sites, edges, "
 		"symbol_edges, types, timing (or null with timing_reason), blocks, disassembly; addresses are "
@@ -74,6 +80,8 @@ static const struct cmd_doc doc = {
 		    "the worst site as JSON\n"
 		    "tdprof branches report -i perf.data --folded > br.folded && flamegraph.pl br.folded > br.svg\n"
 		    "a flame graph of mispredictions by source and target function\n"
+		    "tdprof branches report -i perf.data --format=pprof -o br.pb.gz && pprof -top br.pb.gz\n"
+		    "the sites as a pprof profile for fleet profilers\n"
 		    "perf record -e cpu-clock -g -o - -- ./app | tdprof branches report -i - --folded > cpu.folded\n"
 		    "plain samples (no PMU needed) read as they arrive: call chains for flamegraph.pl",
 	.exit_status = "0: the report was written.\n"
@@ -91,7 +99,7 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 							 "perf record -o - stream read as it arrives)"),
 		OPT_STRING('o', "output", &o.output, "FILE", "write the report to FILE instead of stdout"),
 		OPT_GROUP("format"),
-		OPT_CHOICE(0, "format", &o.format, "text|json|csv|folded|html", "the report's format (default text; "
+		OPT_CHOICE(0, "format", &o.format, "text|json|csv|folded|html|pprof", "the report's format (default text; "
 										   "html: the page of --html)"),
 		OPT_BOOL(0, "json", &o.json, "write one JSON document (--format=json)"),
 		OPT_BOOL(0, "csv", &o.csv, "write one CSV table (the --by view; sites by default)"),
@@ -132,6 +140,8 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 	o.json = !strcmp(o.format, "json");
 	o.csv = !strcmp(o.format, "csv");
 	o.folded = !strcmp(o.format, "folded");
+	if (!strcmp(o.format, "pprof") && !o.output && ctx->stdout_tty)
+		return msg_usage("branches report", "--format pprof writes a binary file: give -o FILE.pb.gz");
 	strbuf_init(&out, 1u << 30);
 	status = branches_report_run(&o, &out);
 	if (status == EXIT_OK)

@@ -60,13 +60,21 @@ static const struct cmd_doc doc = {
 		"With --json (or --format html) and no -o, CMD's standard output goes to stderr, so that stdout holds only the "
 		"JSON document. Build CMD with -g for source lines (and -fno-omit-frame-pointer does no harm). To reuse counts "
 		"recorded elsewhere, 'tdprof topdown --import FILE' classifies them; 'why' runs the workload, so "
-		"it takes no --import.",
+		"it takes no --import.\n"
+		"\n"
+		"--format pprof -o FILE.pb.gz writes the diagnosis as a gzipped pprof profile "
+		"(perftools.profiles.Profile) for pprof, Parca, Pyroscope and other fleet profilers: each site "
+		"(function, file, line) under its level-1 bucket, with the sample types slots, cycles, instructions, "
+		"executions, branches, mispredicts, loads, l1d_misses, ll_misses and l1i_misses (simulated), or slots, "
+		"samples, branches and mispredicts (PMU); its comments name the backend, the model and the verdict.",
 	.examples = "tdprof why -- ./app input.txt\n"
 		    "the whole workflow over one run of ./app\n"
 		    "tdprof why --backend=sim --sim-machine zen4 -- ./app\n"
 		    "simulated on a Zen 4-shaped machine, whatever this machine has\n"
 		    "tdprof why --json -o why.json -- ./app\n"
-		    "one JSON document: backend, level1, level2, verdict, sites, findings",
+		    "one JSON document: backend, level1, level2, verdict, sites, findings\n"
+		    "tdprof why --format=pprof -o why.pb.gz -- ./app && pprof -top why.pb.gz\n"
+		    "the sites as a pprof profile",
 	.exit_status = "CMD's exit status (128+N when signal N killed it), 127 when CMD is not found, 126 when it "
 		       "cannot be run; 1 when the analysis failed (valgrind missing, no hardware counters with "
 		       "--backend=pmu); 2 for a usage error.",
@@ -92,7 +100,7 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_GROUP("output"),
 		OPT_LONG('n', "top", &wo.top, "N", "sites listed (default 10; JSON and -v list them all up to N)", 1,
 			 DIAG_MAX_SITES),
-		OPT_CHOICE(0, "format", &wo.format, "text|json|html", "the output's format (default text; html: the "
+		OPT_CHOICE(0, "format", &wo.format, "text|json|html|pprof", "the output's format (default text; html: the "
 								       "page of --html)"),
 		OPT_BOOL(0, "json", &wo.json, "one JSON document (--format=json)"),
 		OPT_STRING('o', "output", &wo.out_path, "FILE", "write the result to FILE instead of stdout"),
@@ -109,6 +117,8 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 	if (!(wo.format = output_format("why", wo.format, wo.json ? "json" : NULL, "text")))
 		return EXIT_USAGE;
 	wo.json = !strcmp(wo.format, "json");
+	if (!strcmp(wo.format, "pprof") && !wo.out_path && ctx->stdout_tty)
+		return msg_usage("why", "--format pprof writes a binary file: give -o FILE.pb.gz");
 	if (i >= argc)
 		return msg_usage("why", "no command to run: give it after '--'");
 	rc = backend_select("why", wo.backend, &(struct backend_select_opts){ .can_sim = true }, &b);

@@ -39,6 +39,8 @@
  *   disassembly [{address, function, error, lines [{address, text, target}]}],
  *   spe {records, branch_records, auxtrace_bytes, bad_bytes, truncated} or null.
  *
+ * pprof: see report_branches_pprof().
+ *
  * CSV: one table chosen by `view` (sites by default), with a header line.
  *
  * Folded stacks (flamegraph.pl, inferno): one line per (source function, target
@@ -57,6 +59,7 @@
 #include "branch/annotate.h"
 #include "branch/branch.h"
 
+struct perfdata_features;
 struct strbuf;
 struct tdp_err;
 
@@ -86,6 +89,7 @@ struct branches_report {
 	const char *timing_reason;             /* why there is no timing (when !res->has_timing) */
 	uint64_t stopped_at, unread_bytes;     /* --partial or an unfinished file: where the data
 	                                          stopped early and what was not read (0: it did not) */
+	const struct perfdata_features *features; /* the recording's (build-ids for pprof), or NULL */
 };
 
 /** Append the human-readable report. */
@@ -111,5 +115,14 @@ void report_branches_csv(struct strbuf *out, const struct branches_report *r);
 
 /** Append folded stacks (see above). */
 void report_branches_folded(struct strbuf *out, const struct branches_report *r);
+
+/**
+ * Append a gzipped pprof profile (pprof-branches.c): one sample per site (every
+ * site, not only the top), its location the branch's address with function,
+ * file, line and inline frames, values `branches` (executions) and `mispredicts`;
+ * mappings with the recording's build-ids. Returns 0, TDP_ENOMEM or TDP_EIO.
+ */
+int report_branches_pprof(struct strbuf *out, const struct branches_report *r, struct tdp_err *err)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -151,6 +151,16 @@ static int topdown_html(struct strbuf *out, const void *doc, struct tdp_err *err
 	return render_html_of_json(out, topdown_json, doc, err);
 }
 
+static int why_pprof(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return report_why_pprof(out, doc, err);
+}
+
+static int branches_pprof(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	return report_branches_pprof(out, doc, err);
+}
+
 static int why_html(struct strbuf *out, const void *doc, struct tdp_err *err)
 {
 	return render_html_of_json(out, why_json, doc, err);
@@ -172,6 +182,7 @@ static const struct renderer why_renderers[] = {
 	{ "text", why_text },
 	{ "json", why_json },
 	{ "html", why_html },
+	{ "pprof", why_pprof },
 	{ NULL, NULL },
 };
 
@@ -181,6 +192,7 @@ static const struct renderer branches_renderers[] = {
 	{ "csv", branches_csv },
 	{ "folded", branches_folded },
 	{ "html", branches_html },
+	{ "pprof", branches_pprof },
 	{ NULL, NULL },
 };
 

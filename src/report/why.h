@@ -41,6 +41,8 @@
  *   notes          [text, ...]
  *   repeat, runs, ci95, stddev   with -r N (report/repeat.h): level1/level2 are then the means; the
  *                  diagnosis (verdict, sites, findings) is the last run's
+ *
+ * pprof (--format=pprof): report_why_pprof(), a perftools.profiles.Profile, gzipped.
  */
 #ifndef TDPROF_REPORT_WHY_H
 #define TDPROF_REPORT_WHY_H
@@ -69,5 +71,13 @@ void why_text_print(FILE *out, const struct why_report *r);
 
 /** Print one JSON document (indented, ending in a newline). Returns 0, TDP_ENOMEM or TDP_EIO. */
 int why_json_print(FILE *out, const struct why_report *r, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * Append the diagnosis as a gzipped pprof profile (pprof-why.c says what is in it).
+ * Returns 0, TDP_ENOMEM or TDP_EIO.
+ */
+struct strbuf;
+int report_why_pprof(struct strbuf *out, const struct why_report *r, struct tdp_err *err)
+	__attribute__((warn_unused_result));
 
 #endif
