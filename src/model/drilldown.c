@@ -203,3 +203,65 @@ void drill_check(const struct metric_tree *t, const struct metric_node *n, const
 	else
 		out->cause = DRILL_UNKNOWN;
 }
+
+static long tree_index(const struct metric_tree *t, const char *key)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->v[i].key, key))
+			return (long)i;
+	return -1;
+}
+
+void drill_merge(const struct model *m, const struct drill_step *s, const struct metric_tree *step,
+		 const int *group_run, const double *group_running, size_t nr_groups, double seconds,
+		 struct metric_tree *merged, struct drill_node *info)
+{
+	for (size_t i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++) {
+		long d = s->nodes[i] ? tree_index(merged, m->nodes[i].key) : -1;
+		const struct metric_node *src = d >= 0 ? metric_tree_find(step, m->nodes[i].key) : NULL;
+		struct metric_node *dst;
+		int g;
+
+		if (!src)
+			continue;
+		dst = &merged->v[d];
+		dst->value = src->value;
+		dst->expr = src->expr;
+		dst->source = src->source;
+		dst->older = src->older;
+		dst->variant_source = src->variant_source;
+		dst->group = src->group;
+		dst->split = src->split;
+		memcpy(dst->why, src->why, sizeof(dst->why));
+		g = src->group;
+		info[d].origin.step = s->index;
+		info[d].origin.run = g >= 0 && (size_t)g < nr_groups && group_run ? group_run[g] : 1;
+		info[d].origin.running_pct = g >= 0 && (size_t)g < nr_groups && group_running ? group_running[g] : -1;
+		info[d].origin.seconds = seconds;
+		info[d].raw = src->value;
+	}
+	for (size_t d = 0; d < merged->nr; d++) {
+		struct metric_node *n = &merged->v[d];
+		long p;
+
+		if (info[d].origin.step != s->index)
+			continue;
+		p = n->parent ? tree_index(merged, n->parent) : -1;
+		n->value = info[d].raw; /* the parent's raw value bounds it, mismeasured or not */
+		if (p >= 0 && !isnan(info[p].raw) && info[p].origin.step) {
+			struct metric_tree *mt = merged;
+			double keep = mt->v[p].value;
+
+			mt->v[p].value = info[p].raw;
+			drill_check(mt, n, &info[d].origin, &info[p].origin, &info[d].verdict);
+			mt->v[p].value = keep;
+		} else {
+			drill_check(merged, n, &info[d].origin, p >= 0 ? &info[p].origin : NULL, &info[d].verdict);
+		}
+		if (info[d].verdict.mismeasured) {
+			n->value = NAN;
+			snprintf(n->why, sizeof(n->why), "mismeasured: %s; %s", info[d].verdict.why,
+				 drill_cause_text(info[d].verdict.cause));
+		}
+	}
+}

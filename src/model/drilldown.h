@@ -117,6 +117,28 @@ struct drill_verdict {
 void drill_check(const struct metric_tree *t, const struct metric_node *n, const struct drill_origin *origin,
 		 const struct drill_origin *parent_origin, struct drill_verdict *out);
 
+/* What the drill knows of one node of the merged tree (indexed like metric_tree.v). */
+struct drill_node {
+	struct drill_origin origin;   /* step 0: not measured by the drill */
+	struct drill_verdict verdict;
+	double raw;                   /* the value measured, also when mismeasured (then the tree has NAN) */
+};
+
+/**
+ * Merge step s's tree (evaluated from the step's counts at s->level) into merged
+ * (evaluated beforehand at the drill's max_level; same model): each node of s takes
+ * its value, formula variant, group and reason from step, and its origin in info[]
+ * (merged->nr entries): the step, the run of its group (group_run[g], 1-based; NULL:
+ * run 1), the running percentage of its group (group_running[g]; NULL or g out of
+ * range: unknown) and the run's seconds. Then every node of s is checked
+ * (drill_check()): a mismeasured one keeps its value in info[].raw and becomes NAN in
+ * merged with "mismeasured: <why>; <cause>" as its reason. Call model_classify()
+ * after. Pure.
+ */
+void drill_merge(const struct model *m, const struct drill_step *s, const struct metric_tree *step,
+		 const int *group_run, const double *group_running, size_t nr_groups, double seconds,
+		 struct metric_tree *merged, struct drill_node *info);
+
 /** One sentence naming the cause ("its group was multiplexed: ..."); static. */
 const char *drill_cause_text(enum drill_cause c);
 

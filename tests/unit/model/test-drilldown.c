@@ -288,12 +288,70 @@ static void test_mismeasured(void **state)
 	assert_non_null(strstr(drill_cause_text(DRILL_MULTIPLEXED), "--no-multiplex"));
 }
 
+/* Merging a step: each node says its step, run and running fraction; one above its parent is not a fact. */
+static void test_merge(void **state)
+{
+	const struct model *m = model_find("skylake");
+	struct metric_tree *t = calloc(2, sizeof(*t));
+	struct drill_node *info = calloc(MODEL_MAX_NODES, sizeof(*info));
+	struct countset cs = COUNTSET_INIT;
+	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	struct drill_step s1, s2;
+	struct metric_node *mem, *be;
+	int run[] = { 1, 2 };
+	double running[] = { 100, 50 };
+
+	(void)state;
+	assert_non_null(m);
+	assert_true(t && info);
+	fill(m, NULL, &cs);
+	o.max_level = 2;
+	assert_int_equal(model_evaluate(m, &cs, &o, &t[0], &err), 0); /* the merged tree */
+	assert_int_equal(model_evaluate(m, &cs, &o, &t[1], &err), 0); /* each step's */
+	countset_release(&cs);
+	drill_step_init(&s1);
+	drill_step_init(&s2);
+	drill_first(m, &s1);
+	for (size_t i = 0; i < t[1].nr; i++) { /* made-up counts give made-up values: 25 % each, 12.5 % below */
+		t[1].v[i].group = 0;
+		t[1].v[i].value = t[1].v[i].level == 1 ? 25 : 12.5;
+	}
+	drill_merge(m, &s1, &t[1], run, running, 2, 2.0, &t[0], info);
+	be = (struct metric_node *)metric_tree_find(&t[0], "backend_bound");
+	assert_int_equal(info[be - t[0].v].origin.step, 1);
+	assert_int_equal(info[be - t[0].v].origin.run, 1);
+	assert_true(info[be - t[0].v].origin.running_pct == 100);
+	assert_false(isnan(be->value));
+	/* step 2: memory_bound from the second group (run 2, half the time), above its parent */
+	for (size_t i = 0; i < m->nr_nodes; i++)
+		s2.nodes[i] = m->nodes[i].parent && !strcmp(m->nodes[i].parent, "backend_bound");
+	s2.index = 2;
+	s2.level = 2;
+	mem = (struct metric_node *)metric_tree_find(&t[1], "memory_bound");
+	mem->value = be->value + 20;
+	mem->group = 1;
+	drill_merge(m, &s2, &t[1], run, running, 2, 2.0, &t[0], info);
+	mem = (struct metric_node *)metric_tree_find(&t[0], "memory_bound");
+	assert_true(isnan(mem->value));
+	assert_non_null(strstr(mem->why, "mismeasured: "));
+	assert_non_null(strstr(mem->why, "multiplexed"));
+	assert_int_equal(info[mem - t[0].v].origin.step, 2);
+	assert_int_equal(info[mem - t[0].v].origin.run, 2);
+	assert_true(info[mem - t[0].v].origin.running_pct == 50);
+	assert_true(info[mem - t[0].v].raw == be->value + 20);
+	assert_int_equal(info[mem - t[0].v].verdict.cause, DRILL_MULTIPLEXED);
+	free(t);
+	free(info);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_model_whole_tree),
 		cmocka_unit_test(test_largest_and_crossed),
 		cmocka_unit_test(test_mismeasured),
+		cmocka_unit_test(test_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
