@@ -6,6 +6,7 @@
 
 #include "diagnose/byfunc.h"
 #include "model/model.h"
+#include "report/fit.h"
 #include "report/json-util.h"
 
 static void pct(FILE *out, double v)
@@ -18,29 +19,41 @@ static void pct(FILE *out, double v)
 
 void topdown_byfunc_text(FILE *out, const struct topdown_report *r)
 {
-	const struct byfunc_result *f = r->functions;
+	byfunc_text(out, r->functions);
+}
+
+void byfunc_text(FILE *out, const struct byfunc_result *f)
+{
+	const size_t width = FIT_DEFAULT_COLUMNS;
 
 	if (!f)
 		return;
 	fprintf(out, "\nfunctions holding %.0f %% of cycles (%zu of %zu), each in percent of its own slots:\n",
 		BYFUNC_COVER, f->nr, f->nr_functions);
-	fprintf(out, "  %6s %6s %6s %6s %6s  %-22s %-s\n", "cycles", "Ret", "BadSp", "FE", "BE", "dominant",
-		"function  (guilty line)");
+	fprintf(out, "  %6s %6s %6s %6s %6s  %s\n", "cycles", "Ret", "BadSp", "FE", "BE",
+		"function; dominant node, guilty line");
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct byfunc_fn *fn = &f->v[i];
-		char dom[64];
+		char name[128], where[128], at[160];
+		int used;
 
-		snprintf(dom, sizeof(dom), "%s%s%s", fn->dominant ? model_node_label(fn->dominant) : "-",
-			 fn->dominant_node ? " > " : "", fn->dominant_node ? model_node_label(fn->dominant_node) : "");
 		fprintf(out, "  %5.1f%%", fn->share_pct);
 		pct(out, fn->level1.retiring);
 		pct(out, fn->level1.bad_speculation);
 		pct(out, fn->level1.frontend_bound);
 		pct(out, fn->level1.backend_bound);
-		fprintf(out, "  %-22s %s", dom, fn->name);
-		if (fn->file && fn->line)
-			fprintf(out, "  (%s:%llu, %.0f %% of its %s)", fn->file, (unsigned long long)fn->line,
-				fn->line_pct, fn->dominant ? model_node_label(fn->dominant) : "cycles");
+		fprintf(out, "  %s\n", fit_name(fn->name, width - 38, name, sizeof(name)));
+		used = fprintf(out, "         %s%s%s", fn->dominant ? model_node_label(fn->dominant) : "-",
+			       fn->dominant_node ? " > " : "",
+			       fn->dominant_node ? model_node_label(fn->dominant_node) : "");
+		if (fn->file && fn->line) {
+			/* ", at " + path + ":line (NNN %)" within the line's width */
+			int tail = snprintf(at, sizeof(at), ":%llu (%.0f %%)", (unsigned long long)fn->line,
+					    fn->line_pct);
+			size_t room = width > (size_t)used + 5 + (size_t)tail + 1 ? width - used - 5 - tail - 1 : 12;
+
+			fprintf(out, ", at %s%s", fit_path(fn->file, room < 12 ? 12 : room, where, sizeof(where)), at);
+		}
 		fputc('\n', out);
 	}
 	if (f->rest_pct > 0)
@@ -54,7 +67,11 @@ static json_t *num(double v)
 
 void topdown_byfunc_json(json_t *doc, const struct topdown_report *r, bool *failed)
 {
-	const struct byfunc_result *f = r->functions;
+	byfunc_json(doc, r->functions, failed);
+}
+
+void byfunc_json(json_t *doc, const struct byfunc_result *f, bool *failed)
+{
 	json_t *a;
 
 	if (!f)

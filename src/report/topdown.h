@@ -106,6 +106,9 @@ void topdown_drill_json(struct json_t *doc, const struct topdown_report *r, bool
  * guilty line; as JSON "functions": [...] and "functions_other_pct". */
 void topdown_byfunc_text(FILE *out, const struct topdown_report *r);
 void topdown_byfunc_json(struct json_t *doc, const struct topdown_report *r, bool *failed);
+/* The same for any per-function result (`why` prints it too); f NULL: nothing. */
+void byfunc_text(FILE *out, const struct byfunc_result *f);
+void byfunc_json(struct json_t *doc, const struct byfunc_result *f, bool *failed);
 
 /**
  * Whether node n of t is shown under r->nodes, a comma list of node names (the

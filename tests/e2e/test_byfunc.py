@@ -52,12 +52,28 @@ def test_by_function_json_classifies_each_function():
     tdp.check(abs(sum(shares) + j["functions_other_pct"] - 100) < 0.01, "the rest is counted", r)
 
 
+def test_why_has_each_function():
+    r = tdp.run("why", "--backend=sim", "--json", "--", twofn(), timeout=240)
+    tdp.expect_exit(r, 0)
+    fns = {f["function"]: f for f in r.json()["functions"]}
+    tdp.check(fns.get("branchy", {}).get("dominant") == "bad_speculation", "why: branchy %r" % fns.get("branchy"), r)
+    tdp.check(fns.get("chase", {}).get("dominant") == "backend_bound", "why: chase %r" % fns.get("chase"), r)
+    r = tdp.run("why", "--backend=sim", "--", twofn(), timeout=240)
+    tdp.expect_exit(r, 0)
+    tdp.expect_in("functions holding 95 % of cycles", r.out, "stdout", r)
+
+
 def test_by_function_text():
     r = tdp.run("topdown", "--by", "function", "--backend=sim", "--", twofn(), timeout=240)
     tdp.expect_exit(r, 0)
     tdp.expect_in("functions holding 95 % of cycles", r.out, "stdout", r)
-    row = [l for l in r.out.splitlines() if l.rstrip().endswith("Bad Speculation)") and " branchy " in l]
-    tdp.check(len(row) == 1 and "Branch Mispredicts" in row[0], "branchy's row: %r" % row, r)
+    lines = r.out.splitlines()
+    rows = [i for i, l in enumerate(lines) if l.rstrip().endswith(" branchy")]
+    tdp.check(len(rows) == 1, "branchy's row: %r" % rows, r)
+    tdp.expect_in("Bad Speculation > Branch Mispredicts, at ", lines[rows[0] + 1], "branchy's second line", r)
+    tdp.expect_in("wl-twofn.c:%d (" % line_of("mispredicted half"), lines[rows[0] + 1], "its guilty line", r)
+    section = lines[rows[0] - 2:rows[0] + 6]
+    tdp.check(all(len(l) <= 80 for l in section), "80 columns: %r" % [l for l in section if len(l) > 80], r)
     tdp.expect_in("estimate (simulated)", r.out, "stdout", r)
 
 
