@@ -38,6 +38,8 @@ static const struct cmd_doc doc = {
 	.summary = cmd_topdown_summary,
 	.usage = "topdown [-l N] [--nodes LIST] [--info] [--cpu MODEL] [--json] [-o FILE] [--no-multiplex] -- CMD "
 		 "[ARGS]\n"
+		 "topdown --drilldown [-l N] [--no-multiplex] [--json] -- CMD [ARGS]\n"
+		 "topdown --by function --backend=sim [--json] -- CMD [ARGS]\n"
 		 "topdown --import FILE [--cpu MODEL | --midr HEX] [-l N] [--nodes LIST] [--info] [--slots N] [--json] [-o FILE]",
 	.description =
 		"Classifies where the pipeline's slots go (Intel's top-down method, on Intel, AMD and Arm): level 1 "
@@ -136,6 +138,11 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 							   "of running a command"),
 		OPT_LONG(0, "slots", &to.slots, "N", "pipeline slots per cycle for models that read them from the "
 						     "PMU (Arm's caps/slots)", 1, 64),
+		OPT_BOOL(0, "drilldown", &to.drilldown, "measure level 1, then rerun CMD to measure the children "
+							"of every node that crossed its threshold (else of the largest), "
+							"down to the leaves or -l N"),
+		OPT_CHOICE(0, "by", &to.by, "function", "each function's own top-down (the functions holding "
+							 "95 % of cycles; --backend=sim)"),
 		OPT_BOOL(0, "no-multiplex", &to.no_multiplex, "run CMD once per group of counters instead of "
 							      "letting groups take turns"),
 		OPT_CHOICE(0, "backend", &to.backend, BACKEND_CHOICES, "where counts come from: pmu (auto; without "
@@ -174,11 +181,25 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 			    &b);
 	if (rc)
 		return rc;
+	if (to.by && to.drilldown)
+		return msg_usage("topdown", "'--by function' and '--drilldown' are two different views: choose one");
+	if (to.drilldown && to.import)
+		return msg_usage("topdown", "'--drilldown' reruns a command: an import is one recording");
 	if (b == BACKEND_SIM) {
 		if (i >= argc)
 			return msg_usage("topdown", "no command to simulate: give it after '--'");
+		if (to.by)
+			return topdown_run_byfunc_sim(&to, argv + i, ctx);
+		if (to.drilldown)
+			msg_warning("--drilldown reruns CMD with hardware counters; the simulated backend has none to "
+				 "rerun: showing the nodes the simulation models (level 2)");
+		if (to.drilldown && !to.level)
+			to.level = 2;
 		return topdown_run_sim(&to, argv + i, ctx);
 	}
+	if (to.by)
+		return msg_usage("topdown", "'--by function' needs '--backend=sim' for now: the PMU's per-function "
+					    "top-down samples with group reads (not yet here)");
 	if (to.import) {
 		if (i < argc)
 			return msg_usage("topdown", "'--import' reads counts from a file: do not give a command too");
@@ -188,5 +209,7 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 	}
 	if (i >= argc)
 		return msg_usage("topdown", "no command to run: give it after '--', or read counts with '--import FILE'");
+	if (to.drilldown)
+		return topdown_run_drill(&to, argv + i, ctx);
 	return topdown_run_live(&to, argv + i, ctx);
 }

@@ -25,6 +25,8 @@ struct topdown_opts {
 	bool info, describe;
 	long repeat;       /* -r N (0: once) */
 	bool json, no_multiplex;
+	bool drilldown;    /* --drilldown */
+	const char *by;    /* --by function */
 };
 
 /* cmd-topdown-eval.c */
@@ -58,6 +60,16 @@ int topdown_run_live(const struct topdown_opts *to, char *const *argv, struct td
 
 /** --backend=sim: the simulation's estimate as the tree. */
 int topdown_run_sim(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx);
+
+/* cmd-topdown-drill.c */
+
+/** --drilldown: level 1, then a rerun per step of model/drilldown.h. */
+int topdown_run_drill(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx);
+
+/* cmd-topdown-byfunc.c */
+
+/** --by function --backend=sim: each function's top-down from the simulation's per-line counts. */
+int topdown_run_byfunc_sim(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx);
 
 /* cmd-topdown.c */
 

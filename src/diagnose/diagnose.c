@@ -43,6 +43,7 @@ void diag_release(struct diag *d)
 	}
 	tdp_free(d->scope_object);
 	tdp_free(d->loop_command);
+	byfunc_release(&d->functions);
 	countset_release(&d->counts);
 	diag_init(d);
 }

@@ -55,6 +55,7 @@
 
 #include "base/countset.h"
 #include "base/err.h"
+#include "diagnose/byfunc.h"
 #include "model/model.h"
 #include "model/triage.h"
 #include "symbol/exe.h"
@@ -224,6 +225,9 @@ struct diag {
 	size_t nr_findings;
 	const char *notes[DIAG_MAX_NOTES]; /* static lines said with the result */
 	size_t nr_notes;
+	struct byfunc_result functions; /* sim: each function of the scope's own top-down (byfunc.h);
+	                                   has_functions */
+	bool has_functions;
 };
 
 struct diag_opts {

@@ -569,6 +569,22 @@ static int drill_hot_loop(struct dsim *s, struct diag *d, struct tdp_err *err)
 	return diag_suggest_loop(d, s->have_exe ? &s->x : NULL, abs, top->file, top->function, err);
 }
 
+/* The scope's functions, each with its own top-down (byfunc.h); on failure none, said in a note. */
+static void by_function(struct dsim *s, struct diag *d)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct sim_site *v = tdp_calloc(s->nr_all ? s->nr_all : 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < s->nr_all; i++)
+		if (d->scope == DIAG_SCOPE_WHOLE_RUN || s->in_prog[i])
+			v[n++] = s->all[i];
+	d->has_functions = !byfunc_from_sites(v, n, s->p, s->m->width, &d->functions, &err);
+	tdp_free(v);
+}
+
 int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_machine *m,
 		  const struct sim_estimate *est, const struct diag_opts *o, struct tdp_err *err)
 {
@@ -648,6 +664,9 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 	snprintf(d->reason, sizeof(d->reason), "%s is an estimated %.1f %% of slots (%s)",
 		 model_node_label(d->category), d->category_value,
 		 d->over_threshold ? "above its threshold" : "no stall is above its threshold: the largest stall");
+
+	/* each function of the scope with its own top-down (a diagnosis without it is still one) */
+	by_function(&s, d);
 
 	/* the drill-down into the category */
 	b = dsim_bucket(d->category);

@@ -30,14 +30,14 @@ void measure_topdown_release(struct measure_topdown *t)
 }
 
 /* The groups of a live run of model m. */
-static int plan_events(const struct model *m, const struct model_eval_opts *o, const struct groups_budget *b,
-		       struct groups_plan *plan, struct tdp_err *err)
+static int plan_events(const struct model *m, const struct model_eval_opts *o, const unsigned char *nodes,
+		       const struct groups_budget *b, struct groups_plan *plan, struct tdp_err *err)
 {
 	struct model_compiled *mc;
 	int ret = model_compile(m, &mc, err);
 
 	if (!ret)
-		ret = model_plan(mc, o, b, plan, err);
+		ret = model_plan_nodes(mc, o, nodes, b, plan, err);
 	model_compiled_free(mc);
 	return ret;
 }
@@ -130,7 +130,7 @@ int measure_topdown_run(const struct measure_topdown_opts *o, struct measure_top
 	int ret = 0;
 
 	for (size_t k = 0; k < o->nr_models && !ret; k++)
-		ret = plan_events(o->models[k], o->eo, o->budget, &t->plans[k], err);
+		ret = plan_events(o->models[k], o->eo, k ? NULL : o->nodes, o->budget, &t->plans[k], err);
 	t->split = t->plans[0].nr_split || t->plans[1].nr_split;
 	if (!ret)
 		ret = parse_sets(o, t, err);

@@ -38,6 +38,8 @@ struct measure_topdown_opts {
 	char *const *argv;                  /* the workload (borrowed) */
 	bool no_multiplex;                  /* one run per group */
 	long repeat;                        /* -r N (<= 1: once) */
+	const unsigned char *nodes;         /* models[0]'s nodes to count (a drill-down step,
+	                                       model_plan_nodes()); NULL: every node up to eo->max_level */
 };
 
 struct measure_topdown {

@@ -113,6 +113,17 @@ int model_plan(const struct model_compiled *mc, const struct model_eval_opts *o,
 	       struct groups_plan *out, struct tdp_err *err) __attribute__((warn_unused_result));
 
 /**
+ * model_plan() for the nodes i with nodes[i] set (indices into mc's model nodes,
+ * m->nr_nodes entries; the drill-down of drilldown.h), whatever their level, and
+ * no stage-2 metrics; nodes NULL: model_plan(). A node of the mask without a
+ * variant this machine allows is left out (it will evaluate to not measurable),
+ * but for a level-1 node (TDP_EANALYSIS, as model_plan()). Returns as model_plan().
+ */
+int model_plan_nodes(const struct model_compiled *mc, const struct model_eval_opts *o, const unsigned char *nodes,
+		     const struct groups_budget *b, struct groups_plan *out, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
  * Append to sb the event list of groups [first, first + nr) of p in
  * pmu/event.h's syntax, each group in braces ("{slots,topdown-retiring},{...}"),
  * using each event's live spelling (model_event.spec, else its name).

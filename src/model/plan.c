@@ -81,6 +81,12 @@ void model_default_budget(const struct model *m, struct groups_budget *out)
 int model_plan(const struct model_compiled *mc, const struct model_eval_opts *o, const struct groups_budget *b,
 	       struct groups_plan *out, struct tdp_err *err)
 {
+	return model_plan_nodes(mc, o, NULL, b, out, err);
+}
+
+int model_plan_nodes(const struct model_compiled *mc, const struct model_eval_opts *o, const unsigned char *nodes,
+		     const struct groups_budget *b, struct groups_plan *out, struct tdp_err *err)
+{
 	const struct model *m = mc->m;
 	struct groups_event events[MODEL_MAX_EVENTS];
 	struct groups_set *sets;
@@ -113,7 +119,7 @@ int model_plan(const struct model_compiled *mc, const struct model_eval_opts *o,
 		struct evset es = { { 0 } };
 		bool metrics = false;
 
-		if (model_node_level(mc, i) > max_level)
+		if (nodes ? !nodes[i] : model_node_level(mc, i) > max_level)
 			continue;
 		if (!plan_select(ps, (size_t)f)) {
 			if (mc->node_parent[i] < 0 && !m->nodes[i].extra)
@@ -141,7 +147,7 @@ int model_plan(const struct model_compiled *mc, const struct model_eval_opts *o,
 	}
 	/* Arm's stage-2 metrics from level 2 on: each one's events as a set of their own
 	 * (a metric that cannot be counted here is left out: it will say not measured) */
-	for (size_t i = 0; max_level >= 2 && i < m->nr_metrics && !rc; i++) {
+	for (size_t i = 0; !nodes && max_level >= 2 && i < m->nr_metrics && !rc; i++) {
 		int f = model_formula_index(m, m->metrics[i].formula);
 		struct evset es = { { 0, 0 } };
 

@@ -215,6 +215,8 @@ int topdown_json_print(FILE *out, const struct topdown_report *r, struct tdp_err
 	jput(doc, "no_multiplex", json_boolean(r->no_multiplex), &failed);
 	if (r->repeat && r->nr_trees)
 		repeat_json_put(doc, r->repeat, r->trees[0], &failed);
+	topdown_drill_json(doc, r, &failed);
+	topdown_byfunc_json(doc, r, &failed);
 	for (size_t i = 0; i < r->nr_notes; i++)
 		jappend(notes, json_string(r->notes[i]), &failed);
 	jput(doc, "notes", notes, &failed);

@@ -213,6 +213,8 @@ void topdown_text_print(FILE *out, const struct topdown_report *r)
 	}
 	for (size_t i = 0; i < r->nr_trees; i++)
 		topdown_text_extra(out, r, r->trees[i]);
+	topdown_drill_text(out, r);
+	topdown_byfunc_text(out, r);
 	if (r->counts)
 		print_groups(out, r);
 	for (size_t i = 0; i < r->nr_trees; i++) {

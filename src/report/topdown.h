@@ -64,6 +64,8 @@
 #include "model/model.h"
 
 struct model_runs;
+struct drill_node;
+struct byfunc_result;
 struct tdp_err;
 
 #define TOPDOWN_MAX_TREES 2  /* hybrids: P-core and E-core */
@@ -87,7 +89,26 @@ struct topdown_report {
 	const char *nodes;           /* --nodes: the subtrees to show (topdown_node_shown); NULL: all */
 	bool info;                   /* --info: the model's Info metrics too */
 	bool describe;               /* text: each node's description and tuning hint */
+	const struct drill_node *drill; /* --drilldown: per node of trees[0] (its v[] order), where it was
+	                                   measured (model/drilldown.h); NULL: no drill-down */
+	size_t drill_steps;          /* steps of the drill-down */
+	const struct byfunc_result *functions; /* --by function (diagnose/byfunc.h); NULL: none */
 };
+
+/* --drilldown's section (topdown-drill.c): each measured node's step, run and running fraction,
+ * and the mismeasured ones with their raw value and cause. */
+void topdown_drill_text(FILE *out, const struct topdown_report *r);
+struct json_t;
+/* Adds "drilldown": {"steps": N, "nodes": [...]} to doc; sets *failed on allocation failure. */
+void topdown_drill_json(struct json_t *doc, const struct topdown_report *r, bool *failed);
+
+/* --by function's section (topdown-byfunc.c): each function's share, level 1, dominant node and
+ * guilty line; as JSON "functions": [...] and "functions_other_pct". */
+void topdown_byfunc_text(FILE *out, const struct topdown_report *r);
+void topdown_byfunc_json(struct json_t *doc, const struct topdown_report *r, bool *failed);
+/* The same for any per-function result (`why` prints it too); f NULL: nothing. */
+void byfunc_text(FILE *out, const struct byfunc_result *f);
+void byfunc_json(struct json_t *doc, const struct byfunc_result *f, bool *failed);
 
 /**
  * Whether node n of t is shown under r->nodes, a comma list of node names (the
@@ -105,7 +126,6 @@ void topdown_nodes_unknown(const struct topdown_report *r, const struct metric_t
 void topdown_text_extra(FILE *out, const struct topdown_report *r, const struct metric_tree *t);
 
 /* The same as JSON keys of o: "info", "bottlenecks", "stage2" and the nested "tree". */
-struct json_t;
 void topdown_json_extra(struct json_t *o, const struct topdown_report *r, const struct metric_tree *t, bool *failed);
 
 /** Print the tree, the sum, the groups, the verdict and its advice as text. */

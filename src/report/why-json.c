@@ -11,6 +11,7 @@
 #include "model/triage.h"
 #include "report/repeat.h"
 #include "report/json-util.h"
+#include "report/topdown.h"
 
 static json_t *num(double v)
 {
@@ -310,6 +311,8 @@ static json_t *build(const struct why_report *r, bool *failed)
 	jput(verdict, "next_step", jstr_or_null(d->next_step), failed);
 	jput(doc, "verdict", verdict, failed);
 	jput(doc, "drilldown", drilldown(d, failed), failed);
+	if (d->has_functions)
+		byfunc_json(doc, &d->functions, failed); /* "functions": each function's own top-down */
 	for (size_t i = 0; i < d->nr_sites; i++)
 		jappend(sites, site(d, &d->sites[i], i + 1, failed), failed);
 	jput(doc, "sites", sites, failed);

@@ -1,5 +1,6 @@
 /* why-text.c: `tdprof why` for a person (see why.h). */
 #include "report/why.h"
+#include "report/topdown.h"
 #include "report/fit.h"
 
 #include <math.h>
@@ -527,6 +528,8 @@ void why_text_print(FILE *out, const struct why_report *r)
 		fputs("\n2. top-down\n", out);
 		wrap(out, "   none:", 12, d->reason);
 	}
+	if (d->has_functions)
+		byfunc_text(out, &d->functions);
 	print_drill(out, r);
 	print_findings(out, d);
 	for (size_t i = 0; i < d->nr_notes; i++)
