@@ -114,7 +114,7 @@ static void test_precise_leaf(void **state)
 static void test_nothing_to_locate(void **state)
 {
 	struct metric_tree *t = calloc(1, sizeof(*t));
-	struct sim_topdown td = { 10, 70, 10, 10 };
+	struct sim_topdown td = { .retiring = 10, .bad_speculation = 70, .frontend_bound = 10, .backend_bound = 10 };
 	struct locate_plan p;
 
 	(void)state;
