@@ -167,8 +167,10 @@ static int decode_block(struct ctx *c, struct block *b)
 	struct symbol_listing *l;
 	size_t got = 0;
 
-	if (!o)
+	if (!o) {
+		b->n = 0; /* an object we cannot read (no symbols, not a file): nothing decoded */
 		return 0;
+	}
 	if (!(l = tdp_calloc(1, sizeof(*l))) || !(b->insns = tdp_calloc(b->n, sizeof(*b->insns))) ||
 	    !(b->flags = tdp_calloc(b->n, sizeof(*b->flags)))) {
 		tdp_free(l);

@@ -293,7 +293,8 @@ def test_stdin_and_devices_are_refused_after_the_bytes_that_show_it():
     tdp.check(code == 2 and "line 1001: holds a NUL byte" in err, "import of a NUL stream: %d %s" % (code, err))
     tdp.check(sent <= (1 << 20) + (2 << 16), "import: %d bytes were accepted before the refusal" % sent)
     pipe_hdr = pdsynth.MAGIC + struct.pack("<Q", 16)
-    huge_aux = struct.pack("<IHHQ", 71, 0, 16, 1 << 40)  # AUXTRACE claiming a 1 TiB payload
+    # AUXTRACE (its whole fixed part: 8 + 40 bytes) claiming a 1 TiB payload
+    huge_aux = struct.pack("<IHHQ", 71, 0, 48, 1 << 40) + bytes(32)
     streams = [
         ("zeros", lambda: iter([bytes(1 << 16)] * 4096), "bad magic at offset 0x0"),
         ("a pipe header, then zeros", lambda: iter([pipe_hdr] + [bytes(1 << 16)] * 4096),
