@@ -36,7 +36,8 @@ triplet_dirs=("/usr/$cross/lib" "$out/sysroot/usr/lib/$cross" "$out/sysroot/lib/
 # they need at run time, busybox for the guest's user space. The kernel is added
 # below (its name carries the ABI version).
 lib_pkgs="libjansson-dev libjansson4 libdw-dev libdw1 libelf-dev libelf1 libcapstone-dev libcapstone4
-	libpfm4-dev libpfm4 libiberty-dev zlib1g-dev zlib1g liblzma-dev liblzma5 libbz2-dev libbz2-1.0"
+	libpfm4-dev libpfm4 libiberty-dev zlib1g-dev zlib1g liblzma-dev liblzma5 libbz2-dev libbz2-1.0
+	libprotobuf-c-dev libprotobuf-c1"
 guest_pkgs="busybox-static"
 
 start=$(date +%s)
