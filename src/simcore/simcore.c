@@ -140,8 +140,10 @@ static struct object *object_of(struct ctx *c, uint32_t obj)
 	o = &c->objs[c->nr_objs++];
 	memset(o, 0, sizeof(*o));
 	o->obj = obj;
-	if (symbol_exe_open(&o->x, sim_profile_name(p, obj), &err))
+	if (symbol_exe_open(&o->x, sim_profile_name(p, obj), &err)) {
+		symbol_exe_close(&o->x); /* what a failed open had allocated (its path) */
 		return NULL;
+	}
 	o->open = true;
 	/* valgrind gives addresses as loaded: the hottest function's lowest executed
 	 * address against its symbol gives the (page-aligned) load offset */
