@@ -300,8 +300,9 @@ struct branch_load_opts {
 	branch_record_fn *on_record;   /* may be NULL */
 	void *ctx;                     /* passed to on_record */
 	bool threaded;                 /* aggregate on a second thread while this one decodes
-					* (stacks are copied to it in chunks of BRANCH_CHUNK_ENTRIES);
-					* the result is the same as without */
+					* (stacks are handed to it in chunks of BRANCH_CHUNK_ENTRIES:
+					* raw stacks of an image in memory as pointers into it,
+					* others copied); the result is the same as without */
 	struct branch_prefault *pf;    /* a prefault helper over the image being read, or NULL:
 					* told how far reading went, it maps pages ahead and
 					* releases those behind (see branch_prefault_start()) */

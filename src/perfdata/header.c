@@ -590,6 +590,11 @@ bool perfdata_is_pipe(const struct perfdata *p)
 	return p->pipe;
 }
 
+bool perfdata_records_stable(const struct perfdata *p)
+{
+	return !p->rd;
+}
+
 uint64_t perfdata_data_offset(const struct perfdata *p)
 {
 	return p->data_off;

@@ -553,6 +553,13 @@ bool perfdata_feature_raw(const struct perfdata *p, unsigned feat, const uint8_t
 /** True for a pipe-mode stream (perf record -o -). */
 bool perfdata_is_pipe(const struct perfdata *p);
 
+/**
+ * True when a record's bytes (rec->raw, and a sample's branch_raw) stay valid
+ * until perfdata_close(): an image in memory (perfdata_open()). False for a
+ * stream read as it arrives, whose buffer is reused from record to record.
+ */
+bool perfdata_records_stable(const struct perfdata *p);
+
 /** File mode: offset and size of the data section (size as read, or as inferred for an
  * unfinished recording). Pipe mode: 16 and the rest of the image. */
 uint64_t perfdata_data_offset(const struct perfdata *p);

@@ -212,6 +212,97 @@ static void test_raw_same(void **state)
 	branch_result_release(&raw2);
 }
 
+/* A memory stream handed out in pieces, so that the reader's buffer is reused. */
+struct mem_stream {
+	const uint8_t *buf;
+	size_t len, pos;
+};
+
+static long mem_read(void *ctx, uint8_t *buf, size_t len)
+{
+	struct mem_stream *m = ctx;
+	size_t n = m->len - m->pos < len ? m->len - m->pos : len;
+
+	if (n > 3000)
+		n = 3000;
+	memcpy(buf, m->buf + m->pos, n);
+	m->pos += n;
+	return (long)n;
+}
+
+/*
+ * The test recording as a pipe-mode stream (perf record -o -): the 16-byte
+ * header, a HEADER_ATTR record per attr (the attr's bytes, then its ids), then
+ * the data records as they are. Returns the bytes (tdp_free) and their length.
+ */
+static uint8_t *as_pipe(size_t *len)
+{
+	struct tdp_file f = TDP_FILE_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	struct perfdata *p = NULL;
+	struct perfdata_record rec;
+	uint8_t *out;
+	size_t at = 16;
+	int rc;
+
+	assert_int_equal(tdp_file_open(&f, path, 0, &err), 0);
+	assert_int_equal(perfdata_open(&p, f.data, f.size, path, 0, &err), 0);
+	out = tdp_malloc(f.size + 4096);
+	assert_non_null(out);
+	memcpy(out, "PERFILE2", 8);
+	put_u64(out, 8, 16);
+	for (size_t i = 0; i < perfdata_nr_attrs(p); i++) {
+		const struct perfdata_attr *a = perfdata_attr(p, i);
+		size_t start = at;
+
+		memcpy(out + at + 8, a->raw, a->raw_size);
+		at += 8 + a->raw_size;
+		for (size_t k = 0; k < a->nr_ids; k++)
+			at = put_u64(out, at, a->ids[k]);
+		header(out + start, PERFDATA_RECORD_HEADER_ATTR, at - start);
+	}
+	while ((rc = perfdata_next(p, &rec, &err)) > 0) {
+		assert_true(at + rec.raw_len <= f.size + 4096);
+		memcpy(out + at, rec.raw, rec.raw_len);
+		at += rec.raw_len;
+	}
+	assert_int_equal(rc, 0);
+	perfdata_close(p);
+	tdp_file_close(&f);
+	*len = at;
+	return out;
+}
+
+/*
+ * Read from a stream, whose records do not outlive the next one
+ * (perfdata_records_stable() false), raw stacks are copied to the aggregating
+ * thread rather than left in place: the same result as the file read on one thread.
+ */
+static void test_stream_threaded_same(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct branch_result one = BRANCH_RESULT_INIT, two = BRANCH_RESULT_INIT;
+	struct branch_load_opts o = { .threaded = true };
+	struct mem_stream m = { 0 };
+	struct perfdata *p = NULL;
+	struct branch_agg *a = NULL;
+
+	(void)state;
+	m.buf = as_pipe(&m.len);
+	assert_int_equal(load(&one, false, false, &err), 0);
+	assert_int_equal(perfdata_open_stream(&p, mem_read, &m, "stream", PERFDATA_OPEN_RAW_BRANCHES, &err), 0);
+	assert_false(perfdata_records_stable(p));
+	assert_int_equal(branch_agg_new(&a, &err), 0);
+	assert_int_equal(branch_load(p, a, &o, NULL, &err), 0);
+	assert_int_equal(branch_agg_finish(a, &two, &err), 0);
+	same(&one, &two);
+	branch_agg_free(a);
+	perfdata_close(p);
+	tdp_free((void *)m.buf);
+	branch_result_release(&one);
+	branch_result_release(&two);
+}
+
 /* Fail each of the first allocations in turn, threaded: an error, never a hang or a leak. */
 static void test_threaded_alloc_failures(void **state)
 {
@@ -425,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_spe_mispredicted_only),
 		cmocka_unit_test(test_threaded_same),
 		cmocka_unit_test(test_raw_same),
+		cmocka_unit_test(test_stream_threaded_same),
 		cmocka_unit_test(test_threaded_alloc_failures),
 	};
 	struct tdp_err err = TDP_ERR_INIT;
