@@ -38,8 +38,13 @@ int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, str
 	o.tool = s->per_insn ? SIM_TOOL_CALLGRIND : SIM_TOOL_CACHEGRIND;
 	sim_machine_describe(&s->machine, s->machine_desc, sizeof(s->machine_desc));
 	if (n->progress) {
+		/* tdprof's own tool (vgtool/) replaces cachegrind and callgrind where it was built */
 		strbuf_addf(&line, "simulating '%s' under valgrind (%s, machine %s): expect 20-100x its normal "
-			    "run time", argv[0], s->per_insn ? "callgrind, per instruction" : "cachegrind", s->machine.name);
+			    "run time", argv[0],
+			    sim_tdpsim_available() ? "tdpsim, tdprof's tool"
+			    : s->per_insn	   ? "callgrind, per instruction"
+						   : "cachegrind",
+			    s->machine.name);
 		n->progress(line.buf);
 	}
 	ret = sim_run(&o, &s->profile, &s->run, err);
@@ -49,6 +54,12 @@ int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, str
 		strbuf_reset(&line);
 		strbuf_addf(&line, "simulation done in %.1f s", s->run.wall_ns / 1e9);
 		n->progress(line.buf);
+	}
+	{
+		size_t len = strlen(s->machine_desc);
+
+		snprintf(s->machine_desc + len, sizeof(s->machine_desc) - len, "; simulated by %s",
+			 sim_tool_name(s->run.tool));
 	}
 	/* The per-block pipeline model needs per-instruction counts (callgrind). */
 	if (s->profile.has_addr) {
