@@ -404,9 +404,16 @@ static void note_put(struct build *b, Int off, IRExpr *data)
 /* A register's value at this point of the superblock, or NULL when unknown. */
 static IRExpr *gpr_value(struct build *b, UInt r)
 {
+	IRTemp t;
+
 	if (b->gpr_bad[r])
 		return NULL;
-	return b->gpr[r] ? b->gpr[r] : IRExpr_Get(gpr_off[r], Ity_I64);
+	if (b->gpr[r])
+		return b->gpr[r];
+	/* not written in this superblock: the guest state holds it (read into a temporary: flat IR) */
+	t = newIRTemp(b->sb->tyenv, Ity_I64);
+	addStmtToIRSB(b->sb, IRStmt_WrTmp(t, IRExpr_Get(gpr_off[r], Ity_I64)));
+	return IRExpr_RdTmp(t);
 }
 
 static IRExpr *add64(struct build *b, IRExpr *x, IRExpr *y)

@@ -38,7 +38,9 @@ static void default_config(struct sim_mach_config *c)
 	c->width_milli = 6000;
 	c->rob = 512;
 	c->mshr = 16;
-	c->mem_bw_milli = 7000;
+	c->bw_milli[SIM_LVL_L2] = 48000;
+	c->bw_milli[SIM_LVL_L3] = 20000;
+	c->bw_milli[SIM_LVL_MEM] = 7000;
 	c->btb_entries = 8192;
 	c->btb_assoc = 8;
 	c->dsb_windows = 512;
@@ -116,8 +118,17 @@ static Bool process_option(const HChar *arg)
 		return parse_list(v, tdp_cfg.lat, SIM_NR_LVL);
 	} else if VG_STR_CLO (arg, "--tdp-width", v) {
 		return parse_milli(v, &tdp_cfg.width_milli) && tdp_cfg.width_milli >= 100;
-	} else if VG_STR_CLO (arg, "--tdp-mem-bw", v) {
-		return parse_milli(v, &tdp_cfg.mem_bw_milli);
+	} else if VG_STR_CLO (arg, "--tdp-bandwidth", v) {
+		/* "L2,L3,DRAM" bytes per cycle */
+		HChar *e;
+
+		for (int i = SIM_LVL_L2; i <= SIM_LVL_MEM; i++) {
+			double d = VG_(strtod)(i == SIM_LVL_L2 ? v : e + 1, &e);
+
+			if (!(d >= 0 && d < 1e6) || (i < SIM_LVL_MEM ? *e != ',' : *e != '\0'))
+				return False;
+			tdp_cfg.bw_milli[i] = (UInt)(d * 1000.0 + 0.5);
+		}
 	} else if VG_STR_CLO (arg, "--tdp-rob", v) {
 		return parse_list(v, &tdp_cfg.rob, 1) && tdp_cfg.rob > 0;
 	} else if VG_STR_CLO (arg, "--tdp-mshr", v) {
@@ -157,7 +168,7 @@ static void print_usage(void)
 		    "    --tdp-width=N              dispatch width [6]\n"
 		    "    --tdp-rob=N                reorder buffer [512]\n"
 		    "    --tdp-mshr=N               L1D misses in flight [16]\n"
-		    "    --tdp-mem-bw=B             DRAM bytes per cycle for one core, 0: unlimited [7]\n"
+		    "    --tdp-bandwidth=L2,L3,MEM  bytes per cycle one core moves from each, 0: unlimited [48,20,7]\n"
 		    "    --tdp-btb=ENTRIES,ASSOC    BTB, 0 entries: none [8192,8]\n"
 		    "    --tdp-dsb=WINDOWS,ASSOC,BYTES  uop cache, 0 windows: none [512,8,64]\n"
 		    "    --tdp-prefetch=STRIDE,STREAM,MAX  hardware prefetchers on (1) or off (0) [1,1,2048]\n"
@@ -209,13 +220,15 @@ static void post_clo_init(void)
 	}
 	VG_(snprintf)(tdp_desc, sizeof(tdp_desc),
 		      "%s: L1I %lu B %u-way, L1D %lu B %u-way, L2 %lu B %u-way, L3 %lu B %u-way, %u B lines; "
-		      "latency L1 %u, L2 %u, L3 %u, DRAM %u cycles; width %u.%03u; ROB %u; MSHR %u; DRAM %u.%03u B/cycle; "
+		      "latency L1 %u, L2 %u, L3 %u, DRAM %u cycles; width %u.%03u; ROB %u; MSHR %u; bandwidth L2 %u, L3 %u, "
+		      "DRAM %u.%03u B/cycle; "
 		      "BTB %u; uop cache %u x %u B; prefetch stride %u (max %u B) stream %u; predictor %s",
 		      clo_machine, (unsigned long)tdp_cfg.l1i.size, tdp_cfg.l1i.assoc, (unsigned long)tdp_cfg.l1d.size,
 		      tdp_cfg.l1d.assoc, (unsigned long)tdp_cfg.l2.size, tdp_cfg.l2.assoc, (unsigned long)tdp_cfg.l3.size, tdp_cfg.l3.assoc, tdp_cfg.l1d.line,
 		      tdp_cfg.lat[0], tdp_cfg.lat[1], tdp_cfg.lat[2], tdp_cfg.lat[3], tdp_cfg.width_milli / 1000,
-		      tdp_cfg.width_milli % 1000, tdp_cfg.rob, tdp_cfg.mshr, tdp_cfg.mem_bw_milli / 1000,
-		      tdp_cfg.mem_bw_milli % 1000, tdp_cfg.btb_entries, tdp_cfg.dsb_windows, tdp_cfg.dsb_window,
+		      tdp_cfg.width_milli % 1000, tdp_cfg.rob, tdp_cfg.mshr, tdp_cfg.bw_milli[SIM_LVL_L2] / 1000,
+		      tdp_cfg.bw_milli[SIM_LVL_L3] / 1000, tdp_cfg.bw_milli[SIM_LVL_MEM] / 1000,
+		      tdp_cfg.bw_milli[SIM_LVL_MEM] % 1000, tdp_cfg.btb_entries, tdp_cfg.dsb_windows, tdp_cfg.dsb_window,
 		      (UInt)tdp_cfg.pf_stride, tdp_cfg.pf_max_stride, (UInt)tdp_cfg.pf_stream, clo_bpred);
 	tdp_insn_init();
 	VG_(atfork)(NULL, NULL, fork_child);
@@ -244,6 +257,11 @@ static void pre_clo_init(void)
 	VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
 	VG_(clo_vex_control).iropt_unroll_thresh = 0;
 	VG_(clo_vex_control).guest_chase = False;
+	/* Every register in the guest state at each memory access (overridable): VEX drops a
+	 * software prefetch, and without this the load that computed its address would be
+	 * dead code and gone too (instrument.c rebuilds the address from the registers).
+	 * About 10 % slower. */
+	VG_(clo_vex_control).iropt_register_updates_default = VG_(clo_px_file_backed) = VexRegUpdAllregsAtMemAccess;
 	default_config(&tdp_cfg);
 }
 

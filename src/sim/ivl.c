@@ -75,15 +75,15 @@ uint64_t sim_ivl_now(struct sim_ivl *v, uint64_t seq)
 	return seq * v->c.tick_per_insn + v->stall;
 }
 
-/* The DRAM channel: a line asked for at `at` starts moving when the channel is free. */
-static uint64_t channel(struct sim_ivl *v, uint64_t at)
+/* A level's channel: a line asked for at `at` starts moving when the channel is free. */
+static uint64_t channel(struct sim_ivl *v, unsigned level, uint64_t at)
 {
 	uint64_t start;
 
-	if (!v->c.line_ticks)
+	if (level >= SIM_NR_LVL || !v->c.line_ticks[level])
 		return at;
-	start = at > v->chan_free ? at : v->chan_free;
-	v->chan_free = start + v->c.line_ticks;
+	start = at > v->chan_free[level] ? at : v->chan_free[level];
+	v->chan_free[level] = start + v->c.line_ticks[level];
 	return start;
 }
 
@@ -146,6 +146,35 @@ static struct sim_ivl_swpf *swpf_slot(struct sim_ivl *v, uint64_t line)
 	return &v->swpf[(line ^ (line >> 8)) % SIM_IVL_SWPF_SLOTS];
 }
 
+/*
+ * The first time from `at` on when a fill buffer is free: when mshr loads in
+ * flight are still incomplete at `at`, the one that completes (count - mshr + 1)th.
+ */
+static uint64_t mshr_free(const struct sim_ivl *v, uint64_t at)
+{
+	uint64_t d[SIM_IVL_MAX_INFLIGHT];
+	uint32_t n = 0, k;
+
+	if (v->nr < v->c.mshr)
+		return at;
+	for (uint32_t i = 0; i < v->nr; i++) {
+		uint64_t x = v->ring[(v->head + i) % SIM_IVL_MAX_INFLIGHT].done;
+
+		if (x > at) {
+			/* insertion into d[0..n), ascending */
+			uint32_t j = n++;
+
+			for (; j > 0 && d[j - 1] > x; j--)
+				d[j] = d[j - 1];
+			d[j] = x;
+		}
+	}
+	if (n < v->c.mshr)
+		return at;
+	k = n - v->c.mshr; /* the (k+1)th completion frees one */
+	return d[k];
+}
+
 /* Put a load in flight; when the ring is full the oldest is retired (charged as a ROB stall). */
 static void push(struct sim_ivl *v, uint64_t seq, uint64_t done, uint64_t *cyc)
 {
@@ -195,19 +224,16 @@ unsigned sim_ivl_load(struct sim_ivl *v, uint64_t seq, uint64_t pc, uint64_t add
 		}
 	} else if (covered) {
 		/* asked for a latency ahead: late only when the channel is behind */
-		done = ready + l1;
-		if (level == SIM_LVL_MEM) {
-			uint64_t ahead = lat(v, SIM_LVL_MEM), start = channel(v, t > ahead ? t - ahead : 0);
+		uint64_t ahead = lat(v, level), start = channel(v, level, t > ahead ? t - ahead : 0);
 
-			if (start + ahead > done)
-				done = start + ahead;
-		}
+		done = ready + l1;
+		if (start + ahead > done)
+			done = start + ahead;
 	} else {
 		uint64_t issue = ready;
 
-		if (v->nr >= v->c.mshr && v->ring[v->head].done > issue)
-			issue = v->ring[v->head].done; /* no fill buffer free: wait for the oldest */
-		done = (level == SIM_LVL_MEM ? channel(v, issue) : issue) + lat(v, level);
+		issue = mshr_free(v, issue);
+		done = channel(v, level, issue) + lat(v, level);
 	}
 	if (done > t + l1) {
 		dep_add(v, value, done);
@@ -226,16 +252,17 @@ void sim_ivl_prefetch(struct sim_ivl *v, uint64_t seq, uint64_t line, unsigned l
 		return;
 	p->line = line + 1;
 	p->level = level;
-	p->done = (level == SIM_LVL_MEM ? channel(v, t) : t) + lat(v, level);
+	p->done = channel(v, level, t) + lat(v, level);
 }
 
-void sim_ivl_store_mem(struct sim_ivl *v, uint64_t seq)
+void sim_ivl_store_miss(struct sim_ivl *v, uint64_t seq, unsigned level)
 {
 	uint64_t t = sim_ivl_now(v, seq);
 
-	/* the read for ownership, and the write-back of the line when it leaves */
-	channel(v, t);
-	channel(v, t);
+	/* the read for ownership, and from DRAM the write-back of the line when it leaves */
+	channel(v, level, t);
+	if (level == SIM_LVL_MEM)
+		channel(v, level, t);
 }
 
 void sim_ivl_mispredict(struct sim_ivl *v, uint64_t seq)

@@ -22,11 +22,12 @@
  *     chase) is issued when that miss completes: a chase exposes every latency;
  *   - at most mshr misses are in flight (L1 fill buffers): the next waits for
  *     the oldest;
- *   - DRAM is one channel that moves a line every line_ticks (the core's share
- *     of memory bandwidth, 0: unlimited): lines queue for it;
- *   - a miss a hardware prefetcher covers (pf.h) was requested a DRAM latency
- *     ahead: it costs nothing unless the channel is behind (bandwidth-bound
- *     streams); from L2 or L3 it is an L1 hit;
+ *   - each level (L2, L3, DRAM) is one channel that moves a line every
+ *     line_ticks[level] (the core's bandwidth from it; 0: unlimited): lines
+ *     queue for it;
+ *   - a miss a hardware prefetcher covers (pf.h) was requested its latency
+ *     ahead: it costs nothing unless its level's channel is behind
+ *     (bandwidth-bound streams);
  *   - a software prefetch requests its line when it runs; a load of that line
  *     before it arrives waits for it.
  * Stores cost nothing (the store buffer) but move their lines over the channel.
@@ -53,7 +54,7 @@ struct sim_ivl_config {
 	uint32_t rob;              /* reorder buffer, instructions */
 	uint32_t mshr;             /* misses in flight at most (1..SIM_IVL_MAX_INFLIGHT) */
 	uint32_t lat[SIM_NR_LVL];  /* load-to-use cycles */
-	uint32_t line_ticks;       /* DRAM channel ticks per line; 0: no bandwidth limit */
+	uint32_t line_ticks[SIM_NR_LVL]; /* ticks per line of each level's channel (L1: unused); 0: no limit */
 	uint32_t dep_range;        /* bytes above a loaded pointer that depend on it */
 };
 
@@ -84,7 +85,7 @@ struct sim_ivl {
 	uint64_t stall;        /* ticks the dispatch has stalled so far */
 	unsigned dep_shift;    /* log2 of the dependence table's granule (>= dep_range) */
 	uint64_t last_seq;
-	uint64_t chan_free;    /* when the DRAM channel is free */
+	uint64_t chan_free[SIM_NR_LVL]; /* when each level's channel is free */
 	uint64_t last_value;   /* the newest slow load's value and completion (index chases) */
 	uint64_t last_done;
 	struct sim_ivl_miss ring[SIM_IVL_MAX_INFLIGHT]; /* in flight, oldest first */
@@ -119,8 +120,8 @@ unsigned sim_ivl_load(struct sim_ivl *v, uint64_t seq, uint64_t pc, uint64_t add
 /** A software prefetch of `line`, found at `level`, by instruction `seq`. */
 void sim_ivl_prefetch(struct sim_ivl *v, uint64_t seq, uint64_t line, unsigned level);
 
-/** A store by instruction `seq` missed to DRAM: its line (and its write-back) use the channel. */
-void sim_ivl_store_mem(struct sim_ivl *v, uint64_t seq);
+/** A store by instruction `seq` missed L1 and was served by `level`: its line (and, from DRAM, its write-back) use the channel. */
+void sim_ivl_store_miss(struct sim_ivl *v, uint64_t seq, unsigned level);
 
 /**
  * A mispredicted branch at instruction `seq`: when the newest load in flight

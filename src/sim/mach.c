@@ -141,7 +141,9 @@ struct sim_mach *sim_mach_init(void *mem, size_t len, const struct sim_mach_conf
 	ic.rob = c->rob;
 	ic.mshr = c->mshr;
 	/* a line moves every line / (bytes per cycle) cycles */
-	ic.line_ticks = c->mem_bw_milli ? (uint32_t)((uint64_t)c->l1d.line * SIM_IVL_TICKS * 1000ull / c->mem_bw_milli) : 0;
+	for (int i = 0; i < SIM_NR_LVL; i++)
+		ic.line_ticks[i] = i && c->bw_milli[i] ? (uint32_t)((uint64_t)c->l1d.line * SIM_IVL_TICKS * 1000ull /
+								   c->bw_milli[i]) : 0;
 	ic.dep_range = c->dep_range;
 	sim_ivl_init(&m->ivl, &ic);
 	return m;
@@ -229,8 +231,7 @@ void sim_mach_store(struct sim_mach *m, uint64_t *ev, uint64_t seq, uint64_t add
 		ev[SIM_MEV_D1MW]++;
 		ev[SIM_MEV_D2MW] += lvl >= SIM_LVL_L3;
 		ev[SIM_MEV_DLMW] += lvl >= SIM_LVL_MEM;
-		if (lvl == SIM_LVL_MEM)
-			sim_ivl_store_mem(&m->ivl, seq);
+		sim_ivl_store_miss(&m->ivl, seq, lvl);
 	}
 }
 

@@ -81,7 +81,8 @@ struct sim_mach_config {
 	uint32_t width_milli;      /* dispatch width × 1000 */
 	uint32_t rob;              /* reorder buffer entries */
 	uint32_t mshr;             /* L1D misses in flight */
-	uint32_t mem_bw_milli;     /* DRAM bytes per cycle × 1000 for one core; 0: unlimited */
+	uint32_t bw_milli[SIM_NR_LVL]; /* bytes per cycle × 1000 one core moves from L2, L3, DRAM
+					* ([SIM_LVL_L1] unused); 0: unlimited */
 	uint32_t btb_entries, btb_assoc;  /* 0 entries: no BTB */
 	uint32_t dsb_windows, dsb_assoc, dsb_window;  /* µop cache: windows of dsb_window bytes; 0: none */
 	bool pf_stride, pf_stream; /* hardware prefetchers */

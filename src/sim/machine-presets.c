@@ -28,13 +28,14 @@
  * BTB, µop cache and legacy decode. Shared assumptions: both prefetchers on,
  * strides up to 2 KiB prefetched (Intel's IP prefetcher's limit), a load within
  * 512 B above a loaded pointer depends on it, 8-way BTB and µop cache. One core's
- * DRAM bandwidth (mem_bw) is an assumption: single-core read bandwidth as Chips and
- * Cheese measured it for each core, in bytes per core cycle, rounded down. The
+ * bandwidth from L2, L3 and DRAM (l2_bw, l3_bw, mem_bw) is an assumption: single-core
+ * read bandwidth as Chips and Cheese measured it for each core, in bytes per core
+ * cycle, rounded down. The
  * µop cache is given in windows (its µops / 6, the µops of one way).
  */
-#define TOOL(l2size, l2assoc, l1l, l2l, l3l, rob_, mshr_, bw, btb, btbp, dsbw, dsbb, dec, sw) \
+#define TOOL(l2size, l2assoc, l1l, l2l, l3l, rob_, mshr_, l2bw, l3bw, bw, btb, btbp, dsbw, dsbb, dec, sw) \
 	.l2 = { l2size, l2assoc, 64 }, .l1_latency = l1l, .l2_latency = l2l, .l3_latency = l3l, .rob = rob_, .mshr = mshr_, \
-	.mem_bw = bw, .btb_entries = btb, .btb_penalty = btbp, .dsb_windows = dsbw, .dsb_window = dsbb, \
+	.l2_bw = l2bw, .l3_bw = l3bw, .mem_bw = bw, .btb_entries = btb, .btb_penalty = btbp, .dsb_windows = dsbw, .dsb_window = dsbb, \
 	.decode_width = dec, .dsb_switch = sw
 
 /* The front-end share of a mispredict (resteer_latency) is the refill of the
@@ -62,7 +63,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 35,
 			.mem_latency = 400,
 			.resteer_latency = 5, .indirect_resteer = 2, .mcpu = "alderlake",
-			TOOL(KIB(1280), 10, 5, 15, 50, 512, 16, 7, 8192, 9, 512, 64, 6, 2),
+			TOOL(KIB(1280), 10, 5, 15, 50, 512, 16, 48, 20, 7, 8192, 9, 512, 64, 6, 2),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -86,7 +87,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 32,
 			.mem_latency = 400,
 			.resteer_latency = 4, .indirect_resteer = 2, .mcpu = "znver3",
-			TOOL(MIB(1), 8, 4, 14, 50, 320, 24, 8, 8192, 8, 1024, 64, 4, 1),
+			TOOL(MIB(1), 8, 4, 14, 50, 320, 24, 48, 24, 8, 8192, 8, 1024, 64, 4, 1),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -109,7 +110,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 40,
 			.mem_latency = 450,
 			.resteer_latency = 6, .indirect_resteer = 2, .mcpu = "alderlake",
-			TOOL(KIB(1280), 10, 5, 15, 65, 512, 16, 6.5, 12288, 9, 512, 64, 6, 2),
+			TOOL(KIB(1280), 10, 5, 15, 65, 512, 16, 48, 20, 6.5, 12288, 9, 512, 64, 6, 2),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -133,7 +134,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 27,
 			.mem_latency = 250,
 			.resteer_latency = 5, .indirect_resteer = 2, .mcpu = "skylake",
-			TOOL(KIB(256), 4, 4, 12, 42, 224, 12, 5, 4096, 9, 256, 32, 4, 2),
+			TOOL(KIB(256), 4, 4, 12, 42, 224, 12, 32, 16, 5, 4096, 9, 256, 32, 4, 2),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -156,7 +157,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 42,
 			.mem_latency = 330,
 			.resteer_latency = 6, .indirect_resteer = 2, .mcpu = "icelake-server",
-			TOOL(KIB(1280), 20, 5, 14, 70, 352, 12, 4.5, 5120, 9, 384, 64, 4, 2),
+			TOOL(KIB(1280), 20, 5, 14, 70, 352, 12, 40, 10, 4.5, 5120, 9, 384, 64, 4, 2),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -178,7 +179,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 29,
 			.mem_latency = 360,
 			.resteer_latency = 4, .indirect_resteer = 2, .mcpu = "znver3",
-			TOOL(KIB(512), 8, 4, 12, 46, 256, 24, 7.5, 8192, 8, 640, 64, 4, 1),
+			TOOL(KIB(512), 8, 4, 12, 46, 256, 24, 32, 24, 7.5, 8192, 8, 640, 64, 4, 1),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -201,7 +202,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 50,
 			.mem_latency = 360,
 			.resteer_latency = 4, .indirect_resteer = 2, .mcpu = "neoverse-n1", .mtriple = "aarch64",
-			TOOL(MIB(1), 8, 4, 11, 90, 128, 16, 6.5, 6144, 8, 0, 64, 4, 0),
+			TOOL(MIB(1), 8, 4, 11, 90, 128, 16, 32, 12, 6.5, 6144, 8, 0, 64, 4, 0),
 			MODEL_ASSUMPTIONS,
 		},
 	},

@@ -42,7 +42,9 @@ static const struct num_param num_params[] = {
 	NUM("l3-latency", l3_latency, 1, 1000, "cycles"),
 	NUM("rob", rob, 1, 4096, "reorder buffer entries"),
 	NUM("mshr", mshr, 1, 64, "L1D misses in flight"),
-	NUM("mem-bw", mem_bw, 0, 1000, "DRAM bytes per cycle, 0: unlimited"),
+	NUM("l2-bw", l2_bw, 0, 1000, "bytes per cycle from L2, 0: unlimited"),
+	NUM("l3-bw", l3_bw, 0, 1000, "bytes per cycle from L3, 0: unlimited"),
+	NUM("mem-bw", mem_bw, 0, 1000, "bytes per cycle from DRAM, 0: unlimited"),
 	NUM("btb-entries", btb_entries, 0, 1 << 20, "BTB entries, 0: none"),
 	NUM("btb-assoc", btb_assoc, 1, 64, "ways"),
 	NUM("btb-penalty", btb_penalty, 0, 100, "cycles"),
@@ -64,7 +66,7 @@ static const char *const all_keys[] = {
 	"ll", "ll-size", "ll-assoc", "ll-line", "width", "uops-per-insn", "branch-penalty",
 	"i1-latency", "ll-latency", "mem-latency", "mlp", "stream-mlp", "stream-ratio",
 	"resteer-latency", "indirect-resteer", "indep-mlp", "l2", "l2-size", "l2-assoc", "l2-line",
-	"l1-latency", "l2-latency", "l3-latency", "rob", "mshr", "mem-bw", "btb-entries", "btb-assoc",
+	"l1-latency", "l2-latency", "l3-latency", "rob", "mshr", "l2-bw", "l3-bw", "mem-bw", "btb-entries", "btb-assoc",
 	"btb-penalty", "dsb-windows", "dsb-assoc", "dsb-window", "decode-width", "dsb-switch",
 	"prefetch-stride", "prefetch-stream", "prefetch-max-stride", "dep-range",
 };
@@ -263,7 +265,7 @@ int sim_machine_set(struct sim_machine *m, const char *key, const char *value, s
 			tdp_err_set(err, TDP_EUSAGE, "unknown machine key '%s'", key);
 		tdp_err_hint(err, "keys: i1, d1, l2, ll (SIZE:ASSOC:LINE) or their -size/-assoc/-line, width, "
 				    "branch-penalty, latencies (i1-, l1-, l2-, l3-, ll-, mem-latency), rob, mshr, "
-				    "mem-bw, ... (see " TDP_DOC_SIM_MACHINE ")");
+				    "l2-bw, l3-bw, mem-bw, ... (see " TDP_DOC_SIM_MACHINE ")");
 		return TDP_EUSAGE;
 	}
 }
@@ -582,7 +584,7 @@ void sim_machine_tool_args(const struct sim_machine *m, char args[SIM_TOOL_ARGS]
 	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-width=%.3f", m->width);
 	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-rob=%.0f", m->rob);
 	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-mshr=%.0f", m->mshr);
-	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-mem-bw=%.3f", m->mem_bw);
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-bandwidth=%.3f,%.3f,%.3f", m->l2_bw, m->l3_bw, m->mem_bw);
 	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-btb=%.0f,%.0f", m->btb_entries, m->btb_assoc);
 	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-dsb=%.0f,%.0f,%.0f", m->dsb_windows, m->dsb_assoc, m->dsb_window);
 	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-prefetch=%.0f,%.0f,%.0f", m->pf_stride, m->pf_stream,

@@ -69,7 +69,9 @@ struct sim_machine {
 	double l3_latency;       /* ... of an L3 (ll) hit; mem_latency: DRAM */
 	double rob;              /* reorder buffer entries: misses this close together overlap */
 	double mshr;             /* L1D misses in flight at most (fill buffers) */
-	double mem_bw;           /* DRAM bytes per cycle one core moves at most; 0: unlimited */
+	double l2_bw;            /* bytes per cycle one core moves from L2 at most; 0: unlimited */
+	double l3_bw;            /* ... from L3 */
+	double mem_bw;           /* ... from DRAM */
 	double btb_entries;      /* BTB entries (0: no BTB model) */
 	double btb_assoc;
 	double btb_penalty;      /* cycles per taken branch predicted right whose BTB entry was missing

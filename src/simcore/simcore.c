@@ -500,8 +500,24 @@ static int combine(struct ctx *c, struct sim_core *out)
 		}
 		out->fetch_cycles += fetch * (double)b->execs;
 		chain = false;
-		for (size_t k = 0; k < b->n; k++)
-			chain |= (b->flags[k] & SIM_INSN_CHASE) != 0;
+		{
+			double dr = 0, miss = 0;
+
+			for (size_t k = 0; k < b->n; k++) {
+				const struct sim_entry *e = &c->p->v[c->idx[b->first + k]];
+
+				if (!(b->flags[k] & SIM_INSN_CHASE))
+					continue;
+				chain = true;
+				dr += (double)e->cost.v[SIM_DR];
+				miss += (double)e->cost.v[SIM_D1MR];
+			}
+			/* With tdprof's tool a chained load that misses L1 has its whole latency in
+			 * the tool's exposed cycles: llvm-mca's chain (L1 latency) is charged only
+			 * for the iterations whose chained load hit L1, not twice. */
+			if (chain && sim_profile_from_tool(c->p) && dr > 0)
+				stall *= 1.0 - fmin(1.0, miss / dr);
+		}
 		out->nr_blocks += (size_t)(c->r[b->region].block == i);
 		out->nr_hot++;
 		if (!chain)

@@ -10,7 +10,7 @@ struct bpred {
 	uint64_t *stack;
 };
 
-static const struct bpred_config stub = { "stub", 16, 12, 10, 32 };
+static const struct bpred_config stub = { "stub", 16, 16, 10, 32 };
 
 const struct bpred_config *bpred_preset(const char *name)
 {
