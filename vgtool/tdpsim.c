@@ -198,15 +198,20 @@ static void fork_child(ThreadId tid)
 
 static void post_clo_init(void)
 {
-	const struct bpred_config *bp = bpred_preset(clo_bpred);
+	const struct bpred_preset *bp = bpred_preset(clo_bpred);
 	SizeT need;
 	void *mem;
 
 	if (!bp) {
-		VG_(umsg)("tdpsim: unknown --tdp-bpred=%s\n", clo_bpred);
+		/* a machine the predictor has no preset for: the generic core's */
+		VG_(umsg)("tdpsim: no predictor preset '%s': using 'generic'\n", clo_bpred);
+		bp = bpred_preset("generic");
+	}
+	if (!bp) {
+		VG_(umsg)("tdpsim: no predictor preset 'generic'\n");
 		VG_(exit)(1);
 	}
-	tdp_cfg.bpred = bp;
+	tdp_cfg.bpred = &bp->config;
 	need = sim_mach_bytes(&tdp_cfg);
 	if (!need) {
 		VG_(umsg)("tdpsim: the machine's caches are out of range (size = sets x ways x line, one line size)\n");

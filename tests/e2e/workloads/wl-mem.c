@@ -111,14 +111,15 @@ static int gather(int prefetch)
 
 static int branch(int pattern)
 {
-	static uint8_t v[4096];
+	/* longer than any predictor's tables: random data cannot be learnt by heart */
+	static uint8_t v[1u << 18];
 	uint32_t x = 7;
 
 	for (size_t i = 0; i < sizeof(v); i++) {
 		x = x * 1664525u + 1013904223u;
 		v[i] = pattern ? (i % 4 == 0) : (x >> 28) & 1;
 	}
-	sink = k_branch(v, sizeof(v), 500);
+	sink = k_branch(v, sizeof(v), 8);
 	return 0;
 }
 

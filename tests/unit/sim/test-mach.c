@@ -307,7 +307,7 @@ static struct sim_mach_config small_machine(void)
 	c.pf_stride = c.pf_stream = true;
 	c.pf_max_stride = 2048;
 	c.dep_range = 512;
-	c.bpred = bpred_preset("generic");
+	c.bpred = &bpred_preset("generic")->config;
 	return c;
 }
 
