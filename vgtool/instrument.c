@@ -71,6 +71,35 @@ static UInt hash_addr(Addr a)
 	return (UInt)(h >> 46) & (INSN_BUCKETS - 1);
 }
 
+/*
+ * The load bias of the object holding a: addresses are written as the object's own
+ * (its ELF addresses), as callgrind writes them. An address the debug information
+ * does not cover (a stub valgrind put in the object's range) takes the bias its
+ * object had before.
+ */
+static PtrdiffT object_bias(DiEpoch ep, Addr a, UInt obj)
+{
+	static struct {
+		UInt obj;
+		PtrdiffT bias;
+	} seen[64];
+	static UInt nr_seen;
+	DebugInfo *di = VG_(find_DebugInfo)(ep, a);
+	PtrdiffT bias;
+	UInt i;
+
+	for (i = 0; i < nr_seen && seen[i].obj != obj; i++)
+		;
+	if (!di)
+		return i < nr_seen ? seen[i].bias : 0;
+	bias = VG_(DebugInfo_get_text_bias)(di);
+	if (i == nr_seen && nr_seen < 64) {
+		seen[nr_seen].obj = obj;
+		seen[nr_seen++].bias = bias;
+	}
+	return bias;
+}
+
 /* The instruction at a, made on first sight with its debug information. */
 struct tdp_insn *tdp_insn_get(Addr a)
 {
@@ -89,12 +118,7 @@ struct tdp_insn *tdp_insn_get(Addr a)
 	insn_tab[h] = in;
 	nr_insns++;
 	in->obj = tdp_name(VG_(get_objname)(ep, a, &s) ? s : "???");
-	{
-		/* addresses are written as the object's own (its ELF addresses), as callgrind does */
-		DebugInfo *di = VG_(find_DebugInfo)(ep, a);
-
-		in->bias = di ? VG_(DebugInfo_get_text_bias)(di) : 0;
-	}
+	in->bias = object_bias(ep, a, in->obj);
 	in->fn = tdp_name(VG_(get_fnname)(ep, a, &s) ? s : "???");
 	if (VG_(get_filename_linenum)(ep, a, &s, &dir, &line)) {
 		if (dir && dir[0] && s[0] != '/') {

@@ -119,6 +119,8 @@ static void dep_add(struct sim_ivl *v, uint64_t value, uint64_t done)
 	d = dep_slot(v, value >> v->dep_shift);
 	d->value = value + 1;
 	d->done = done;
+	if (done > v->dep_until)
+		v->dep_until = done;
 	v->last_value = value;
 	v->last_done = done;
 }
@@ -201,7 +203,8 @@ unsigned sim_ivl_load(struct sim_ivl *v, uint64_t seq, uint64_t pc, uint64_t add
 	uint64_t t = sim_ivl_now(v, seq), ready = t, done, w, l1 = lat(v, SIM_LVL_L1);
 	unsigned res = 0, charge = level;
 
-	if ((w = dep_find(v, addr, t)) != 0) {
+	/* (no slow load is still in flight: nothing to depend on; the common case) */
+	if (v->dep_until > t && (w = dep_find(v, addr, t)) != 0) {
 		ready = w;
 		res |= SIM_IVL_DEPENDENT;
 	}
@@ -213,7 +216,7 @@ unsigned sim_ivl_load(struct sim_ivl *v, uint64_t seq, uint64_t pc, uint64_t add
 		struct sim_ivl_swpf *p = swpf_slot(v, line);
 
 		done = ready + l1;
-		if (p->line == line + 1) {
+		if (v->swpf_until > t && p->line == line + 1) {
 			if (p->done > done) {
 				done = p->done; /* a software prefetch still on its way */
 				charge = p->level;
@@ -253,6 +256,8 @@ void sim_ivl_prefetch(struct sim_ivl *v, uint64_t seq, uint64_t line, unsigned l
 	p->line = line + 1;
 	p->level = level;
 	p->done = channel(v, level, t) + lat(v, level);
+	if (p->done > v->swpf_until)
+		v->swpf_until = p->done;
 }
 
 void sim_ivl_store_miss(struct sim_ivl *v, uint64_t seq, unsigned level)

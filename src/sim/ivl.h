@@ -84,6 +84,8 @@ struct sim_ivl {
 	struct sim_ivl_config c;
 	uint64_t stall;        /* ticks the dispatch has stalled so far */
 	unsigned dep_shift;    /* log2 of the dependence table's granule (>= dep_range) */
+	uint64_t dep_until;    /* the latest completion in the dependence table (none later) */
+	uint64_t swpf_until;   /* the latest arrival of a software prefetch */
 	uint64_t last_seq;
 	uint64_t chan_free[SIM_NR_LVL]; /* when each level's channel is free */
 	uint64_t last_value;   /* the newest slow load's value and completion (index chases) */

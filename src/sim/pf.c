@@ -9,7 +9,6 @@ void sim_pf_init(struct sim_pf *pf, bool stride_on, bool stream_on, uint32_t max
 	pf->stream_on = stream_on;
 	pf->max_stride = max_stride;
 	pf->line_shift = line_shift;
-	pf->clock = 0;
 	for (unsigned i = 0; i < SIM_PF_STRIDE_ENTRIES; i++) {
 		pf->stride[i].pc = 0;
 		pf->stride[i].last = 0;
@@ -18,7 +17,6 @@ void sim_pf_init(struct sim_pf *pf, bool stride_on, bool stream_on, uint32_t max
 	}
 	for (unsigned i = 0; i < SIM_PF_STREAMS; i++) {
 		pf->stream[i].page = 0;
-		pf->stream[i].stamp = 0;
 		pf->stream[i].last = 0;
 		pf->stream[i].dir = 0;
 		pf->stream[i].conf = 0;
@@ -57,29 +55,18 @@ static bool stream_miss(struct sim_pf *pf, uint64_t addr)
 {
 	uint64_t page = (addr >> SIM_PF_PAGE_SHIFT) + 1;
 	int64_t line = (int64_t)((addr & ((1u << SIM_PF_PAGE_SHIFT) - 1)) >> pf->line_shift);
-	struct sim_pf_stream *e = NULL, *old = &pf->stream[0];
+	/* one entry per page hash (a newer page takes its slot) */
+	struct sim_pf_stream *e = &pf->stream[(page * 0x9e3779b97f4a7c15ull) >> 58 & (SIM_PF_STREAMS - 1)];
 	int64_t d;
 	int dir;
 
-	pf->clock++;
-	for (unsigned i = 0; i < SIM_PF_STREAMS; i++) {
-		if (pf->stream[i].page == page) {
-			e = &pf->stream[i];
-			break;
-		}
-		if (pf->stream[i].stamp < old->stamp)
-			old = &pf->stream[i];
-	}
-	if (!e) {
-		e = old;
+	if (e->page != page) {
 		e->page = page;
-		e->stamp = pf->clock;
 		e->last = line;
 		e->dir = 0;
 		e->conf = 0;
 		return false;
 	}
-	e->stamp = pf->clock;
 	d = line - e->last;
 	e->last = line;
 	if (d == 0)

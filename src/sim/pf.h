@@ -8,7 +8,7 @@
  *            makes the entry confident, and from then on a miss at the next
  *            multiple is covered (Intel's L1 IP-based stride prefetcher; any
  *            fixed stride, not a miss ratio);
- *   stream   per 4 KiB page (SIM_PF_STREAMS pages, least recently used replaced):
+ *   stream   per 4 KiB page (SIM_PF_STREAMS pages, one slot per page hash):
  *            misses on lines one or two apart in one direction; the third such
  *            line and the ones after it are covered (Intel's L2 streamer, AMD's
  *            and Arm's next-line and stream prefetchers). Streams do not cross
@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define SIM_PF_STRIDE_ENTRIES 256u
-#define SIM_PF_STREAMS 32u
+#define SIM_PF_STREAMS 64u /* a power of two */
 #define SIM_PF_PAGE_SHIFT 12u
 
 struct sim_pf_stride {
@@ -37,7 +37,6 @@ struct sim_pf_stride {
 
 struct sim_pf_stream {
 	uint64_t page;   /* page number + 1 (0: free) */
-	uint64_t stamp;  /* last use, for LRU */
 	int64_t last;    /* the line (within the page) of the last miss */
 	int dir;         /* +1, -1 or 0 (not yet known) */
 	uint32_t conf;
@@ -47,7 +46,6 @@ struct sim_pf {
 	bool stride_on, stream_on;
 	uint32_t max_stride;   /* bytes: a longer stride is not prefetched (Intel: 2 KiB) */
 	uint32_t line_shift;   /* log2 of the line size */
-	uint64_t clock;
 	struct sim_pf_stride stride[SIM_PF_STRIDE_ENTRIES];
 	struct sim_pf_stream stream[SIM_PF_STREAMS];
 };
