@@ -37,11 +37,15 @@ check: all
 	@scripts/test-summary.py $(BUILD)
 
 # Only what the demo runs: tdprof and the branch demo (not the tests, fuzzers and
-# benchmarks), so that a new user sees the first result in about a minute.
+# benchmarks), so that a new user sees the first result in about a minute; and
+# tdprof's valgrind tool where Meson configured it (valgrind's static libraries
+# installed by deps.sh before the build directory is set up).
 DEMO_TARGETS = tdprof examples/branch/demo-branch
-demo: $(BUILD)/build.ninja
+demo:
 	@scripts/deps.sh demo
-	$(NINJA) -C $(BUILD) $(DEMO_TARGETS)
+	@$(MAKE) --no-print-directory $(BUILD)/build.ninja
+	$(NINJA) -C $(BUILD) $(DEMO_TARGETS) $$($(NINJA) -C $(BUILD) -t targets all 2>/dev/null | \
+	  grep -o '^vgtool/tdpsim-amd64-linux' | head -1)
 	@scripts/demo.sh $(BUILD)
 
 # The prefix is the one given now (PREFIX=, default /usr/local), not the one the
