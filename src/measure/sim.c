@@ -56,8 +56,12 @@ int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, str
 		n->progress(line.buf);
 	}
 	{
-		size_t len = strlen(s->machine_desc);
+		size_t len;
 
+		/* the parameters of the simulator that ran, and which it was */
+		if (s->run.tool == SIM_TOOL_TDPSIM)
+			sim_machine_describe_tool(&s->machine, s->machine_desc, sizeof(s->machine_desc));
+		len = strlen(s->machine_desc);
 		snprintf(s->machine_desc + len, sizeof(s->machine_desc) - len, "; simulated by %s",
 			 sim_tool_name(s->run.tool));
 	}

@@ -155,10 +155,14 @@ static struct sim_ivl_swpf *swpf_slot(struct sim_ivl *v, uint64_t line)
 static uint64_t mshr_free(const struct sim_ivl *v, uint64_t at)
 {
 	uint64_t d[SIM_IVL_MAX_INFLIGHT];
-	uint32_t n = 0, k;
+	uint32_t n = 0, k, busy = 0;
 
 	if (v->nr < v->c.mshr)
 		return at;
+	for (uint32_t i = 0; i < v->nr; i++)
+		busy += v->ring[(v->head + i) % SIM_IVL_MAX_INFLIGHT].done > at;
+	if (busy < v->c.mshr)
+		return at; /* the common case: a buffer is free */
 	for (uint32_t i = 0; i < v->nr; i++) {
 		uint64_t x = v->ring[(v->head + i) % SIM_IVL_MAX_INFLIGHT].done;
 

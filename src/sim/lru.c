@@ -34,22 +34,25 @@ static uint64_t *set_of(const struct sim_lru *c, uint64_t block)
 
 bool sim_lru_access(struct sim_lru *c, uint64_t block)
 {
-	uint64_t *w = set_of(c, block), key = block + 1;
-	uint32_t i;
-	bool hit;
+	uint64_t *w = set_of(c, block), key = block + 1, prev;
 
 	if (w[0] == key)
 		return true;
-	for (i = 1; i < c->assoc && w[i] != key; i++)
-		;
-	/* a hit at i, or a miss that evicts the last way: the ones before move down */
-	hit = i < c->assoc;
-	if (!hit)
-		i = c->assoc - 1;
-	for (; i > 0; i--)
-		w[i] = w[i - 1];
+	/* one pass: each way moves down one until the block is found (a hit) or the
+	 * last way falls off (a miss); the block becomes the most recent */
+	prev = w[0];
+	for (uint32_t i = 1; i < c->assoc; i++) {
+		uint64_t t = w[i];
+
+		w[i] = prev;
+		if (t == key) {
+			w[0] = key;
+			return true;
+		}
+		prev = t;
+	}
 	w[0] = key;
-	return hit;
+	return false;
 }
 
 bool sim_lru_holds(const struct sim_lru *c, uint64_t block)

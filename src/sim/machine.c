@@ -620,3 +620,19 @@ void sim_machine_describe(const struct sim_machine *m, char *buf, size_t size)
 		 m->d1.line, m->width, m->branch_penalty, m->resteer_latency, m->i1_latency, m->ll_latency,
 		 m->mem_latency, m->mlp, m->stream_mlp, m->indep_mlp, m->mcpu[0] ? m->mcpu : "none");
 }
+
+void sim_machine_describe_tool(const struct sim_machine *m, char *buf, size_t size)
+{
+	char i1[32], d1[32], l2[32], ll[32];
+
+	size_str(m->i1.size, i1, sizeof(i1));
+	size_str(m->d1.size, d1, sizeof(d1));
+	size_str(m->l2.size, l2, sizeof(l2));
+	size_str(m->ll.size, ll, sizeof(ll));
+	snprintf(buf, size,
+		 "%s%s: L1I %s, L1D %s, L2 %s, L3 %s, %u B lines; %g slots/cycle; ROB %g, %g misses in flight; "
+		 "load latency %g/%g/%g/%g cycles; mispredict %g cycles (%g resteer); core: llvm-mca %s",
+		 m->name, m->modified ? " (modified)" : "", i1, d1, l2, ll, m->d1.line, m->width, m->rob, m->mshr,
+		 m->l1_latency, m->l2_latency, m->l3_latency, m->mem_latency, m->branch_penalty, m->resteer_latency,
+		 m->mcpu[0] ? m->mcpu : "none");
+}

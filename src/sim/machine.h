@@ -173,4 +173,11 @@ void sim_machine_valgrind_args(const struct sim_machine *m, char i1[SIM_VG_ARG_M
  */
 void sim_machine_describe(const struct sim_machine *m, char *buf, size_t size);
 
+/**
+ * The same for a run of tdprof's valgrind tool, which simulates other parameters:
+ * "generic: L1I 32 KiB, L1D 48 KiB, L2 1.25 MiB, L3 32 MiB, 64 B lines; 6 slots/cycle;
+ * ROB 512, 16 misses in flight; load latency 5/15/50/400 cycles; ...".
+ */
+void sim_machine_describe_tool(const struct sim_machine *m, char *buf, size_t size);
+
 #endif
