@@ -36,16 +36,15 @@ check: all
 	-meson test -C $(BUILD) --print-errorlogs --num-processes 2 $(TESTS)
 	@scripts/test-summary.py $(BUILD)
 
-# Only what the demo runs: tdprof and the branch demo (not the tests, fuzzers and
-# benchmarks), so that a new user sees the first result in about a minute; and
-# tdprof's valgrind tool where Meson configured it (valgrind's static libraries
-# installed by deps.sh before the build directory is set up).
-DEMO_TARGETS = tdprof examples/branch/demo-branch
+# Only what the demo runs: tdprof, the branch demo and tdprof's valgrind tool
+# (`sim-tool`: the tool where Meson configured it, else tdprof again; valgrind's
+# static libraries come with deps.sh's valgrind), not the tests, fuzzers and
+# benchmarks, so that a new user sees the first result in about a minute.
+DEMO_TARGETS = tdprof examples/branch/demo-branch sim-tool
 demo:
 	@scripts/deps.sh demo
 	@$(MAKE) --no-print-directory $(BUILD)/build.ninja
-	$(NINJA) -C $(BUILD) $(DEMO_TARGETS) $$($(NINJA) -C $(BUILD) -t targets all 2>/dev/null | \
-	  grep -o '^vgtool/tdpsim-amd64-linux' | head -1)
+	$(NINJA) -C $(BUILD) $(DEMO_TARGETS)
 	@scripts/demo.sh $(BUILD)
 
 # The prefix is the one given now (PREFIX=, default /usr/local), not the one the

@@ -24,135 +24,20 @@
 
 #include "tdpsim.h"
 
-#define INSN_BUCKETS (1u << 18)
-#define CHUNK (4u << 20)
 #define MAX_SB_INSNS 512  /* IMarks in one superblock (VEX cuts at 60 by default; unrolling is off) */
 
 struct sim_mach *tdp_mach;
 ULong tdp_seq;
 struct tdp_seg *tdp_segs;
 
-/* ---- memory, instructions, names ---- */
-
-static UChar *chunk;
-static SizeT chunk_left;
-
-void *tdp_alloc(SizeT n)
-{
-	void *p;
-
-	n = (n + 15) & ~(SizeT)15;
-	if (n > chunk_left) {
-		SizeT sz = n > CHUNK ? n : CHUNK;
-
-		chunk = VG_(malloc)("tdpsim.chunk", sz);
-		VG_(memset)(chunk, 0, sz);
-		chunk_left = sz;
-	}
-	p = chunk;
-	chunk += n;
-	chunk_left -= n;
-	return p;
-}
-
-static struct tdp_insn **insn_tab;
-static ULong nr_insns;
-
-void tdp_insn_init(void)
-{
-	insn_tab = VG_(malloc)("tdpsim.insns", INSN_BUCKETS * sizeof(*insn_tab));
-	VG_(memset)(insn_tab, 0, INSN_BUCKETS * sizeof(*insn_tab));
-}
-
-static UInt hash_addr(Addr a)
-{
-	ULong h = (ULong)a * 0x9e3779b97f4a7c15ull;
-
-	return (UInt)(h >> 46) & (INSN_BUCKETS - 1);
-}
-
-/*
- * The load bias of the object holding a: addresses are written as the object's own
- * (its ELF addresses), as callgrind writes them. An address the debug information
- * does not cover (a stub valgrind put in the object's range) takes the bias its
- * object had before.
- */
-static PtrdiffT object_bias(DiEpoch ep, Addr a, UInt obj)
-{
-	static struct {
-		UInt obj;
-		PtrdiffT bias;
-	} seen[64];
-	static UInt nr_seen;
-	DebugInfo *di = VG_(find_DebugInfo)(ep, a);
-	PtrdiffT bias;
-	UInt i;
-
-	for (i = 0; i < nr_seen && seen[i].obj != obj; i++)
-		;
-	if (!di)
-		return i < nr_seen ? seen[i].bias : 0;
-	bias = VG_(DebugInfo_get_text_bias)(di);
-	if (i == nr_seen && nr_seen < 64) {
-		seen[nr_seen].obj = obj;
-		seen[nr_seen++].bias = bias;
-	}
-	return bias;
-}
-
-/* The instruction at a, made on first sight with its debug information. */
-struct tdp_insn *tdp_insn_get(Addr a)
-{
-	UInt h = hash_addr(a);
-	struct tdp_insn *in;
-	const HChar *s, *dir;
-	DiEpoch ep = VG_(current_DiEpoch)();
-	UInt line = 0;
-
-	for (in = insn_tab[h]; in; in = in->next)
-		if (in->addr == a)
-			return in;
-	in = tdp_alloc(sizeof(*in));
-	in->addr = a;
-	in->next = insn_tab[h];
-	insn_tab[h] = in;
-	nr_insns++;
-	in->obj = tdp_name(VG_(get_objname)(ep, a, &s) ? s : "???");
-	in->bias = object_bias(ep, a, in->obj);
-	in->fn = tdp_name(VG_(get_fnname)(ep, a, &s) ? s : "???");
-	if (VG_(get_filename_linenum)(ep, a, &s, &dir, &line)) {
-		if (dir && dir[0] && s[0] != '/') {
-			HChar *full = VG_(malloc)("tdpsim.path", VG_(strlen)(dir) + VG_(strlen)(s) + 2);
-
-			VG_(sprintf)(full, "%s/%s", dir, s);
-			in->file = tdp_name(full);
-			VG_(free)(full);
-		} else {
-			in->file = tdp_name(s);
-		}
-		in->line = line;
-	} else {
-		in->file = tdp_name("???");
-	}
-	return in;
-}
-
-void tdp_insn_each(void (*fn)(struct tdp_insn *, void *), void *ctx)
-{
-	for (UInt h = 0; h < INSN_BUCKETS; h++)
-		for (struct tdp_insn *in = insn_tab[h]; in; in = in->next)
-			fn(in, ctx);
-}
-
-ULong tdp_insn_count(void)
-{
-	return nr_insns;
-}
-
 /* ---- the helpers ---- */
 
 static void seg_run(struct tdp_seg *s)
 {
+	if (s->unnamed) {
+		tdp_name_unnamed(s->insn, s->ninsn);
+		s->unnamed = False;
+	}
 	s->count++;
 	for (UInt i = 0; i < s->nlines; i++)
 		sim_mach_fetch(tdp_mach, s->lines[i].owner->ev, s->lines[i].addr);
@@ -184,15 +69,18 @@ static void h_end(struct tdp_seg *s, ULong next)
 		break;
 	case TDP_END_CALL:
 		sim_mach_call(tdp_mach, s->br->ev, seq, s->br->addr, s->target, s->fall, False);
+		tdp_fn_call(s->target);
 		break;
 	case TDP_END_ICALL:
 		sim_mach_call(tdp_mach, s->br->ev, seq, s->br->addr, next, s->fall, True);
+		tdp_fn_call(next);
 		break;
 	case TDP_END_IJUMP:
 		sim_mach_ijump(tdp_mach, s->br->ev, seq, s->br->addr, next);
 		break;
 	case TDP_END_RET:
 		sim_mach_ret(tdp_mach, s->br->ev, seq, s->br->addr, next);
+		tdp_fn_return();
 		break;
 	default:
 		break;
@@ -349,6 +237,8 @@ static struct tdp_seg *close_seg(struct build *b)
 		s->insn = tdp_alloc(b->n * sizeof(*s->insn));
 		VG_(memcpy)(s->insn, b->insn, b->n * sizeof(*s->insn));
 	}
+	for (UInt i = 0; i < b->n; i++)
+		s->unnamed |= b->insn[i]->unnamed;
 	s->lines = units(b, log2_of(tdp_cfg.l1i.line), &s->nlines);
 	if (tdp_cfg.dsb_windows)
 		s->wins = units(b, log2_of(tdp_cfg.dsb_window), &s->nwins);
@@ -356,45 +246,6 @@ static struct tdp_seg *close_seg(struct build *b)
 	tdp_segs = s;
 	b->n = 0;
 	return s;
-}
-
-/* x86-64 opcode bytes after the legacy and REX prefixes; *rex receives the REX byte (0: none). */
-static const UChar *skip_prefixes(const UChar *p, UInt len, UChar *rex, Bool *addr32)
-{
-	const UChar *end = p + len;
-
-	*rex = 0;
-	*addr32 = False;
-	while (p < end) {
-		UChar c = *p;
-
-		if (c == 0x26 || c == 0x2e || c == 0x36 || c == 0x3e || c == 0x64 || c == 0x65 || c == 0x66 ||
-		    c == 0xf2 || c == 0xf3) {
-			p++;
-		} else if (c == 0x67) {
-			*addr32 = True;
-			p++;
-		} else {
-			break;
-		}
-	}
-	if (p < end && (*p & 0xf0) == 0x40)
-		*rex = *p++;
-	return p;
-}
-
-/* A conditional branch: Jcc rel8/rel32, LOOP*, JRCXZ. */
-static Bool is_cond_branch(Addr a, UInt len)
-{
-	UChar rex;
-	Bool a32;
-	const UChar *p = skip_prefixes((const UChar *)a, len, &rex, &a32), *end = (const UChar *)a + len;
-
-	if (p >= end)
-		return False;
-	if ((p[0] >= 0x70 && p[0] <= 0x7f) || (p[0] >= 0xe0 && p[0] <= 0xe3))
-		return True;
-	return p + 1 < end && p[0] == 0x0f && p[1] >= 0x80 && p[1] <= 0x8f;
 }
 
 static const Int gpr_off[16] = {
@@ -449,79 +300,30 @@ static IRExpr *add64(struct build *b, IRExpr *x, IRExpr *y)
 }
 
 /*
- * A software prefetch (PREFETCHh 0F 18 /0-3, PREFETCHW 0F 0D /1): VEX drops it
- * (its address computation is dead code), so the address is rebuilt from the
- * ModRM byte and the registers. Returns NULL when it is no prefetch or its
- * address cannot be rebuilt (a segment, a 32-bit address).
+ * A software prefetch's address: VEX drops the instruction (its address computation
+ * is dead code), so tdp_x86_prefetch() reads its ModRM byte and the address is built
+ * here from the registers. NULL when it is no prefetch or a register is unknown.
  */
 static IRExpr *prefetch_addr(struct build *b, Addr a, UInt len)
 {
-	UChar rex, modrm, mod, rm, sib = 0;
-	Bool a32;
-	const UChar *p = skip_prefixes((const UChar *)a, len, &rex, &a32), *end = (const UChar *)a + len;
+	struct tdp_amode am;
 	IRExpr *e = NULL, *r;
-	Long disp = 0;
 
-	if (a32 || p + 3 > end || p[0] != 0x0f || (p[1] != 0x18 && p[1] != 0x0d))
+	if (!tdp_x86_prefetch(a, len, &am))
 		return NULL;
-	for (const UChar *q = (const UChar *)a; q < p; q++)
-		if (*q == 0x64 || *q == 0x65)
-			return NULL; /* fs:/gs: */
-	modrm = p[2];
-	mod = modrm >> 6;
-	rm = modrm & 7;
-	if (mod == 3 || (p[1] == 0x18 && ((modrm >> 3) & 7) > 3))
+	if (am.base >= 0 && !(e = gpr_value(b, (UInt)am.base)))
 		return NULL;
-	p += 3;
-	if (rm == 4) {
-		UInt base, index, scale;
+	if (am.index >= 0) {
+		IRTemp t = newIRTemp(b->sb->tyenv, Ity_I64);
 
-		if (p >= end)
+		if (!(r = gpr_value(b, (UInt)am.index)))
 			return NULL;
-		sib = *p++;
-		base = (sib & 7) | ((rex & 1) << 3);
-		index = ((sib >> 3) & 7) | ((rex & 2) << 2);
-		scale = sib >> 6;
-		if (!(mod == 0 && (sib & 7) == 5)) {
-			if (!(e = gpr_value(b, base)))
-				return NULL;
-		}
-		if (index != 4) {
-			IRTemp t = newIRTemp(b->sb->tyenv, Ity_I64);
-
-			if (!(r = gpr_value(b, index)))
-				return NULL;
-			addStmtToIRSB(b->sb, IRStmt_WrTmp(t, IRExpr_Binop(Iop_Shl64, r, IRExpr_Const(IRConst_U8(scale)))));
-			e = e ? add64(b, e, IRExpr_RdTmp(t)) : IRExpr_RdTmp(t);
-		}
-		if (mod == 0 && (sib & 7) == 5) {
-			if (p + 4 > end)
-				return NULL;
-			disp = (Int)(p[0] | p[1] << 8 | p[2] << 16 | (UInt)p[3] << 24);
-			p += 4;
-		}
-	} else if (mod == 0 && rm == 5) {
-		/* RIP-relative: from the end of the instruction */
-		if (p + 4 > end)
-			return NULL;
-		disp = (Int)(p[0] | p[1] << 8 | p[2] << 16 | (UInt)p[3] << 24);
-		return mkIRExpr_HWord((HWord)(a + len + disp));
-	} else {
-		if (!(e = gpr_value(b, rm | ((rex & 1) << 3))))
-			return NULL;
-	}
-	if (mod == 1) {
-		if (p + 1 > end)
-			return NULL;
-		disp = (signed char)p[0];
-	} else if (mod == 2) {
-		if (p + 4 > end)
-			return NULL;
-		disp = (Int)(p[0] | p[1] << 8 | p[2] << 16 | (UInt)p[3] << 24);
+		addStmtToIRSB(b->sb, IRStmt_WrTmp(t, IRExpr_Binop(Iop_Shl64, r, IRExpr_Const(IRConst_U8(am.scale)))));
+		e = e ? add64(b, e, IRExpr_RdTmp(t)) : IRExpr_RdTmp(t);
 	}
 	if (!e)
-		return mkIRExpr_HWord((HWord)disp);
-	return disp ? add64(b, e, IRExpr_Const(IRConst_U64((ULong)disp))) : e;
+		return mkIRExpr_HWord((HWord)am.disp);
+	return am.disp ? add64(b, e, IRExpr_Const(IRConst_U64((ULong)am.disp))) : e;
 }
 
 static void imark(struct build *b, Addr a, UInt len)
@@ -556,7 +358,7 @@ static void exit_stmt(struct build *b, const IRSB *in, Int i, IRStmt *st)
 	struct tdp_seg *s;
 	IRConst *dst = st->Ist.Exit.dst;
 	Bool branch = b->last && st->Ist.Exit.jk == Ijk_Boring && dst->tag == Ico_U64 && last_of_insn(in, i) &&
-		      is_cond_branch(b->last_addr, b->last_len);
+		      tdp_x86_is_cond_branch(b->last_addr, b->last_len);
 	IRTemp g = newIRTemp(b->sb->tyenv, Ity_I64);
 
 	s = close_seg(b);

@@ -10,6 +10,8 @@
  * What runs where:
  *   tdpsim.c     options, start-up, the fork handler, the end of the run;
  *   instrument.c the instrumentation of each superblock and the helpers it calls;
+ *   insn.c       the tool's memory and its table of guest instructions;
+ *   x86.c        the instruction encodings the tool reads itself (Jcc, prefetches);
  *   output.c     the cost file (callgrind's format, one per process).
  * The machine itself (caches, prefetchers, interval model, BTB, predictor) is
  * tdprof's freestanding src/sim/mach.h, compiled in.
@@ -31,6 +33,7 @@ struct tdp_insn {
 	UInt obj, file, fn;     /* name ids (tdp_name) */
 	UInt line;
 	PtrdiffT bias;          /* its object's load bias: addr - bias is its address in the ELF file */
+	Bool unnamed;           /* no symbol: fn is named when it first runs (tdp_name_unnamed) */
 	uint64_t ev[SIM_MEV_NR]; /* its events; Ir is folded in from the segments at the end */
 };
 
@@ -69,6 +72,7 @@ struct tdp_seg {
 	Addr target;            /* direct branches */
 	Addr fall;              /* the address after the branch */
 	struct tdp_seg *next_seg; /* all segments, for the end of the run */
+	Bool unnamed;           /* an instruction of it has no symbol yet */
 };
 
 /* A load or store: the data its helper needs. */
@@ -91,12 +95,33 @@ extern struct sim_mach_config tdp_cfg;
 /* instrument.c */
 IRSB *tdp_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestLayout *layout,
 		     const VexGuestExtents *vge, const VexArchInfo *archinfo_host, IRType gWordTy, IRType hWordTy);
+
+/* x86.c */
+/** True when the instruction at a (len bytes) is a Jcc, LOOP or JRCXZ. */
+Bool tdp_x86_is_cond_branch(Addr a, UInt len);
+
+/* A memory operand: base + (index << scale) + disp; a register -1 when absent. */
+struct tdp_amode {
+	Int base, index;   /* 0..15: RAX..R15 */
+	UInt scale;
+	Long disp;         /* RIP-relative operands come with base -1 and the absolute address here */
+};
+
+/** True when the instruction at a is a software prefetch; its operand into *am. */
+Bool tdp_x86_prefetch(Addr a, UInt len, struct tdp_amode *am);
+
+/* insn.c */
 void tdp_insn_init(void);
 struct tdp_insn *tdp_insn_get(Addr a);
 /** Every instruction in turn (fn called on each); for the output and the fork handler. */
 void tdp_insn_each(void (*fn)(struct tdp_insn *, void *), void *ctx);
 ULong tdp_insn_count(void);
 void *tdp_alloc(SizeT n);   /* zeroed, never freed */
+/* Calls and returns as they run, so that code without a symbol is named after the
+ * function it was called into ("0x%016lx" of its entry, as callgrind names it). */
+void tdp_fn_call(Addr target);
+void tdp_fn_return(void);
+void tdp_name_unnamed(struct tdp_insn **v, UInt n);
 
 /* Names (object, file, function), interned. */
 UInt tdp_name(const HChar *s);

@@ -65,8 +65,10 @@ int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, str
 		snprintf(s->machine_desc + len, sizeof(s->machine_desc) - len, "; simulated by %s",
 			 sim_tool_name(s->run.tool));
 	}
-	/* The per-block pipeline model needs per-instruction counts (callgrind). */
-	if (s->profile.has_addr) {
+	/* The per-block pipeline model needs per-instruction counts (callgrind, tdprof's
+	 * tool) and runs for the commands that ask for them (why); stat, topdown and
+	 * selftest keep their quicker estimate without it, whichever tool ran. */
+	if (s->per_insn && s->profile.has_addr) {
 		struct simcore_opts co = { .tmpdir = tmpdir, .llvm_mca = NULL };
 
 		sim_core_release(&s->core);

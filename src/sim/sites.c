@@ -59,7 +59,8 @@ static void site_cycles_tool(struct sim_site *s, const struct sim_machine *m)
 	s->chase = v[SIM_D1MR] > 0 && 2 * v[SIM_DDEP] > v[SIM_D1MR];
 	s->cycles.v[SIM_RETIRING] = (double)v[SIM_IR] * m->uops_per_insn / m->width;
 	s->cycles.v[SIM_BAD_SPECULATION] = mispredicts * (m->branch_penalty - m->resteer_latency);
-	s->resteer = mispredicts * m->resteer_latency + (double)(v[SIM_BI] + v[SIM_BR]) * m->indirect_resteer +
+	/* a return the return stack predicted costs no redirect: only indirect jumps and calls do */
+	s->resteer = mispredicts * m->resteer_latency + (double)v[SIM_BI] * m->indirect_resteer +
 		     (double)v[SIM_BTBM] * m->btb_penalty;
 	s->icache = i2 * m->i1_latency + i3 * m->l3_latency + (double)v[SIM_ILMR] * m->mem_latency;
 	s->mite = (double)v[SIM_IDSBM] * m->dsb_switch + (double)v[SIM_IMITE] * narrow;

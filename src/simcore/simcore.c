@@ -497,6 +497,14 @@ static int combine(struct ctx *c, struct sim_core *out)
 		} else {
 			stall = 0;
 			fetch = b->insns[b->n - 1].branch_type ? fmax(0.0, r->cycles - ideal) : 0.0;
+			/* with tdprof's tool the branch's taken count is known: a branch that falls
+			 * through does not end the fetch block */
+			if (fetch > 0 && sim_profile_has(c->p, 1u << SIM_BTK)) {
+				const struct sim_entry *last = &c->p->v[c->idx[b->first + b->n - 1]];
+
+				if (last->cost.v[SIM_IR])
+					fetch *= fmin(1.0, (double)last->cost.v[SIM_BTK] / (double)last->cost.v[SIM_IR]);
+			}
 		}
 		out->fetch_cycles += fetch * (double)b->execs;
 		chain = false;
