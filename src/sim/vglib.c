@@ -22,12 +22,14 @@
 
 #define CORE_PRELOAD "vgpreload_core-amd64-linux.so"
 
+#if SIM_VGTOOL_BUILT
 static bool is_exec_file(const char *path)
 {
 	struct stat st;
 
 	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
 }
+#endif
 
 int sim_vgtool_find(char *path, size_t size)
 {
