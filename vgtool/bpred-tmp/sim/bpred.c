@@ -51,18 +51,21 @@ struct loop_entry {
 
 /*
  * The global history of each TAGE table folded (compressed) three times: to the
- * index width and to two tag widths, each updated in O(1) per new bit (Michaud's
- * PPM-like predictor, JILP 2005): the last hlen bits XORed together in chunks of
- * the width. Arrays per fold, so that the update loop over the tables is simple
- * enough for the compiler to vectorise. ITTAGE's tables use the folds of some TAGE
+ * index width wi and to two tag widths wt0 and wt1 (Michaud's PPM-like predictor,
+ * JILP 2005): the last hlen bits XORed together in chunks of the width. A new bit
+ * updates a fold in O(1): rotate it left by one within its width, XOR the new bit
+ * in at bit 0 and the bit leaving the window at hlen % width. The three folds of a
+ * table are lanes of one 64-bit word (bits [0, wi), [wi, wi + wt0), then wt1), so
+ * that one rotation updates all three. ITTAGE's tables use the folds of some TAGE
  * tables (src): one set of folds to update per history bit.
  */
 struct tables {
 	unsigned n, lg, tag_bits;
-	unsigned wi, wt0, wt1;                  /* fold widths */
+	unsigned wi, wt0, wt1;                  /* fold widths (lanes at 0, wi, wi + wt0) */
+	uint64_t top, low, lane0, lane1, lane2; /* lanes' top bits, bottom bits, one bottom bit each */
 	uint32_t hlen[BPRED_MAX_TAGGED];
-	uint32_t ci[BPRED_MAX_TAGGED], ct0[BPRED_MAX_TAGGED], ct1[BPRED_MAX_TAGGED];
-	uint32_t oi[BPRED_MAX_TAGGED], ot0[BPRED_MAX_TAGGED], ot1[BPRED_MAX_TAGGED]; /* hlen % width */
+	uint64_t fold[BPRED_MAX_TAGGED];        /* the three folds */
+	uint64_t out[BPRED_MAX_TAGGED];         /* where the leaving bit enters each lane */
 	uint32_t pmask[BPRED_MAX_TAGGED];       /* the path history bits a table uses */
 	unsigned src[BPRED_MAX_ITTAGE];         /* ITTAGE only: the TAGE table whose folds it uses */
 };
@@ -283,10 +286,14 @@ static void tage_tables_init(struct tables *t, const struct bpred_config *c)
 	 * previous exit) then aliases only every lcm of the widths bits. */
 	t->wt1 = c->tag_bits - 1 == c->log_tagged ? c->tag_bits - 2 : c->tag_bits - 1;
 	geometric(t->n, c->min_hist, c->max_hist, t->hlen);
+	t->lane0 = 1;
+	t->lane1 = (uint64_t)1 << t->wi;
+	t->lane2 = (uint64_t)1 << (t->wi + t->wt0);
+	t->low = t->lane0 | t->lane1 | t->lane2;
+	t->top = (t->lane0 << (t->wi - 1)) | (t->lane1 << (t->wt0 - 1)) | (t->lane2 << (t->wt1 - 1));
 	for (unsigned i = 0; i < t->n; i++) {
-		t->oi[i] = t->hlen[i] % t->wi;
-		t->ot0[i] = t->hlen[i] % t->wt0;
-		t->ot1[i] = t->hlen[i] % t->wt1;
+		t->out[i] = (t->lane0 << (t->hlen[i] % t->wi)) | (t->lane1 << (t->hlen[i] % t->wt0)) |
+			    (t->lane2 << (t->hlen[i] % t->wt1));
 		t->pmask[i] = t->hlen[i] < PATH_BITS ? (1u << t->hlen[i]) - 1 : (1u << PATH_BITS) - 1;
 	}
 }
@@ -337,28 +344,24 @@ struct bpred *bpred_init(void *mem, size_t len, const struct bpred_config *c)
 
 /* ---- histories ---- */
 
-/* One fold after `bit` entered the history and `old` left its window. */
-static uint32_t fold(uint32_t comp, uint32_t bit, uint32_t old, uint32_t out, unsigned w)
-{
-	uint32_t c = (comp << 1) | bit;
-
-	c ^= old << out;
-	c ^= c >> w;
-	return c & ((1u << w) - 1);
-}
-
 static void push_bit(struct bpred *p, uint32_t bit)
 {
+	/* locals: the byte stores below could alias the struct's fields */
 	struct tables *t = &p->tg;
+	const uint64_t top = t->top, l0 = t->lane0, l1 = t->lane1, l2 = t->lane2;
+	const uint64_t in = bit ? t->low : 0;
+	const unsigned s0 = t->wi - 1, s1 = t->wt0 - 1, s2 = t->wt1 - 1, n = t->n;
+	const uint32_t head = (p->ghead + 1) & (HIST_BUF - 1);
+	const uint8_t *gh = p->ghist;
 
-	p->ghead = (p->ghead + 1) & (HIST_BUF - 1);
-	p->ghist[p->ghead] = (uint8_t)bit;
-	for (unsigned i = 0; i < t->n; i++) {
-		uint32_t old = p->ghist[(p->ghead - t->hlen[i]) & (HIST_BUF - 1)];
+	p->ghead = head;
+	p->ghist[head] = (uint8_t)bit;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t old = gh[(head - t->hlen[i]) & (HIST_BUF - 1)];
+		uint64_t x = t->fold[i], tp = x & top;
+		uint64_t wrap = ((tp >> s0) & l0) | ((tp >> s1) & l1) | ((tp >> s2) & l2);
 
-		t->ci[i] = fold(t->ci[i], bit, old, t->oi[i], t->wi);
-		t->ct0[i] = fold(t->ct0[i], bit, old, t->ot0[i], t->wt0);
-		t->ct1[i] = fold(t->ct1[i], bit, old, t->ot1[i], t->wt1);
+		t->fold[i] = (((x & ~top) << 1) | wrap) ^ in ^ (t->out[i] & (0 - old));
 	}
 }
 
@@ -394,24 +397,32 @@ static uint32_t rotl32(uint32_t x, unsigned r)
 	return r ? (x << r) | (x >> (32 - r)) : x;
 }
 
-/* ha: the address hashed to the index width; pfull: the whole path history hashed
- * (the tables whose history is at least PATH_BITS long use it, rotated by the
- * table's number so that they differ). */
-static uint32_t table_index(const struct bpred *p, const struct tables *t, unsigned i, uint32_t ha,
-			    uint32_t pfull)
+/*
+ * Index and tag in n tables of lg index bits and `bits` tag bits, table i using
+ * the folds of TAGE table f[i] (TAGE: f = NULL, i itself). ha is the address
+ * hashed to lg bits, ht to `bits` bits; the path history enters hashed whole for a
+ * table whose history is at least PATH_BITS long (rotated by the table's number,
+ * so that they differ), its last hlen bits for a shorter one. A fold's lanes need
+ * no mask of their own: the final masks cut what lies above them.
+ */
+static void table_hashes(const struct bpred *p, unsigned n, const unsigned *f, unsigned lg, unsigned bits,
+			 unsigned salt, uint32_t ha, uint32_t ht, uint32_t *idx, uint16_t *tag)
 {
-	unsigned f = t == &p->tg ? i : t->src[i];
-	uint32_t ph = p->tg.hlen[f] < PATH_BITS ? (p->phist & p->tg.pmask[f]) * 0x27d4eb2du : pfull;
+	const struct tables *t = &p->tg;
+	const uint32_t phist = p->phist, pfull = phist * 0x27d4eb2du;
+	const uint32_t imask = (1u << lg) - 1, tmask = (1u << bits) - 1;
+	const unsigned wi = t->wi, wt = t->wi + t->wt0;
 
-	ph = rotl32(ph, 3 * i + (t == &p->tg ? 0 : 16)) >> (32 - t->lg);
-	return (ha ^ ph ^ fold_down(p->tg.ci[f], p->tg.wi, t->lg)) & ((1u << t->lg) - 1);
-}
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = f ? f[i] : i;
+		uint64_t x = t->fold[k];
+		uint32_t ph = t->hlen[k] < PATH_BITS ? (phist & t->pmask[k]) * 0x27d4eb2du : pfull;
+		uint32_t ci = (uint32_t)x & ((1u << wi) - 1);
 
-static uint16_t table_tag(const struct bpred *p, const struct tables *t, unsigned i, uint32_t ht)
-{
-	unsigned f = t == &p->tg ? i : t->src[i];
-
-	return (uint16_t)((ht ^ p->tg.ct0[f] ^ (p->tg.ct1[f] << 1)) & ((1u << t->tag_bits) - 1));
+		ph = rotl32(ph, 3 * i + salt) >> (32 - lg);
+		idx[i] = (ha ^ ph ^ (lg >= wi ? ci : fold_down(ci, wi, lg))) & imask;
+		tag[i] = (uint16_t)((ht ^ (uint32_t)(x >> wi) ^ ((uint32_t)(x >> wt) << 1)) & tmask);
+	}
 }
 
 static void ctr_update(int8_t *ctr, bool taken, int lo, int hi)
@@ -457,15 +468,10 @@ static struct tage_entry *tage_at(struct bpred *p, unsigned i, uint32_t idx)
 
 static void tage_predict(struct bpred *p, uint32_t a, struct tage_lookup *k)
 {
-	uint32_t ha = p->tg.n ? hash_bits(a, 0x9e3779b1u, p->tg.lg) : 0;
-	uint32_t ht = p->tg.n ? hash_bits(a, 0x85ebca77u, p->tg.tag_bits) : 0;
-	uint32_t pfull = p->phist * 0x27d4eb2du;
-
 	k->prov = k->alt = -1;
-	for (unsigned i = 0; i < p->tg.n; i++) {
-		k->idx[i] = table_index(p, &p->tg, i, ha, pfull);
-		k->tag[i] = table_tag(p, &p->tg, i, ht);
-	}
+	if (p->tg.n)
+		table_hashes(p, p->tg.n, NULL, p->tg.lg, p->tg.tag_bits, 0, hash_bits(a, 0x9e3779b1u, p->tg.lg),
+			     hash_bits(a, 0x85ebca77u, p->tg.tag_bits), k->idx, k->tag);
 	for (int i = (int)p->tg.n - 1; i >= 0; i--) {
 		if (tage_at(p, (unsigned)i, k->idx[i])->tag != k->tag[i])
 			continue;
@@ -683,14 +689,10 @@ bool bpred_indirect(struct bpred *p, uint64_t pc, uint64_t target)
 	uint64_t alt_target, pred;
 	struct itt_entry *e = NULL;
 
-	uint32_t ha = hash_bits(a ^ ITT_SALT, 0x9e3779b1u, p->it.lg);
-	uint32_t ht = p->it.n ? hash_bits(a ^ ITT_SALT, 0x85ebca77u, p->it.tag_bits) : 0;
-	uint32_t pfull = p->phist * 0x27d4eb2du;
-
-	for (unsigned i = 0; i < p->it.n; i++) {
-		idx[i] = table_index(p, &p->it, i, ha, pfull);
-		tag[i] = table_tag(p, &p->it, i, ht);
-	}
+	if (p->it.n)
+		table_hashes(p, p->it.n, p->it.src, p->it.lg, p->it.tag_bits, 16,
+			     hash_bits(a ^ ITT_SALT, 0x9e3779b1u, p->it.lg),
+			     hash_bits(a ^ ITT_SALT, 0x85ebca77u, p->it.tag_bits), idx, tag);
 	for (int i = (int)p->it.n - 1; i >= 0; i--) {
 		if (itt_at(p, (unsigned)i, idx[i])->tag != tag[i])
 			continue;
