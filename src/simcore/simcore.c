@@ -160,6 +160,13 @@ static struct object *object_of(struct ctx *c, uint32_t obj)
 	return o;
 }
 
+/* "rep movsb ...", "repe cmpsb ...", "repne scasb ...": capstone's text of a repeated string instruction. */
+static bool is_rep_string(const char *text)
+{
+	return !strncmp(text, "rep ", 4) || !strncmp(text, "repe ", 5) || !strncmp(text, "repne ", 6) ||
+	       !strncmp(text, "repz ", 5) || !strncmp(text, "repnz ", 6);
+}
+
 /* Decode block b; on a mismatch keep the prefix that decoded. */
 static int decode_block(struct ctx *c, struct block *b)
 {
@@ -189,11 +196,16 @@ static int decode_block(struct ctx *c, struct block *b)
 			k++;
 		for (; k < l->nr && got < b->n && l->v[k].addr == p->v[c->idx[b->first + got]].addr - o->delta;
 		     k++, got++) {
+			/* a rep-prefixed string instruction runs once per element under valgrind (each
+			 * counted as an execution) but is one microcoded instruction to llvm-mca: its
+			 * latency would be charged per byte. The block stops before it (plain rule). */
+			if (is_rep_string(l->v[k].text))
+				break;
 			snprintf(b->insns[got].text, sizeof(b->insns[got].text), "%s", l->v[k].text);
 			b->insns[got].branch_type = l->v[k].branch_type;
 		}
 		if (got == before || (k < l->nr && got < b->n))
-			break; /* nothing new, or an instruction between that did not run */
+			break; /* nothing new, an instruction between that did not run, or a rep string */
 	}
 	tdp_free(l);
 	b->n = got;

@@ -115,4 +115,11 @@ def test_pattern_branch_is_predicted():
               "tdprof's predictor far less (%r)" % pat["counts"], rp)
 
 
+def test_string_copy_is_no_core_chain():
+    # glibc's memcpy copies with rep movsb: valgrind runs it byte by byte, each byte one execution,
+    # where llvm-mca sees one microcoded instruction of many cycles: the block model leaves it out
+    j, r = why("copy")
+    tdp.check(j["level2"]["backend_bound"]["core_bound"] < 20, "no per-byte microcode stall: %r" % j["level2"], r)
+
+
 tdp.main(globals())

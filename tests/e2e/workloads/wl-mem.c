@@ -13,6 +13,8 @@
  *   pattern   a branch taken every 4th time, among three others a period: a long-history
  *             predictor learns it, valgrind's (7 bits of global history) does not
  *   random    the same branch on random data (nobody predicts it)
+ *   copy      memcpy of 32 KiB blocks, L2-resident (glibc copies with `rep movsb`: one
+ *             instruction to the core, a loop of bytes under valgrind)
  * Built with -O2 -g and no inlining of the kernels, so that the loops are the code shown.
  */
 #include <stdint.h>
@@ -109,6 +111,17 @@ static int gather(int prefetch)
 	return 0;
 }
 
+static int copy(void)
+{
+	static uint8_t dst[32u << 10];
+
+	for (int r = 0; r < 400; r++) {
+		memcpy(dst, big + ((size_t)(r % 8) << 15), sizeof(dst));
+		sink += dst[r % sizeof(dst)];
+	}
+	return 0;
+}
+
 static int branch(int pattern)
 {
 	/* longer than any predictor's tables: random data cannot be learnt by heart */
@@ -148,8 +161,10 @@ int main(int argc, char **argv)
 		return gather(k[6] == 'p');
 	} else if (!strcmp(k, "pattern") || !strcmp(k, "random")) {
 		return branch(k[0] == 'p');
+	} else if (!strcmp(k, "copy")) {
+		return copy();
 	} else {
-		fprintf(stderr, "usage: wl-mem stride|chase|l2|l3|dram|gather|gatherpf|pattern|random\n");
+		fprintf(stderr, "usage: wl-mem stride|chase|l2|l3|dram|gather|gatherpf|pattern|random|copy\n");
 		return 2;
 	}
 	return 0;
