@@ -5,13 +5,13 @@ size_t sim_lru_bytes(uint32_t sets, uint32_t assoc)
 {
 	if (!sets || sets > SIM_LRU_MAX_SETS || !assoc || assoc > SIM_LRU_MAX_ASSOC)
 		return 0;
-	return (size_t)sets * assoc * sizeof(uint64_t);
+	return (size_t)sets * assoc * sizeof(uint32_t);
 }
 
 bool sim_lru_init(struct sim_lru *c, void *mem, size_t len, uint32_t sets, uint32_t assoc)
 {
 	size_t need = sim_lru_bytes(sets, assoc);
-	uint64_t *t = mem;
+	uint32_t *t = mem;
 
 	if (!need || len < need || !mem || ((uintptr_t)mem & 7))
 		return false;
@@ -22,19 +22,38 @@ bool sim_lru_init(struct sim_lru *c, void *mem, size_t len, uint32_t sets, uint3
 	c->assoc = assoc;
 	c->pow2 = !(sets & (sets - 1));
 	c->mask = c->pow2 ? sets - 1 : 0;
+	c->shift = 0;
+	while (c->pow2 && (1u << c->shift) < sets)
+		c->shift++;
 	return true;
 }
 
-static uint64_t *set_of(const struct sim_lru *c, uint64_t block)
+/*
+ * The set of a block and its tag within the set: the block number without the
+ * set bits (block / sets), + 1 so that 0 marks an empty way. Kept in 32 bits,
+ * which tells apart blocks closer than 2^32 x sets lines (256 GiB and more with
+ * 64-byte lines): half the memory of full block numbers, for the host's caches.
+ */
+static uint32_t *set_of(const struct sim_lru *c, uint64_t block, uint32_t *tag)
 {
-	uint64_t s = c->pow2 ? (block & c->mask) : block % c->sets;
+	uint64_t s, t;
 
+	if (c->pow2) {
+		s = block & c->mask;
+		t = block >> c->shift;
+	} else {
+		s = block % c->sets;
+		t = block / c->sets;
+	}
+	*tag = (uint32_t)t + 1;
+	if (!*tag)
+		*tag = 1; /* (2^32 - 1) + 1 wraps to the empty mark: alias it with 0 */
 	return c->tag + s * c->assoc;
 }
 
 bool sim_lru_access(struct sim_lru *c, uint64_t block)
 {
-	uint64_t *w = set_of(c, block), key = block + 1, prev;
+	uint32_t key, prev, *w = set_of(c, block, &key);
 
 	if (w[0] == key)
 		return true;
@@ -42,7 +61,7 @@ bool sim_lru_access(struct sim_lru *c, uint64_t block)
 	 * last way falls off (a miss); the block becomes the most recent */
 	prev = w[0];
 	for (uint32_t i = 1; i < c->assoc; i++) {
-		uint64_t t = w[i];
+		uint32_t t = w[i];
 
 		w[i] = prev;
 		if (t == key) {
@@ -57,10 +76,10 @@ bool sim_lru_access(struct sim_lru *c, uint64_t block)
 
 bool sim_lru_holds(const struct sim_lru *c, uint64_t block)
 {
-	const uint64_t *w = set_of(c, block);
+	uint32_t key, *w = set_of(c, block, &key);
 
 	for (uint32_t i = 0; i < c->assoc; i++)
-		if (w[i] == block + 1)
+		if (w[i] == key)
 			return true;
 	return false;
 }

@@ -23,10 +23,11 @@
 #define SIM_LRU_MAX_SETS (1u << 24)
 
 struct sim_lru {
-	uint64_t *tag;     /* sets * assoc block numbers + 1 (0: empty), most recent first in each set */
+	uint32_t *tag;     /* sets * assoc tags (lru.c), most recent first in each set; 0: empty */
 	uint32_t sets;
 	uint32_t assoc;
 	uint32_t mask;     /* sets - 1 when sets is a power of two */
+	uint32_t shift;    /* log2(sets) then */
 	bool pow2;
 };
 

@@ -26,6 +26,7 @@ static void test_lru_replaces_the_least_recent(void **state)
 	uint64_t mem[2 * 2];
 	struct sim_lru c;
 
+
 	(void)state;
 	assert_true(sim_lru_init(&c, mem, sizeof(mem), 2, 2));
 	/* blocks 0, 2, 4 share set 0 of 2 ways */
@@ -44,14 +45,14 @@ static void test_lru_replaces_the_least_recent(void **state)
 
 static void test_lru_any_set_count(void **state)
 {
-	uint64_t mem[3 * 1];
+	uint64_t mem[2]; /* 3 tags of 4 bytes */
 	struct sim_lru c;
 
 	(void)state;
 	assert_int_equal(sim_lru_bytes(0, 4), 0);
 	assert_int_equal(sim_lru_bytes(4, 0), 0);
 	assert_int_equal(sim_lru_bytes(4, SIM_LRU_MAX_ASSOC + 1), 0);
-	assert_false(sim_lru_init(&c, mem, sizeof(mem) - 1, 3, 1));
+	assert_false(sim_lru_init(&c, mem, 3 * 4 - 1, 3, 1));
 	/* 3 sets of one way (Alder Lake's L3 has 40,960 sets: a remainder, not a mask) */
 	assert_true(sim_lru_init(&c, mem, sizeof(mem), 3, 1));
 	for (uint64_t b = 0; b < 3; b++)
