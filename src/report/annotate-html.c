@@ -198,7 +198,7 @@ static int page(FILE *out, const void *report, struct tdp_err *err)
 	return ferror(out) ? tdp_err_set(err, TDP_EIO, "cannot write the page") : 0;
 }
 
-int annotate_html(struct strbuf *out, const void *report, struct tdp_err *err)
+int report_annotate_html(struct strbuf *out, const void *report, struct tdp_err *err)
 {
 	return render_capture(out, page, report, err);
 }

@@ -143,7 +143,7 @@ static void head_json(json_t *o, const struct annot_doc *d, bool *failed)
 	jput(o, "unplaced", jcount(d->unplaced), failed);
 }
 
-int annotate_json(struct strbuf *out, const void *report, struct tdp_err *err)
+int report_annotate_json(struct strbuf *out, const void *report, struct tdp_err *err)
 {
 	const struct annotate_report *r = report;
 	const struct annot_doc *d = r->d;

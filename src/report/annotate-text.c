@@ -271,9 +271,13 @@ static void header(struct strbuf *sb, const struct annot_doc *d)
 		strbuf_addch(sb, ')');
 	}
 	strbuf_adds(sb, "\n  binary    ");
-	strbuf_add_name(sb, d->binary ? d->binary : d->dso ? d->dso : "?");
+	strbuf_add_name(sb, d->dso ? d->dso : d->binary ? d->binary : "?");
 	if (d->build_id[0])
 		strbuf_addf(sb, "  (build-id %s)", d->build_id);
+	if (d->binary && d->dso && strcmp(d->binary, d->dso)) {
+		strbuf_adds(sb, "  read from ");
+		strbuf_add_name(sb, d->binary);
+	}
 	strbuf_addf(sb, "\n  address   %#" PRIx64 ", %" PRIu64 " bytes, %zu instructions%s\n", d->addr, d->size,
 		    d->nr_insns, d->disassembled ? "" : " with counts (not decoded)");
 	if (d->estimate) {
@@ -296,7 +300,7 @@ static void header(struct strbuf *sb, const struct annot_doc *d)
 		strbuf_addf(sb, "  percent   of %s (--sort)\n", d->cols[d->sort_col].key);
 }
 
-int annotate_text(struct strbuf *sb, const void *report, struct tdp_err *err)
+int report_annotate_text(struct strbuf *sb, const void *report, struct tdp_err *err)
 {
 	const struct annotate_report *r = report;
 	const struct annot_doc *d = r->d;

@@ -51,8 +51,8 @@ struct annotate_report {
 	unsigned columns;        /* the terminal's width (0: 80) */
 };
 
-int annotate_text(struct strbuf *out, const void *report, struct tdp_err *err);
-int annotate_json(struct strbuf *out, const void *report, struct tdp_err *err);
-int annotate_html(struct strbuf *out, const void *report, struct tdp_err *err);
+int report_annotate_text(struct strbuf *out, const void *report, struct tdp_err *err);
+int report_annotate_json(struct strbuf *out, const void *report, struct tdp_err *err);
+int report_annotate_html(struct strbuf *out, const void *report, struct tdp_err *err);
 
 #endif

@@ -372,9 +372,9 @@ static const struct renderer stat_renderers[] = {
 };
 
 static const struct renderer annotate_renderers[] = {
-	{ "text", annotate_text },
-	{ "json", annotate_json },
-	{ "html", annotate_html },
+	{ "text", report_annotate_text },
+	{ "json", report_annotate_json },
+	{ "html", report_annotate_html },
 	{ NULL, NULL },
 };
 
