@@ -57,6 +57,8 @@ static void columns(struct annot_doc *d, const struct sim_profile *p)
 		if (e == SIM_IR)
 			d->col_primary = c;
 	}
+	if (d->col_primary == ANNOT_NONE) /* a profile without Ir: executions say how hot */
+		d->col_primary = d->col_exec;
 	d->estimate = true;
 }
 
@@ -121,20 +123,21 @@ int annot_sim_funcs(struct annot_doc *d, const struct annot_sim_in *in, struct a
 	return 0;
 }
 
-/* The lowest instruction address of f's entries (its first byte, which every call runs); 0 when none. */
-static uint64_t lowest(const struct sim_profile *p, const struct annot_func *f, size_t *with_addr)
+/* The lowest and highest instruction addresses of f's entries (its first byte, which every call runs); 0 when none. */
+static uint64_t lowest(const struct sim_profile *p, const struct annot_func *f, uint64_t *hi, size_t *with_addr)
 {
 	uint64_t lo = UINT64_MAX;
 
 	*with_addr = 0;
+	*hi = 0;
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct sim_entry *e = &p->v[i];
 
 		if (e->obj != f->obj || e->fn != f->fn || !e->addr)
 			continue;
 		(*with_addr)++;
-		if (e->addr < lo)
-			lo = e->addr;
+		lo = e->addr < lo ? e->addr : lo;
+		*hi = e->addr > *hi ? e->addr : *hi;
 	}
 	return lo == UINT64_MAX ? 0 : lo;
 }
@@ -206,6 +209,25 @@ static uint64_t find_bias(struct symbol_exe *x, bool have_exe, const char *fn, u
 	return 0;
 }
 
+/*
+ * No symbol names the code (a stripped binary: valgrind names it by its address):
+ * the listing runs from its first to its last executed instruction.
+ */
+static void unnamed(struct annot_doc *d, struct symbol_result *r, const char *fn, const char *obj, uint64_t lo,
+		    uint64_t hi)
+{
+	const char *bin = r->binary;
+
+	memset(r, 0, sizeof(*r));
+	r->status = SYMBOL_OK;
+	r->function = fn;
+	r->binary = bin ? bin : obj;
+	r->func_vaddr = lo;
+	r->func_size = hi - lo + 1;
+	annot_note(d, "no symbol names this code (a stripped binary): it is listed from its first to its last "
+		      "executed instruction");
+}
+
 int annot_sim_build(struct annot_doc *d, const struct annot_sim_in *in, const struct annot_func *f,
 		    const char **comp_dir, struct tdp_err *err)
 {
@@ -213,13 +235,13 @@ int annot_sim_build(struct annot_doc *d, const struct annot_sim_in *in, const st
 	struct symbol_session *s = NULL;
 	struct symbol_exe x;
 	struct symbol_result r;
-	uint64_t *v = NULL, lo, bias;
+	uint64_t *v = NULL, lo, hi, bias;
 	size_t nv = 0, with_addr;
 	bool have_exe;
 	int rc;
 
 	*comp_dir = NULL;
-	lo = lowest(in->p, f, &with_addr);
+	lo = lowest(in->p, f, &hi, &with_addr);
 	if (!with_addr)
 		return tdp_err_set(err, TDP_EANALYSIS, "the profile of '%s' has no instruction addresses: annotating needs "
 				   "valgrind's per-instruction counts (callgrind --dump-instr=yes)", fn);
@@ -231,8 +253,7 @@ int annot_sim_build(struct annot_doc *d, const struct annot_sim_in *in, const st
 	if (!rc)
 		rc = symbol_resolve(s, &(struct symbol_addr){ lo, SIM_PID }, 1, &r, err);
 	if (!rc && (r.status != SYMBOL_OK || !r.function))
-		rc = tdp_err_set(err, TDP_EANALYSIS, "'%s' in '%s': no function symbol holds its code at %#llx (%s)", fn,
-				 obj, (unsigned long long)(lo - bias), r.note ? r.note : symbol_status_name(r.status));
+		unnamed(d, &r, fn, obj, lo - bias, hi - bias);
 	if (!rc && (facts(d, &r, obj) || counted(in->p, f, bias, &v, &nv)))
 		rc = tdp_err_oom(err);
 	if (!rc)

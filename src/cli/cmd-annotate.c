@@ -127,10 +127,12 @@ static int run_cmd(const struct annotate_opts *o, char **argv, struct tdp_ctx *c
 		msg_error("out of memory");
 		rc = EXIT_ANALYSIS;
 	} else if (b != BACKEND_SIM) {
+		const char *fn = o->function ? o->function : "", *sp = o->function ? " " : "";
+
 		msg_error("annotating a live run on the PMU takes a recording: annotate reads one, or simulates the run");
 		msg_hint("record it, then annotate the file: 'tdprof branches record -o perf.data -- %s' and 'tdprof "
-			 "annotate %s -i perf.data'; or simulate it: 'tdprof annotate --backend=sim %s -- %s'",
-			 cmd.buf, o->function ? o->function : "", o->function ? o->function : "", cmd.buf);
+			 "annotate %s%s-i perf.data'; or simulate it: 'tdprof annotate --backend=sim %s%s-- %s'",
+			 cmd.buf, fn, sp, fn, sp, cmd.buf);
 		rc = EXIT_USAGE;
 	} else {
 		rc = annotate_run_sim(o, argv, cmd.buf, ctx);

@@ -187,6 +187,29 @@ def test_recording_text_one_address_space():
     tdp.check(r.code == 0 and "Source (" in r.out and "Disassembly" not in r.out, "--source-only", r)
 
 
+def test_plain_samples_equal_branches_report():
+    """cpu-clock samples (perf record here: software events need no PMU): samples per line as branches report's."""
+    wl = built("tests", "e2e", "workloads", "wl-hot")
+    if not shutil.which("perf"):
+        raise tdp.Skip("perf is not installed")
+    data = os.path.join(TMP, "cpu-clock.data")
+    r = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-o", data, "--", wl, "spin", "1", "100"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        raise tdp.Skip("perf record -e cpu-clock failed here: %s" % r.stderr[-300:])
+    r = tdp.run("branches", "report", "-i", data, "--json", "-n", "0")
+    tdp.expect_exit(r, 0)
+    rep = r.json()
+    a = annotate_json("wl_hot_loop", "-i", data)
+    fn = next(f for f in rep["functions"] if f["function"] == "wl_hot_loop")
+    tdp.check(a["totals"]["samples"] == fn["self"], "samples %d, branches report's self %d" %
+              (a["totals"]["samples"], fn["self"]))
+    want = {l["line"]: l["samples"] for l in rep["lines"] if l["function"] == "wl_hot_loop"}
+    got = {l["line"]: l["counts"]["samples"] for l in a["lines"] if l["counts"]["samples"]}
+    tdp.check(got == want, "samples by line: annotate %r, branches report %r" % (got, want))
+    tdp.check(a["hottest_line"]["counts"]["samples"] == max(want.values()), "hottest line %r" % a["hottest_line"])
+
+
 def kallsyms_for(rep, path):
     """A kallsyms naming fake_fn, the 4 KiB around the kernel site with the most mispredicts; None without one."""
     k = [s for s in rep["sites"] if int(s["address"], 16) >= KERNEL_START]
