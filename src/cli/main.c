@@ -106,7 +106,6 @@ static const struct {
 	{ "record", "branches record" },
 	{ "report", "branches report" },
 	{ "script", "branches report" },
-	{ "annotate", "branches report" },
 };
 
 static int unknown_command(const char *name)

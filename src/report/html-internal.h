@@ -6,6 +6,14 @@
 
 #include "report/html.h"
 
+/**
+ * The page's start up to the header's title (<!DOCTYPE ... <header><h1>title</h1>): the
+ * caller writes the header's facts, then "</header>\n<main>\n", the sections, and
+ * html_page_end() (</main>, the footer, </html>).
+ */
+void html_page_start(FILE *out, const char *title, const char *subtitle);
+void html_page_end(FILE *out);
+
 /** Write s escaped for HTML text and attribute values (NULL writes nothing). */
 void html_esc(FILE *out, const char *s);
 

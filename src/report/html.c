@@ -73,7 +73,7 @@ void html_esc(FILE *out, const char *s)
 	}
 }
 
-static void page_start(FILE *out, const char *title, const char *subtitle)
+void html_page_start(FILE *out, const char *title, const char *subtitle)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -89,7 +89,7 @@ static void page_start(FILE *out, const char *title, const char *subtitle)
 	fputs("</h1>\n", out);
 }
 
-static void page_end(FILE *out)
+void html_page_end(FILE *out)
 {
 	fputs("</main>\n<footer>Made by tdprof " TDPROF_VERSION ". A self-contained page: no script, no network, "
 	      "no external font.</footer>\n</body></html>\n", out);
@@ -226,7 +226,7 @@ int html_print_doc(FILE *out, const struct tdoc *d, const struct html_opts *o, s
 	char title[64];
 
 	snprintf(title, sizeof(title), "tdprof %s", tdoc_kind_name(d->kind));
-	page_start(out, title, d->source);
+	html_page_start(out, title, d->source);
 	fputs("<dl class=\"meta\">", out);
 	meta(out, d, "");
 	fputs("</dl></header>\n<main>\n", out);
@@ -246,7 +246,7 @@ int html_print_doc(FILE *out, const struct tdoc *d, const struct html_opts *o, s
 	if (d->kind == TDOC_BRANCHES)
 		html_branches(out, d, opt_or(o->max_sites, HTML_SITES_DEFAULT));
 	notes(out, d);
-	page_end(out);
+	html_page_end(out);
 	return finish(out, err);
 }
 
@@ -416,7 +416,7 @@ int html_print_diff(FILE *out, const struct diff_result *r, const struct html_op
 {
 	size_t max = opt_or(o->max_sites, HTML_SITES_DEFAULT);
 
-	page_start(out, "tdprof diff", tdoc_kind_name(r->kind));
+	html_page_start(out, "tdprof diff", tdoc_kind_name(r->kind));
 	fputs("<dl class=\"meta\">", out);
 	meta(out, r->a, "A: ");
 	meta(out, r->b, "B: ");
@@ -439,7 +439,7 @@ int html_print_diff(FILE *out, const struct diff_result *r, const struct html_op
 	diff_nodes(out, r);
 	diff_sites(out, r, max, opt_or(o->max_detail, HTML_DETAIL_DEFAULT));
 	diff_edges(out, r, max);
-	page_end(out);
+	html_page_end(out);
 	return finish(out, err);
 }
 

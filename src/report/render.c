@@ -7,6 +7,7 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "report/annotate.h"
 #include "report/branches.h"
 #include "report/diff.h"
 #include "report/explain.h"
@@ -370,6 +371,13 @@ static const struct renderer stat_renderers[] = {
 	{ NULL, NULL },
 };
 
+static const struct renderer annotate_renderers[] = {
+	{ "text", report_annotate_text },
+	{ "json", report_annotate_json },
+	{ "html", report_annotate_html },
+	{ NULL, NULL },
+};
+
 static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_TOPDOWN] = topdown_renderers,
 	[RENDER_WHY] = why_renderers,
@@ -381,6 +389,7 @@ static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_LIST] = list_renderers,
 	[RENDER_EXPLAIN] = explain_renderers,
 	[RENDER_STAT] = stat_renderers,
+	[RENDER_ANNOTATE] = annotate_renderers,
 };
 
 const struct renderer *render_table(enum render_kind k)

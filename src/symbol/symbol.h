@@ -217,6 +217,21 @@ struct symbol_mmap {
 int symbol_session_add_mmap(struct symbol_session *s, const struct symbol_mmap *m,
 			    struct tdp_err *err) __attribute__((warn_unused_result));
 
+/**
+ * Map the executable segments of the ELF file at path into process pid as the
+ * loader would at load bias `bias` (runtime address = bias + ELF virtual address;
+ * 0 for a file valgrind reports in its own addresses), so that symbol_resolve()
+ * and symbol_disasm() take the file's virtual addresses plus bias. Reads the
+ * program headers only (elfmap.c). Returns 0; TDP_ENOENT (cannot open),
+ * TDP_EFORMAT (not an ELF file, or no executable segment), or as
+ * symbol_session_add_mmap().
+ */
+int symbol_session_add_elf(struct symbol_session *s, uint32_t pid, const char *path, uint64_t bias,
+			   struct tdp_err *err) __attribute__((warn_unused_result));
+
+/** The GNU build-id of the ELF file at path into out; returns its size (0: none, or unreadable). */
+size_t symbol_file_build_id(const char *path, uint8_t out[20]);
+
 struct symbol_dso;
 
 /** Where a runtime address falls (symbol_map()). */

@@ -40,7 +40,8 @@ except ImportError:
     sys.exit(77)
 
 SCHEMA_DIR = os.path.join(tdp.SOURCE_ROOT, "docs", "json")
-KINDS = ["info", "stat", "topdown", "branches-report", "branches-samples", "why", "loop", "diff", "list", "explain", "selftest"]
+KINDS = ["info", "stat", "topdown", "branches-report", "branches-samples", "why", "loop", "diff", "list", "explain", "selftest",
+         "annotate"]
 TMP = tempfile.mkdtemp(prefix="tdprof-schema-")
 atexit.register(shutil.rmtree, TMP, True)
 EXAMPLES = os.path.join(tdp.BUILD_ROOT, "examples")
@@ -658,6 +659,25 @@ def test_branches_report():
                     not close(top.get("share"), 1.0, 1e-12) or not top.get("line") or not doc["disassembly"]:
                 problems.append("%s: counts %r, top site %s" % (label, (doc["samples"], doc["branch_entries"],
                                                                          doc["mispredicted_entries"]), top))
+    finish(problems)
+
+
+def test_annotate():
+    # a recording whose stacks walk a -g binary (bench/gen-branch-perfdata), and a simulated run
+    problems = []
+    gen = os.path.join(tdp.BUILD_ROOT, "bench", "gen-branch-perfdata")
+    wl = os.path.join(tdp.BUILD_ROOT, "tests", "e2e", "workloads", "wl-twofn")
+    if not (os.access(gen, os.X_OK) and os.access(wl, os.X_OK)):
+        raise tdp.Skip("bench/gen-branch-perfdata or wl-twofn is not built")
+    subprocess.run([gen, wl, path("twofn.data"), "500", "16"], check=True, capture_output=True)
+    for fn in ("branchy", "main"):
+        label = "annotate %s -i (recording)" % fn
+        validate(label, "annotate", run_json(label, "annotate", fn, "-i", path("twofn.data"), "--json"), problems)
+    label = "annotate -- demo-branch (simulated)"
+    doc = run_json(label, "annotate", "--json", "--backend=sim", "--", need_example("branch"))
+    validate(label, "annotate", doc, problems)
+    if doc["backend"] != "sim" or not doc["estimate"]:
+        problems.append("%s: backend %r, estimate %r" % (label, doc["backend"], doc["estimate"]))
     finish(problems)
 
 
