@@ -9,16 +9,19 @@
  * BINARY must be a static, non-PIE x86-64 executable (its code is at its link
  * addresses, libc included); LACKEY_LOG is the output of
  *   valgrind --tool=lackey --basic-counts=no --trace-superblocks=yes
- *            --vex-guest-chase=no --log-file=LACKEY_LOG BINARY ARGS
- * which prints "SB <hex>" at every superblock entered. Without chasing a superblock
- * runs straight to its first control transfer (or stops earlier, at 50
- * instructions or a system call), so the address of the next superblock says where
- * that transfer went: the conditional branch's direction, the indirect branch's or
- * the return's target. Capstone decodes each superblock once. A next address that
- * fits no decoding (a signal, code outside the binary such as the vDSO) is counted
- * as unmatched and skipped. `rep` string instructions loop as one-instruction
- * superblocks: cachegrind counts each iteration as a conditional branch, a core
- * runs them in microcode, so they are counted apart and fed to neither model.
+ *            --vex-guest-chase=no --vex-guest-max-insns=50 --vex-iropt-unroll-thresh=0
+ *            --log-file=LACKEY_LOG BINARY ARGS
+ * which prints "SB <hex>" at every superblock entered. Without chasing or loop
+ * unrolling (which would hide the branches inside a superblock) a superblock runs
+ * straight to its first control transfer (or stops earlier: at 50 instructions,
+ * --vex-guest-max-insns, or at a system call), so the address of the next
+ * superblock says where that transfer went: the conditional branch's direction,
+ * the indirect branch's or the return's target. Capstone decodes each superblock
+ * once. A next address that fits no decoding (a signal, code outside the binary
+ * such as the vDSO) is counted as unmatched and skipped. `rep` string
+ * instructions loop as one-instruction superblocks: cachegrind counts each
+ * iteration as a conditional branch, a core runs them in microcode, so they are
+ * counted apart and fed to neither model.
  *
  * Bench tool: the trace is trusted to be lackey's output but still parsed with
  * bounds checks, lines over 256 bytes and unknown lines are skipped.
@@ -36,7 +39,8 @@
 
 #include "sim/bpred.h"
 
-#define MAX_INSNS 64      /* > valgrind's default --vex-guest-max-insns (50) */
+#define VEX_MAX_INSNS 50  /* valgrind's --vex-guest-max-insns (its default; the script passes it) */
+#define MAX_INSNS 64      /* decoded per block: more than VEX_MAX_INSNS */
 #define MAX_SEGS 16
 #define MAX_MODELS 16
 
@@ -253,18 +257,18 @@ static struct block *lookup(struct prog *p, uint64_t start)
 	return &p->map[i];
 }
 
-static bool inside(const struct block *b, uint64_t next)
+/* valgrind cut the block at its instruction limit, before its terminator: next is
+ * the instruction after the limit. */
+static bool cut(const struct block *b, uint64_t next)
 {
-	for (unsigned i = 1; i < b->nr; i++)
-		if (b->start + b->off[i] == next)
-			return true;
-	return false;
+	return b->nr > VEX_MAX_INSNS && b->start + b->off[VEX_MAX_INSNS] == next;
 }
 
 struct run {
 	size_t nr;
 	const char *name[MAX_MODELS];
 	struct bpred *bp[MAX_MODELS];
+	void *mem[MAX_MODELS];
 	struct counts c[MAX_MODELS + 1]; /* the last: cachegrind's model */
 	struct cg_model cg;
 	uint64_t sbs, unmatched, rep, calls, jumps;
@@ -275,6 +279,8 @@ static void step(struct run *r, const struct block *b, uint64_t next)
 {
 	struct counts *cg = &r->c[r->nr];
 
+	if (cut(b, next))
+		return;
 	switch (b->term) {
 	case T_COND:
 		if (next != b->target && next != b->fall)
@@ -324,14 +330,12 @@ static void step(struct run *r, const struct block *b, uint64_t next)
 		}
 		break;
 	case T_NONE:
-		if (next == b->fall || inside(b, next))
+		if (next == b->fall)
 			return;
 		break;
 	}
-	/* the block stopped before its terminator (valgrind's instruction limit), or
-	 * control went somewhere the decoding does not explain */
-	if (!inside(b, next))
-		r->unmatched++;
+	/* control went somewhere the decoding does not explain */
+	r->unmatched++;
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -399,7 +403,8 @@ int main(int argc, char **argv)
 		}
 		n = bpred_size(&b->config);
 		r.name[r.nr] = b->name;
-		r.bp[r.nr] = bpred_init(aligned_alloc(8, (n + 7) & ~(size_t)7), n, &b->config);
+		r.mem[r.nr] = aligned_alloc(8, (n + 7) & ~(size_t)7);
+		r.bp[r.nr] = r.mem[r.nr] ? bpred_init(r.mem[r.nr], n, &b->config) : NULL;
 		if (!r.bp[r.nr])
 			return 1;
 		r.nr++;
@@ -430,5 +435,11 @@ int main(int argc, char **argv)
 		else
 			printf("%10s %8s %7s\n", "-", "-", "-");
 	}
+	for (size_t m = 0; m < r.nr; m++)
+		free(r.mem[m]);
+	for (size_t i = 0; i < p.nr_seg; i++)
+		free(p.seg[i].bytes);
+	free(p.map);
+	cs_close(&p.cs);
 	return 0;
 }

@@ -20,8 +20,9 @@
  * - Skylake's 16-entry return stack buffer (Agner Fog, "The microarchitecture of
  *   Intel, AMD and VIA CPUs", Skylake chapter).
  * So the sizes below are TAGE-SC-L-like budgets of each core's era, not the cores'
- * real tables: ~50 KB for Golden Cove and Zen 4, ~25 KB for Zen 3 and Sunny Cove,
- * ~16 KB for Skylake and Neoverse N1 (bpred_budget_bits() gives each figure, and
+ * real tables: direction tables (bimodal + tagged) of 53 KiB for Golden Cove and
+ * Zen 4, 22 KiB for Zen 3 and Sunny Cove, 17 KiB for Skylake and Neoverse N1; with
+ * ITTAGE, return stack and loop predictor 73, 33-36 and 31 KiB (bpred_budget_bits();
  * docs/sim-machine.md §5 the table). max_hist counts our history bits (one per
  * conditional branch, one to three per other branch), about twice the taken branches
  * of Intel's path history. The loop predictor (TAGE-SC-L's L) is on everywhere:
@@ -29,20 +30,20 @@
  */
 #include "bpred.h" /* by its directory: vgtool/ compiles this file by path */
 
-/* Golden Cove and Zen 4 class: 12 tables of 2K entries, 12-bit tags (~51 KB),
+/* Golden Cove and Zen 4 class: 12 tables of 2K entries, 12-bit tags (53 KiB with the base),
  * history to ~2x Alder Lake's 194 taken branches, 32-entry loop predictor. */
 #define BIG(hist, itt_tables, ras) \
 	{ .log_bimodal = 13, .nr_tagged = 12, .log_tagged = 11, .tag_bits = 12, .min_hist = 4, \
 	  .max_hist = (hist), .log_ittage = 9, .nr_ittage = (itt_tables), .ras_depth = (ras), \
 	  .log_loop = 5, .log_u_reset = 18 }
 
-/* Zen 3 and Sunny Cove class: 10 tables of 1K entries, 11-bit tags (~20 KB). */
+/* Zen 3 and Sunny Cove class: 10 tables of 1K entries, 11-bit tags (22 KiB with the base). */
 #define MID(hist, itt_tables, ras) \
 	{ .log_bimodal = 13, .nr_tagged = 10, .log_tagged = 10, .tag_bits = 11, .min_hist = 4, \
 	  .max_hist = (hist), .log_ittage = 9, .nr_ittage = (itt_tables), .ras_depth = (ras), \
 	  .log_loop = 5, .log_u_reset = 18 }
 
-/* Skylake and Neoverse N1 class: 8 tables of 1K entries, 11-bit tags (~16 KB). */
+/* Skylake and Neoverse N1 class: 8 tables of 1K entries, 11-bit tags (17 KiB with the base). */
 #define SMALL(hist, itt_tables, ras) \
 	{ .log_bimodal = 12, .nr_tagged = 8, .log_tagged = 10, .tag_bits = 11, .min_hist = 4, \
 	  .max_hist = (hist), .log_ittage = 9, .nr_ittage = (itt_tables), .ras_depth = (ras), \

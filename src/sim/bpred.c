@@ -24,12 +24,6 @@
 #define LOOP_ITER_MAX 0xffffu
 #define DEFAULT_LOG_U_RESET 18u
 
-/* A compressed (folded) history: the last olen bits of global history folded into
- * clen bits, updated in O(1) per new bit (Michaud's PPM-like predictor, JILP 2005). */
-struct fold {
-	uint32_t comp;
-	uint16_t olen, clen, outpoint;
-};
 
 struct tage_entry {
 	uint16_t tag;
@@ -55,10 +49,25 @@ struct loop_entry {
 	uint8_t pad[3];
 };
 
+/*
+ * The global history of each TAGE table folded (compressed) three times: to the
+ * index width wi and to two tag widths wt0 and wt1 (Michaud's PPM-like predictor,
+ * JILP 2005): the last hlen bits XORed together in chunks of the width. A new bit
+ * updates a fold in O(1): rotate it left by one within its width, XOR the new bit
+ * in at bit 0 and the bit leaving the window at hlen % width. The three folds of a
+ * table are lanes of one 64-bit word (bits [0, wi), [wi, wi + wt0), then wt1), so
+ * that one rotation updates all three. ITTAGE's tables use the folds of some TAGE
+ * tables (src): one set of folds to update per history bit.
+ */
 struct tables {
 	unsigned n, lg, tag_bits;
-	unsigned hlen[BPRED_MAX_TAGGED];
-	struct fold fi[BPRED_MAX_TAGGED], ft0[BPRED_MAX_TAGGED], ft1[BPRED_MAX_TAGGED];
+	unsigned wi, wt0, wt1;                  /* fold widths (lanes at 0, wi, wi + wt0) */
+	uint64_t top, low, lane0, lane1, lane2; /* lanes' top bits, bottom bits, one bottom bit each */
+	uint32_t hlen[BPRED_MAX_TAGGED];
+	uint64_t fold[BPRED_MAX_TAGGED];        /* the three folds */
+	uint64_t out[BPRED_MAX_TAGGED];         /* where the leaving bit enters each lane */
+	uint32_t pmask[BPRED_MAX_TAGGED];       /* the path history bits a table uses */
+	unsigned src[BPRED_MAX_ITTAGE];         /* ITTAGE only: the TAGE table whose folds it uses */
 };
 
 struct bpred {
@@ -93,11 +102,12 @@ const char *bpred_config_check(const struct bpred_config *c)
 		return "nr_tagged must be 0..16";
 	if (c->nr_ittage > BPRED_MAX_ITTAGE)
 		return "nr_ittage must be 0..16";
-	if (c->nr_tagged || c->nr_ittage) {
+	if (c->nr_ittage > c->nr_tagged)
+		return "nr_ittage must not exceed nr_tagged (ITTAGE uses TAGE's folded histories)";
+	if (c->nr_tagged) {
 		if (c->min_hist < 1 || c->max_hist > BPRED_MAX_HIST || c->min_hist > c->max_hist)
 			return "history lengths must satisfy 1 <= min_hist <= max_hist <= 2000";
-		unsigned n = c->nr_tagged > c->nr_ittage ? c->nr_tagged : c->nr_ittage;
-		if (n > 1 && c->max_hist - c->min_hist < n - 1)
+		if (c->max_hist - c->min_hist < c->nr_tagged - 1)
 			return "max_hist - min_hist must leave a distinct history length per table";
 	}
 	if (c->nr_tagged) {
@@ -230,24 +240,6 @@ static void geometric(unsigned n, unsigned lo, unsigned hi, unsigned *out)
 			out[i] = out[i + 1] - 1;
 }
 
-static void fold_init(struct fold *f, unsigned olen, unsigned clen)
-{
-	f->comp = 0;
-	f->olen = (uint16_t)olen;
-	f->clen = (uint16_t)clen;
-	f->outpoint = (uint16_t)(olen % clen);
-}
-
-/* The fold after `bit` entered the history and `old` left its window. */
-static void fold_update(struct fold *f, uint32_t bit, uint32_t old)
-{
-	uint32_t c = (f->comp << 1) | bit;
-
-	c ^= old << f->outpoint;
-	c ^= c >> f->clen;
-	f->comp = c & (((uint32_t)1 << f->clen) - 1);
-}
-
 static uint32_t pc32(uint64_t pc)
 {
 	return (uint32_t)pc ^ (uint32_t)(pc >> 32);
@@ -283,24 +275,41 @@ static void fill8(void *mem, uint64_t n, uint8_t byte)
 
 /* ---- setup ---- */
 
-static void tables_init(struct tables *t, unsigned n, unsigned lg, unsigned tag_bits,
-			unsigned lo, unsigned hi)
+static void tage_tables_init(struct tables *t, const struct bpred_config *c)
 {
-	t->n = n;
-	t->lg = lg;
-	t->tag_bits = tag_bits;
-	if (!n)
+	t->n = c->nr_tagged;
+	t->lg = t->wi = c->log_tagged;
+	t->tag_bits = t->wt0 = c->tag_bits;
+	if (!t->n)
 		return;
-	/* Three folds of different widths: a lone bit in a long run of equal ones
-	 * (a loop's previous exit) then aliases only every lcm of the widths bits,
-	 * not every width. */
-	unsigned w1 = tag_bits - 1 == lg ? tag_bits - 2 : tag_bits - 1;
+	/* Three different widths: a lone bit in a long run of equal ones (a loop's
+	 * previous exit) then aliases only every lcm of the widths bits. */
+	t->wt1 = c->tag_bits - 1 == c->log_tagged ? c->tag_bits - 2 : c->tag_bits - 1;
+	geometric(t->n, c->min_hist, c->max_hist, t->hlen);
+	t->lane0 = 1;
+	t->lane1 = (uint64_t)1 << t->wi;
+	t->lane2 = (uint64_t)1 << (t->wi + t->wt0);
+	t->low = t->lane0 | t->lane1 | t->lane2;
+	t->top = (t->lane0 << (t->wi - 1)) | (t->lane1 << (t->wt0 - 1)) | (t->lane2 << (t->wt1 - 1));
+	for (unsigned i = 0; i < t->n; i++) {
+		t->out[i] = (t->lane0 << (t->hlen[i] % t->wi)) | (t->lane1 << (t->hlen[i] % t->wt0)) |
+			    (t->lane2 << (t->hlen[i] % t->wt1));
+		t->pmask[i] = t->hlen[i] < PATH_BITS ? (1u << t->hlen[i]) - 1 : (1u << PATH_BITS) - 1;
+	}
+}
 
-	geometric(n, lo, hi, t->hlen);
-	for (unsigned i = 0; i < n; i++) {
-		fold_init(&t->fi[i], t->hlen[i], lg);
-		fold_init(&t->ft0[i], t->hlen[i], tag_bits);
-		fold_init(&t->ft1[i], t->hlen[i], w1);
+/* ITTAGE's n tables take the folds of TAGE tables spread from the shortest history
+ * to the longest (bpred_config_check(): nr_ittage <= nr_tagged). */
+static void itt_tables_init(struct tables *it, const struct tables *tg, const struct bpred_config *c)
+{
+	it->n = c->nr_ittage;
+	it->lg = c->log_ittage;
+	it->tag_bits = tg->tag_bits;
+	for (unsigned j = 0; j < it->n; j++) {
+		unsigned s = it->n == 1 ? tg->n - 1 : (j * (tg->n - 1) + (it->n - 1) / 2) / (it->n - 1);
+
+		it->src[j] = s;
+		it->hlen[j] = tg->hlen[s];
 	}
 }
 
@@ -328,31 +337,32 @@ struct bpred *bpred_init(void *mem, size_t len, const struct bpred_config *c)
 	p->itt = (struct itt_entry *)(void *)(base + l.itt);
 	p->ras = (uint64_t *)(void *)(base + l.ras);
 	p->loop = c->log_loop ? (struct loop_entry *)(void *)(base + l.loop) : NULL;
-	tables_init(&p->tg, c->nr_tagged, c->log_tagged, c->tag_bits, c->min_hist, c->max_hist);
-	tables_init(&p->it, c->nr_ittage, c->log_ittage, c->nr_tagged ? c->tag_bits : 12,
-		    c->min_hist, c->max_hist);
+	tage_tables_init(&p->tg, c);
+	itt_tables_init(&p->it, &p->tg, c);
 	return p;
 }
 
 /* ---- histories ---- */
 
-static void tables_push(struct tables *t, const uint8_t *ghist, uint32_t head, uint32_t bit)
-{
-	for (unsigned i = 0; i < t->n; i++) {
-		uint32_t old = ghist[(head - t->hlen[i]) & (HIST_BUF - 1)];
-
-		fold_update(&t->fi[i], bit, old);
-		fold_update(&t->ft0[i], bit, old);
-		fold_update(&t->ft1[i], bit, old);
-	}
-}
-
 static void push_bit(struct bpred *p, uint32_t bit)
 {
-	p->ghead = (p->ghead + 1) & (HIST_BUF - 1);
-	p->ghist[p->ghead] = (uint8_t)bit;
-	tables_push(&p->tg, p->ghist, p->ghead, bit);
-	tables_push(&p->it, p->ghist, p->ghead, bit);
+	/* locals: the byte stores below could alias the struct's fields */
+	struct tables *t = &p->tg;
+	const uint64_t top = t->top, l0 = t->lane0, l1 = t->lane1, l2 = t->lane2;
+	const uint64_t in = bit ? t->low : 0;
+	const unsigned s0 = t->wi - 1, s1 = t->wt0 - 1, s2 = t->wt1 - 1, n = t->n;
+	const uint32_t head = (p->ghead + 1) & (HIST_BUF - 1);
+	const uint8_t *gh = p->ghist;
+
+	p->ghead = head;
+	p->ghist[head] = (uint8_t)bit;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t old = gh[(head - t->hlen[i]) & (HIST_BUF - 1)];
+		uint64_t x = t->fold[i], tp = x & top;
+		uint64_t wrap = ((tp >> s0) & l0) | ((tp >> s1) & l1) | ((tp >> s2) & l2);
+
+		t->fold[i] = (((x & ~top) << 1) | wrap) ^ in ^ (t->out[i] & (0 - old));
+	}
 }
 
 static void push_path(struct bpred *p, uint64_t pc)
@@ -370,22 +380,49 @@ static uint32_t target_bit(uint64_t target)
 
 /* ---- TAGE ---- */
 
-static uint32_t table_index(const struct bpred *p, const struct tables *t, unsigned i,
-			    uint32_t a, uint32_t salt)
+/* x (of `from` bits) XOR-folded to `to` bits. */
+static uint32_t fold_down(uint32_t x, unsigned from, unsigned to)
 {
-	unsigned plen = t->hlen[i] < PATH_BITS ? t->hlen[i] : PATH_BITS;
-	uint32_t path = p->phist & ((1u << plen) - 1);
-	uint32_t h = hash_bits(a ^ salt, 0x9e3779b1u, t->lg);
-
-	h ^= hash_bits(path ^ (i << 20) ^ salt, 0x27d4eb2du, t->lg);
-	return (h ^ t->fi[i].comp) & ((1u << t->lg) - 1);
+	for (; from > to; from -= to)
+		x = (x & ((1u << to) - 1)) ^ (x >> to);
+	return x;
 }
 
-static uint16_t table_tag(const struct tables *t, unsigned i, uint32_t a, uint32_t salt)
+/* Index and tag in table i (of TAGE when t is p->tg, of ITTAGE when it is p->it,
+ * whose folds are those of TAGE table t->src[i]) for an address hashed to ha
+ * (index) and ht (tag). */
+static uint32_t rotl32(uint32_t x, unsigned r)
 {
-	uint32_t h = hash_bits(a ^ salt, 0x85ebca77u, t->tag_bits);
+	r &= 31;
+	return r ? (x << r) | (x >> (32 - r)) : x;
+}
 
-	return (uint16_t)((h ^ t->ft0[i].comp ^ (t->ft1[i].comp << 1)) & ((1u << t->tag_bits) - 1));
+/*
+ * Index and tag in n tables of lg index bits and `bits` tag bits, table i using
+ * the folds of TAGE table f[i] (TAGE: f = NULL, i itself). ha is the address
+ * hashed to lg bits, ht to `bits` bits; the path history enters hashed whole for a
+ * table whose history is at least PATH_BITS long (rotated by the table's number,
+ * so that they differ), its last hlen bits for a shorter one. A fold's lanes need
+ * no mask of their own: the final masks cut what lies above them.
+ */
+static void table_hashes(const struct bpred *p, unsigned n, const unsigned *f, unsigned lg, unsigned bits,
+			 unsigned salt, uint32_t ha, uint32_t ht, uint32_t *idx, uint16_t *tag)
+{
+	const struct tables *t = &p->tg;
+	const uint32_t phist = p->phist, pfull = phist * 0x27d4eb2du;
+	const uint32_t imask = (1u << lg) - 1, tmask = (1u << bits) - 1;
+	const unsigned wi = t->wi, wt = t->wi + t->wt0;
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = f ? f[i] : i;
+		uint64_t x = t->fold[k];
+		uint32_t ph = t->hlen[k] < PATH_BITS ? (phist & t->pmask[k]) * 0x27d4eb2du : pfull;
+		uint32_t ci = (uint32_t)x & ((1u << wi) - 1);
+
+		ph = rotl32(ph, 3 * i + salt) >> (32 - lg);
+		idx[i] = (ha ^ ph ^ (lg >= wi ? ci : fold_down(ci, wi, lg))) & imask;
+		tag[i] = (uint16_t)((ht ^ (uint32_t)(x >> wi) ^ ((uint32_t)(x >> wt) << 1)) & tmask);
+	}
 }
 
 static void ctr_update(int8_t *ctr, bool taken, int lo, int hi)
@@ -432,10 +469,9 @@ static struct tage_entry *tage_at(struct bpred *p, unsigned i, uint32_t idx)
 static void tage_predict(struct bpred *p, uint32_t a, struct tage_lookup *k)
 {
 	k->prov = k->alt = -1;
-	for (unsigned i = 0; i < p->tg.n; i++) {
-		k->idx[i] = table_index(p, &p->tg, i, a, 0);
-		k->tag[i] = table_tag(&p->tg, i, a, 0);
-	}
+	if (p->tg.n)
+		table_hashes(p, p->tg.n, NULL, p->tg.lg, p->tg.tag_bits, 0, hash_bits(a, 0x9e3779b1u, p->tg.lg),
+			     hash_bits(a, 0x85ebca77u, p->tg.tag_bits), k->idx, k->tag);
 	for (int i = (int)p->tg.n - 1; i >= 0; i--) {
 		if (tage_at(p, (unsigned)i, k->idx[i])->tag != k->tag[i])
 			continue;
@@ -490,7 +526,8 @@ static void tage_allocate(struct bpred *p, const struct tage_lookup *k, bool tak
 
 static void tage_update(struct bpred *p, const struct tage_lookup *k, bool taken)
 {
-	if (k->pred != taken)
+	/* a new entry that was right while the alternate was used needs no other */
+	if (k->pred != taken && !(k->weak_new && k->prov_pred == taken))
 		tage_allocate(p, k, taken);
 	if (k->prov < 0) {
 		bim_update(&p->bim[k->bidx], taken);
@@ -652,10 +689,10 @@ bool bpred_indirect(struct bpred *p, uint64_t pc, uint64_t target)
 	uint64_t alt_target, pred;
 	struct itt_entry *e = NULL;
 
-	for (unsigned i = 0; i < p->it.n; i++) {
-		idx[i] = table_index(p, &p->it, i, a, ITT_SALT);
-		tag[i] = table_tag(&p->it, i, a, ITT_SALT);
-	}
+	if (p->it.n)
+		table_hashes(p, p->it.n, p->it.src, p->it.lg, p->it.tag_bits, 16,
+			     hash_bits(a ^ ITT_SALT, 0x9e3779b1u, p->it.lg),
+			     hash_bits(a ^ ITT_SALT, 0x85ebca77u, p->it.tag_bits), idx, tag);
 	for (int i = (int)p->it.n - 1; i >= 0; i--) {
 		if (itt_at(p, (unsigned)i, idx[i])->tag != tag[i])
 			continue;

@@ -68,11 +68,14 @@ struct bpred_config {
 	unsigned nr_tagged;     /* TAGE tagged tables (0..16; 0 = the bimodal table alone) */
 	unsigned log_tagged;    /* entries per tagged table, log2 (1..20; ignored when nr_tagged = 0) */
 	unsigned tag_bits;      /* tag width of the tagged tables (4..16) */
-	unsigned min_hist;      /* history length of the shortest tagged table (>= 1) */
+	unsigned min_hist;      /* history length of the shortest tagged table (>= 1; ignored,
+				 * as max_hist, when nr_tagged = 0) */
 	unsigned max_hist;      /* of the longest (> min_hist when more than one table, <= 2000);
 				 * the others in geometric progression between them */
 	unsigned log_ittage;    /* ITTAGE: entries per table, log2; also its base target table (1..18) */
-	unsigned nr_ittage;     /* ITTAGE tagged tables (0..16; 0 = last-target table alone) */
+	unsigned nr_ittage;     /* ITTAGE tagged tables (0..nr_tagged; 0 = last-target table
+				 * alone); they use the folded histories of nr_ittage TAGE
+				 * tables spread from the shortest history to the longest */
 	unsigned ras_depth;     /* return address stack entries (1..1024); a deeper call chain
 				 * wraps and overwrites the oldest entries */
 	unsigned log_loop;      /* loop predictor entries, log2 (0 = no loop predictor; <= 10) */

@@ -346,11 +346,13 @@ static void test_config_check(void **state)
 		assert_int_equal(bpred_budget_bits(&c), 0);
 		assert_null(bpred_init(&c, sizeof(c), &c));
 	}
-	/* no tagged tables: their sizes do not matter */
+	/* ITTAGE uses TAGE's histories: no more ITTAGE tables than TAGE ones */
 	c = good;
-	c.nr_tagged = 0;
-	c.log_tagged = 0;
-	c.tag_bits = 0;
+	c.nr_ittage = c.nr_tagged + 1;
+	assert_non_null(bpred_config_check(&c));
+	/* no tagged tables: their sizes and history lengths do not matter */
+	c.nr_tagged = c.nr_ittage = 0;
+	c.log_tagged = c.tag_bits = c.min_hist = c.max_hist = 0;
 	assert_null(bpred_config_check(&c));
 }
 
