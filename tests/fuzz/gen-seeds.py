@@ -34,7 +34,8 @@ for i, s in enumerate([
         "armv8_pmuv3_0/stall_slot/", "cpu/mem-loads,ldlat=30/P", "task-clock,cs,migrations,faults",
         "L1-dcache-load-misses,LLC-loads,dTLB-load-misses", "cpu/config=0x1234,config1=5,name=x/S",
         "{cycles,instructions}:W", "cpu/period=1000,freq=0/D", "de_no_dispatch_per_slot.no_ops_from_frontend",
-        "cpu/event=0x3c/,cpu/frontend=0x11/", "ls_not_halted_cyc:G,ex_ret_ops:H", "cpu/wide=0xff/"]):
+        "cpu/event=0x3c/,cpu/frontend=0x11/", "ls_not_halted_cyc:G,ex_ret_ops:H", "cpu/wide=0xff/",
+        "cycles/period=1000,name=c/u,cpu-clock/freq=99/:k"]):
     put("events", "%02d" % i, s)
 for i, s in enumerate([
         "INT_MISC.RECOVERY_CYCLES:c=1:e", "inst_retired.any:upp", "INST_RETIRED:ANY_P:k",
