@@ -7,6 +7,7 @@
 #include "cli/branches-samples.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
+#include "cli/progress.h"
 #include "cli/output.h"
 #include "base/err.h"
 #include "base/file.h"
@@ -181,7 +182,9 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 			    "records it holds", o->input);
 	debug_dir = annot_opts(o, top, bid_dirs, &ao);
 	feat = perfdata_features(p);
+	progress_begin(false, "reading '%s'", o->input);
 	rc = load(p, &in, pf, &ao, feat, &agg, &an, &ips, &li, &err);
+	progress_end();
 	branch_prefault_stop(pf);
 	pf = NULL;
 	if (rc)
@@ -203,7 +206,9 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 	if (rc)
 		goto fail;
 	branch_sites_sort(res.sites, res.nr_sites, sort);
+	progress_begin(false, "naming the branches of '%s' (symbols, source lines, disassembly)", o->input);
 	rc = branch_annot_run(an, &res, &err);
+	progress_end();
 	if (rc)
 		goto fail;
 
@@ -212,6 +217,7 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 	r.sort_executions = sort == BRANCH_SORT_EXECUTIONS;
 	r.top = top;
 	r.columns = cli_columns();
+	r.pal = o->pal;
 	r.stopped_at = perfdata_stats(p)->unfinished_tail;
 	r.unread_bytes = perfdata_stats(p)->tail_bytes;
 	rc = render_find(RENDER_BRANCHES, o->format)->render(out, &r, &err);

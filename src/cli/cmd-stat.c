@@ -170,13 +170,13 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 	bool watch;
 	int i, rc;
 
-	(void)ctx;
 	i = opts_parse(opts, &doc, argc, argv);
 	if (i < 0) {
 		rc = opts_exit(i);
 		goto out;
 	}
 	so.argv = i < argc ? argv + i : NULL;
+	o.pal = o.out_path ? NULL : ctx->palette;
 	if ((rc = choose_format(&o)) || (rc = check_usage(&o, &so)))
 		goto out;
 	watch = o.pid_s || o.tid_s || o.all_cpus || o.cpu_list;

@@ -102,6 +102,7 @@ int topdown_render(const struct topdown_opts *to, struct topdown_report *r, stru
 	r->info = to->info;
 	r->describe = to->describe || ctx->verbose > 0;
 	r->csv_sep = to->sep;
+	r->pal = to->out_path ? NULL : ctx->palette;
 	if (to->nodes && r->nr_trees) {
 		char unknown[256];
 

@@ -58,6 +58,7 @@ static int render(struct output *out, const struct stat_opts *o, const struct me
 	r.metrics = &tm;
 	r.verdict = &v;
 	r.csv_sep = o->sep;
+	r.pal = o->pal;
 	r.after_intervals = o->interval && !strcmp(o->format, "text");
 	if (m && m->nr_intervals && !strcmp(o->format, "json")) {
 		ivs = tdp_calloc(m->nr_intervals, sizeof(*ivs));

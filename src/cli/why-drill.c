@@ -13,6 +13,7 @@
 #include "cli/backend.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
+#include "cli/progress.h"
 #include "cpu/cpu.h"
 #include "diagnose/drill-pmu.h"
 
@@ -51,7 +52,9 @@ static int record(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *pin, c
 
 	say_plan(p, in->argv[0]);
 	saved = backend_divert_stdout(in->divert);
+	progress_begin(true, "drill-down: running %s again, sampled", in->argv[0]);
 	ret = diag_pmu_record(p, in->argv, getenv("TMPDIR"), rec, err);
+	progress_end();
 	backend_restore_stdout(saved);
 	if (!ret || p->method == DIAG_SAMPLE_IP ||
 	    (ret != TDP_ENOTSUP && ret != TDP_EPERM && ret != TDP_EUSAGE && ret != TDP_EINVAL))
@@ -60,7 +63,9 @@ static int record(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *pin, c
 	*err = (struct tdp_err)TDP_ERR_INIT;
 	say_plan(p, in->argv[0]);
 	saved = backend_divert_stdout(in->divert);
+	progress_begin(true, "drill-down: running %s again, sampled", in->argv[0]);
 	ret = diag_pmu_record(p, in->argv, getenv("TMPDIR"), rec, err);
+	progress_end();
 	backend_restore_stdout(saved);
 	return ret;
 }

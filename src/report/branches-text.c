@@ -1,5 +1,6 @@
 /* branches-text.c: `tdprof branches report` for a person (branches.h). */
 #include "report/branches.h"
+#include "report/palette.h"
 #include "base/str.h"
 #include "base/strbuf.h"
 #include "report/fit.h"
@@ -235,7 +236,7 @@ static void sites(struct strbuf *sb, const struct branches_report *r)
 	for (size_t i = 0; i < n; i++) {
 		const struct branch_site *s = &res->sites[i];
 
-		strbuf_addf(sb, "%5zu  0x%016" PRIx64 "  ", i + 1, s->addr);
+		strbuf_addf(sb, "%s%5zu  0x%016" PRIx64 "  ", i ? "" : pal_on(r->pal, PAL_HOT), i + 1, s->addr);
 		if (known)
 			strbuf_addf(sb, "%10" PRIu64 "  ", s->mispredicts);
 		else
@@ -250,7 +251,7 @@ static void sites(struct strbuf *sb, const struct branches_report *r)
 				  : res->counts.branch_entries ? 100.0 * (double)s->executions / (double)res->counts.branch_entries : 0.0,
 			    branch_type_name(s->type, s->new_type));
 		fitted_where(sb, branch_symbols_find(r->syms, s->addr), r->columns, 80);
-		strbuf_addch(sb, '\n');
+		strbuf_addf(sb, "%s\n", i ? "" : pal_off(r->pal)); /* the hottest row */
 	}
 }
 

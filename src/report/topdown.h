@@ -67,6 +67,7 @@ struct model_runs;
 struct drill_node;
 struct byfunc_result;
 struct tdp_err;
+struct palette;
 
 #define TOPDOWN_MAX_TREES 2  /* hybrids: P-core and E-core */
 #define TOPDOWN_MAX_NOTES 8
@@ -94,6 +95,7 @@ struct topdown_report {
 	size_t drill_steps;          /* steps of the drill-down */
 	const struct byfunc_result *functions; /* --by function (diagnose/byfunc.h); NULL: none */
 	const char *csv_sep;         /* csv: the field separator (-x SEP); NULL: "," */
+	const struct palette *pal;   /* text: colours (report/palette.h); NULL: none */
 };
 
 /* --drilldown's section (topdown-drill.c): each measured node's step, run and running fraction,

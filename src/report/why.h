@@ -54,6 +54,7 @@
 #include "diagnose/diagnose.h"
 
 struct model_runs;
+struct palette;
 struct tdp_err;
 
 struct why_report {
@@ -66,6 +67,7 @@ struct why_report {
 	const struct model_runs *repeat; /* -r N: the runs whose means d->tree holds (report/repeat.h adds
 	                                    repeat, runs, ci95, stddev to the JSON); NULL: one run */
 	const char *csv_sep;     /* csv: the field separator (-x SEP); NULL: "," */
+	const struct palette *pal; /* text: colours (report/palette.h); NULL: none */
 };
 
 struct strbuf;
