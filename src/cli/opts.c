@@ -236,6 +236,10 @@ int opts_parse(const struct opt *opts, const struct cmd_doc *doc, int argc, char
 			opts_print_man(opts, doc);
 			return OPTS_HELP_SHOWN;
 		}
+		if (!strcmp(a, "--completion-spec")) {
+			opts_print_completion_spec(opts, doc);
+			return OPTS_HELP_SHOWN;
+		}
 		if (a[1] == '-') {
 			if (parse_long(opts, doc, argc, argv, &i))
 				return OPTS_USAGE;
