@@ -8,7 +8,9 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/progress.h"
+#include "cli/symenv.h"
 #include "cli/output.h"
+#include "base/alloc.h"
 #include "base/err.h"
 #include "base/file.h"
 #include "base/strbuf.h"
@@ -74,6 +76,8 @@ static char *annot_opts(const struct branches_report_opts *o, size_t top, const 
 		ao->buildid_dirs = bid_dirs;
 	}
 	ao->block_insns = top ? top : SIZE_MAX; /* the blocks shown get their instructions counted */
+	if (ao->lines)
+		ao->debuginfod_client = symenv_debuginfod(&ao->debuginfod_envp);
 	return debug_dir;
 }
 
@@ -157,7 +161,7 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 	struct branch_prefault *pf = NULL;
 	struct branch_result res = BRANCH_RESULT_INIT;
 	struct branch_load_info li;
-	struct branch_annot_opts ao;
+	struct branch_annot_opts ao = { 0 };
 	struct branches_report r;
 	const struct perfdata_features *feat;
 	enum branch_sort sort = BRANCH_SORT_MISPREDICTS;
@@ -241,6 +245,7 @@ out:
 	perfdata_close(p);
 	perfdata_input_close(&in);
 	free(debug_dir);
+	tdp_free((char *)ao.debuginfod_client);
 	return status;
 }
 

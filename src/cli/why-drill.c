@@ -14,8 +14,10 @@
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/progress.h"
+#include "cli/symenv.h"
 #include "cpu/cpu.h"
 #include "diagnose/drill-pmu.h"
+#include "symbol/symbol.h"
 
 void why_drill_no_model(struct diag *d, const char *why)
 {
@@ -78,6 +80,8 @@ void why_drill_pmu(struct diag *d, const struct why_drill_in *in)
 	struct diag_pmu_recording rec = DIAG_PMU_RECORDING_INIT;
 	struct tdp_err err = TDP_ERR_INIT;
 	const struct pmu_sampling_stats *st = &rec.stats;
+	struct symbol_opts so;
+	char *client;
 	int ret;
 
 	if ((ret = cpu_system_detect(&sys, NULL, &err))) {
@@ -108,9 +112,11 @@ void why_drill_pmu(struct diag *d, const struct why_drill_in *in)
 	else
 		msg_progress("drill-down: %llu samples with %llu branch records; ranking the branches",
 			     (unsigned long long)st->samples, (unsigned long long)st->branch_entries);
-	ret = diag_pmu_drill(d, rec.data, rec.size,
-			     &(struct diag_pmu_drill_opts){ &plan, in->o, NULL, rec.dropped },
+	symbol_opts_init(&so);
+	so.debuginfod_client = client = symenv_debuginfod(&so.debuginfod_envp);
+	ret = diag_pmu_drill(d, rec.data, rec.size, &(struct diag_pmu_drill_opts){ &plan, in->o, &so, rec.dropped },
 			     &err);
+	tdp_free(client);
 	if (ret)
 		msg_warning("the drill-down is incomplete: %s", err.msg);
 out:

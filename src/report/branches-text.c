@@ -109,9 +109,32 @@ static void fitted_where(struct strbuf *sb, const struct branch_loc *l, unsigned
 	strbuf_release(&w);
 }
 
+/* JIT code: anonymous executable memory (symbol/dso.c's rule, as perf names such maps). */
+static bool is_jit(const char *dso)
+{
+	return dso && (!strncmp(dso, "//anon", 6) || !strncmp(dso, "[anon", 5) || !strncmp(dso, "/memfd:", 7));
+}
+
+/* What to try for unresolved user addresses like l: the exact option, or where a JIT's names come from. */
+static void user_hint(struct strbuf *sb, const struct branch_loc *l)
+{
+	if (!l->dso) {
+		strbuf_adds(sb, "the user ones are in no map of their process: the recording lacks their MMAP "
+				"records (cut short, or recorded without them), which no option brings back");
+	} else if (is_jit(l->dso)) {
+		strbuf_adds(sb, "the JIT's perf map, /tmp/perf-PID.map of the recorded process (node "
+				"--perf-basic-prof, Java's perf-map-agent; with --symfs DIR, DIR/tmp/perf-PID.map)");
+	} else {
+		strbuf_adds(sb, "--symfs DIR, a copy of the recorded machine's files: DIR");
+		strbuf_add_name(sb, l->dso);
+		strbuf_adds(sb, " must be the recorded binary");
+	}
+}
+
 /*
- * Why addresses did not resolve (to a function, or to a source line), and how to
- * get them: said when none resolved, or when none of the resolved has a line.
+ * Why addresses did not resolve (to a function, or to a source line), how many,
+ * and what to try: said when none resolved, or when most user addresses did not,
+ * or when none of the resolved has a line.
  */
 static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy)
 {
@@ -134,15 +157,15 @@ static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy)
 			u_ex = u_ex && u_ex->note ? u_ex : l;
 		}
 	}
-	if (!sy->nr_resolved) {
-		strbuf_adds(sb, "  why none:");
-		if (kernel) {
+	if (!sy->nr_resolved || 2 * user > sy->nr_locs) {
+		strbuf_addf(sb, "  %s:", sy->nr_resolved ? "unresolved" : "why none");
+		if (kernel && !sy->nr_resolved) {
 			strbuf_addf(sb, " %zu kernel addresses (", kernel);
 			strbuf_add_name(sb, k_ex->note ? k_ex->note : "no kallsyms of the recorded kernel");
 			strbuf_adds(sb, ")");
 		}
 		if (user) {
-			strbuf_addf(sb, "%s %zu user addresses", kernel ? ";" : "", user);
+			strbuf_addf(sb, "%s %zu user addresses", kernel && !sy->nr_resolved ? ";" : "", user);
 			if (u_ex->dso) {
 				strbuf_adds(sb, ", e.g. in '");
 				strbuf_add_name(sb, u_ex->dso);
@@ -152,12 +175,18 @@ static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy)
 			strbuf_add_name(sb, u_ex->note ? u_ex->note : "no symbol");
 			strbuf_adds(sb, ")");
 		}
-		strbuf_adds(sb, "\n  to resolve them: --symfs DIR holding the recorded binaries (and --kallsyms FILE for the "
-				"kernel's); for source lines, binaries built with -g or their debug info\n");
+		strbuf_adds(sb, "\n  to resolve them: ");
+		if (kernel && !sy->nr_resolved)
+			strbuf_addf(sb, "--kallsyms FILE, a copy of /proc/kallsyms of the recorded machine and boot%s",
+				    user ? "; " : "");
+		if (user)
+			user_hint(sb, u_ex);
+		strbuf_addch(sb, '\n');
 	}
 	if (sy->nr_resolved && !lines)
 		strbuf_adds(sb, "  no source lines: the binaries have no debug info; rebuild with -g, install their "
-				"debug info (-dbgsym/-debuginfo, debuginfod), or point --symfs at a tree that has it\n");
+				"debug info (-dbgsym/-debuginfo), set DEBUGINFOD_URLS to fetch it from a debuginfod server "
+				"(with debuginfod-find installed), or point --symfs at a tree that has it\n");
 }
 
 void report_recording_head(struct strbuf *sb, const char *file, const char *recorded_by, const char *cpu,
