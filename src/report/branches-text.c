@@ -109,6 +109,46 @@ static void fitted_where(struct strbuf *sb, const struct branch_loc *l, unsigned
 	strbuf_release(&w);
 }
 
+/*
+ * The lines of text (each "  head: words...") wrapped at `width` columns, the
+ * continuation lines indented 4: hints hold paths and names, never cut.
+ */
+static void add_wrapped(struct strbuf *sb, const char *text, size_t width)
+{
+	for (const char *line = text; *line;) {
+		const char *eol = strchr(line, '\n'), *p = line;
+		size_t col = 0;
+
+		eol = eol ? eol : line + strlen(line);
+		while (p < eol && *p == ' ') {
+			strbuf_addch(sb, ' ');
+			p++;
+			col++;
+		}
+		for (bool first = true; p < eol;) {
+			size_t w = strcspn(p, " \n");
+
+			if (w > (size_t)(eol - p))
+				w = (size_t)(eol - p);
+			if (!first && col + 1 + w > width) {
+				strbuf_adds(sb, "\n    ");
+				col = 4;
+			} else if (!first) {
+				strbuf_addch(sb, ' ');
+				col++;
+			}
+			strbuf_add(sb, p, w);
+			col += w;
+			first = false;
+			p += w;
+			while (p < eol && *p == ' ')
+				p++;
+		}
+		strbuf_addch(sb, '\n');
+		line = *eol ? eol + 1 : eol;
+	}
+}
+
 /* JIT code: anonymous executable memory (symbol/dso.c's rule, as perf names such maps). */
 static bool is_jit(const char *dso)
 {
@@ -136,7 +176,7 @@ static void user_hint(struct strbuf *sb, const struct branch_loc *l)
  * and what to try: said when none resolved, or when most user addresses did not,
  * or when none of the resolved has a line.
  */
-static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy)
+static void resolve_why_lines(struct strbuf *sb, const struct branch_symbols *sy)
 {
 	size_t kernel = 0, user = 0, lines = 0;
 	const struct branch_loc *k_ex = NULL, *u_ex = NULL;
@@ -187,6 +227,17 @@ static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy)
 		strbuf_adds(sb, "  no source lines: the binaries have no debug info; rebuild with -g, install their "
 				"debug info (-dbgsym/-debuginfo), set DEBUGINFOD_URLS to fetch it from a debuginfod server "
 				"(with debuginfod-find installed), or point --symfs at a tree that has it\n");
+}
+
+/* resolve_why_lines(), wrapped at the terminal's width */
+static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy, unsigned columns)
+{
+	struct strbuf t = STRBUF_INIT;
+
+	resolve_why_lines(&t, sy);
+	if (!strbuf_failed(&t) && t.len) /* out of memory: the hint is left out, the report goes on */
+		add_wrapped(sb, t.buf, fit_columns(columns));
+	strbuf_release(&t);
 }
 
 void report_recording_head(struct strbuf *sb, const char *file, const char *recorded_by, const char *cpu,
@@ -246,7 +297,7 @@ static void header(struct strbuf *sb, const struct branches_report *r)
 		strbuf_adds(sb, "symbols: none (this tdprof was built without the symbol module)\n");
 	else
 		strbuf_addf(sb, "symbols: %zu of %zu addresses resolved\n", r->syms->nr_resolved, r->syms->nr_locs);
-	resolve_why(sb, r->syms);
+	resolve_why(sb, r->syms, r->columns);
 }
 
 static void sites(struct strbuf *sb, const struct branches_report *r)

@@ -250,7 +250,7 @@ def test_malformed_perf_map_is_named():
         f.write("%x 100 fine\nnot a map line\n" % JIT_START)
     r = tdp.run("branches", "report", "-i", rec, "--symfs", root)
     tdp.expect_exit(r, 0)
-    tdp.expect_in("/tmp/perf-%d.map' line 2: not 'START SIZE NAME'" % PID, r.out, "stdout", r)
+    tdp.expect_in("/tmp/perf-%d.map' line 2: not 'START SIZE NAME'" % PID, " ".join(r.out.split()), "stdout", r)
     tdp.check("fine" not in r.out.split("why none", 1)[0].split("Misprediction sites", 1)[-1],
               "names of a malformed map are not used", r)
 
@@ -261,10 +261,14 @@ def test_missing_binary_names_the_symfs_path():
                     os.path.join(TMP, "missing.data"))
     r = tdp.run("branches", "report", "-i", rec)
     tdp.expect_exit(r, 0)
-    tdp.expect_in("symbols: 0 of 4 addresses resolved", r.out, "stdout", r)
-    tdp.expect_in("why none: 4 user addresses, e.g. in '/opt/recorded/app' (binary not found", r.out, "stdout", r)
+    flat = " ".join(r.out.split())  # the hint wraps at the terminal's width
+    tdp.expect_in("symbols: 0 of 4 addresses resolved", flat, "stdout", r)
+    tdp.expect_in("why none: 4 user addresses, e.g. in '/opt/recorded/app' (binary not found", flat, "stdout", r)
     tdp.expect_in("to resolve them: --symfs DIR, a copy of the recorded machine's files: DIR/opt/recorded/app must "
-                  "be the recorded binary", r.out, "stdout", r)
+                  "be the recorded binary", flat, "stdout", r)
+    r = tdp.run("branches", "report", "-i", rec, env={"COLUMNS": "200"})
+    tdp.check(any("DIR/opt/recorded/app must be the recorded binary" in l and "to resolve them" in l
+                  for l in r.out.splitlines()), "one line at 200 columns", r)
 
 
 if __name__ == "__main__":
