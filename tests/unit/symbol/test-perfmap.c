@@ -86,7 +86,7 @@ static void test_bad_lines(void **state)
 		size_t len = strlen(rows[i].text);
 
 		if (i == 8)
-			len = 15; /* the text has a NUL in it */
+			len = 14; /* the text has a NUL in it: "\n\n1000 10 a" "\0b\n" */
 		memcpy(buf, rows[i].text, len + 1);
 		buf[len] = '\0';
 		if (symbol_perfmap_parse(buf, len, &v, &nr, &bad) != TDP_EFORMAT || bad != rows[i].line || v || nr)
