@@ -114,7 +114,7 @@ int annotate_report(const struct annotate_opts *o, struct annot_doc *d, const ch
 	r.source_view = !o->asm_only && !o->no_source;
 	r.interleave = !o->no_source && !o->asm_only;
 	r.bytes = o->raw;
-	r.color = ctx->color && !o->output;
+	r.pal = o->output ? NULL : ctx->palette;
 	r.columns = cli_columns();
 	rc = output_render(o->output, render_find(RENDER_ANNOTATE, o->format), &r);
 	if (rc == EXIT_OK && o->html)

@@ -36,7 +36,7 @@ const char cmd_topdown_summary[] = "classify the bottleneck: the top-down tree, 
 static const struct cmd_doc doc = {
 	.name = "topdown",
 	.summary = cmd_topdown_summary,
-	.usage = "topdown [-l N] [--nodes LIST] [--info] [--cpu MODEL] [--json] [-o FILE] [--no-multiplex] -- CMD "
+	.usage = "topdown [-l N] [--nodes LIST] [--info] [--cpu MODEL] [--json | --csv | -x SEP] [-o FILE] [--no-multiplex] -- CMD "
 		 "[ARGS]\n"
 		 "topdown --drilldown [-l N] [--no-multiplex] [--json] -- CMD [ARGS]\n"
 		 "topdown --by function --backend=sim [--json] -- CMD [ARGS]\n"
@@ -101,6 +101,8 @@ int topdown_render(const struct topdown_opts *to, struct topdown_report *r, stru
 	r->nodes = to->nodes;
 	r->info = to->info;
 	r->describe = to->describe || ctx->verbose > 0;
+	r->csv_sep = to->sep;
+	r->pal = to->out_path ? NULL : ctx->palette;
 	if (to->nodes && r->nr_trees) {
 		char unknown[256];
 
@@ -153,9 +155,12 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_LONG('r', "repeat", &to.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
 							 "interval (Student's t)", 1, MODEL_RUNS_MAX),
 		OPT_GROUP("output"),
-		OPT_CHOICE(0, "format", &to.format, "text|json|html", "the output's format (default text; html: "
-									  "the page --html writes)"),
+		OPT_CHOICE(0, "format", &to.format, "text|json|csv|html", "the output's format (default text; "
+									      "html: the page --html writes)"),
 		OPT_BOOL(0, "json", &to.json, "one JSON document (--format=json)"),
+		OPT_BOOL(0, "csv", &to.csv, "one row per node: key, name, level, parent, value, threshold, "
+					    "crossed (--format=csv)"),
+		OPT_STRING('x', "field-separator", &to.sep, "SEP", "CSV with SEP between fields, as perf stat -x"),
 		OPT_STRING('o', "output", &to.out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_STRING(0, "html", &to.html, "FILE", "also write a self-contained HTML report to FILE"),
 		OPT_END(),
@@ -167,7 +172,7 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 		return opts_exit(i);
 	if (to.midr && (rc = topdown_midr_model(&to)))
 		return rc;
-	if (!(to.format = output_format("topdown", to.format, to.json ? "json" : NULL, "text")))
+	if (!(to.format = output_format_csv("topdown", to.format, to.json, to.csv, to.sep)))
 		return EXIT_USAGE;
 	to.json = !strcmp(to.format, "json");
 	if (to.import && to.repeat > 1)

@@ -24,7 +24,8 @@ struct topdown_opts {
 	const char *nodes; /* --nodes */
 	bool info, describe;
 	long repeat;       /* -r N (0: once) */
-	bool json, no_multiplex;
+	bool json, csv, no_multiplex;
+	const char *sep;   /* -x SEP: CSV with SEP between fields */
 	bool drilldown;    /* --drilldown */
 	const char *by;    /* --by function */
 };

@@ -10,10 +10,8 @@
 #include "base/str.h"
 #include "base/strbuf.h"
 #include "branch/branch.h"
+#include "report/palette.h"
 
-#define RED "\033[1;31m"
-#define YELLOW "\033[33m"
-#define RESET "\033[0m"
 #define TAB_STOP 8
 
 /* The count columns a person sees: the JSON has them all. */
@@ -119,10 +117,10 @@ static void source_text(struct strbuf *sb, const char *s)
 static void line_row(struct strbuf *sb, const struct annotate_report *r, const struct view *v,
 		     const struct annot_line *l)
 {
-	const char *on = r->color && l->hot ? (l->hot == 1 ? RED : YELLOW) : NULL;
+	/* the marked lines in the hot colour; without a palette pal_on() is "" */
+	const char *on = l->hot ? pal_on(r->pal, l->hot == 1 ? PAL_HOT : PAL_VERDICT) : "";
 
-	if (on)
-		strbuf_adds(sb, on);
+	strbuf_adds(sb, on);
 	strbuf_adds(sb, l->hot ? ">>" : "  ");
 	pct(sb, l->pct);
 	for (size_t i = 0; i < v->nr; i++)
@@ -140,8 +138,8 @@ static void line_row(struct strbuf *sb, const struct annotate_report *r, const s
 		strbuf_add_name(sb, l->function);
 		strbuf_addch(sb, ']');
 	}
-	if (on)
-		strbuf_adds(sb, RESET);
+	if (*on)
+		strbuf_adds(sb, pal_off(r->pal));
 	strbuf_addch(sb, '\n');
 }
 
@@ -176,8 +174,8 @@ static void insn_row(struct strbuf *sb, const struct annotate_report *r, const s
 	const struct annot_insn *in = &d->insns[i];
 	bool hot = i == d->hottest_insn;
 
-	if (hot && r->color)
-		strbuf_adds(sb, RED);
+	if (hot)
+		strbuf_adds(sb, pal_on(r->pal, PAL_HOT));
 	strbuf_adds(sb, hot ? "=>" : "  ");
 	pct(sb, in->pct);
 	for (size_t k = 0; k < v->nr; k++)
@@ -204,8 +202,8 @@ static void insn_row(struct strbuf *sb, const struct annotate_report *r, const s
 		strbuf_add_name(sb, in->target);
 		strbuf_addch(sb, '>');
 	}
-	if (hot && r->color)
-		strbuf_adds(sb, RESET);
+	if (hot)
+		strbuf_adds(sb, pal_off(r->pal));
 	strbuf_addch(sb, '\n');
 }
 

@@ -12,7 +12,7 @@
  * targets named <func+off>). Columns: executions, branches, mispredicts, the
  * rate, samples, the simulated miss events (valgrind's names ending in "mr" or
  * "mw") with counts, and block cycles and IPC when timed; the JSON has every
- * column. Colour (ANSI) marks the hottest lines only when `color` is set.
+ * column. Colour marks the hottest lines only with a palette (`pal`).
  *
  * JSON (one object; addresses are "0x..." ELF virtual addresses):
  *   backend ("import" | "pmu" | "sim"), estimate, input, command, machine,
@@ -38,6 +38,8 @@
 
 #include "annot/annot.h"
 
+struct palette;
+
 struct strbuf;
 struct tdp_err;
 
@@ -47,7 +49,7 @@ struct annotate_report {
 	bool asm_view;           /* the instructions (not --source-only) */
 	bool interleave;         /* source lines above their instructions (not --no-source) */
 	bool bytes;              /* the instructions' bytes (--show-bytes) */
-	bool color;              /* ANSI colour (a terminal that wants it: cli's ctx.color) */
+	const struct palette *pal; /* colours (report/palette.h; cli's ctx.palette), NULL: none */
 	unsigned columns;        /* the terminal's width (0: 80) */
 };
 

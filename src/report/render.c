@@ -147,6 +147,18 @@ static int branches_folded(struct strbuf *out, const void *doc, struct tdp_err *
 	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
 }
 
+static int topdown_csv_doc(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	topdown_csv(out, doc);
+	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
+}
+
+static int why_csv_doc(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	why_csv(out, doc);
+	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
+}
+
 static int topdown_html(struct strbuf *out, const void *doc, struct tdp_err *err)
 {
 	return render_html_of_json(out, topdown_json, doc, err);
@@ -175,6 +187,7 @@ static int branches_html(struct strbuf *out, const void *doc, struct tdp_err *er
 static const struct renderer topdown_renderers[] = {
 	{ "text", topdown_text },
 	{ "json", topdown_json },
+	{ "csv", topdown_csv_doc },
 	{ "html", topdown_html },
 	{ NULL, NULL },
 };
@@ -182,6 +195,7 @@ static const struct renderer topdown_renderers[] = {
 static const struct renderer why_renderers[] = {
 	{ "text", why_text },
 	{ "json", why_json },
+	{ "csv", why_csv_doc },
 	{ "html", why_html },
 	{ "pprof", why_pprof },
 	{ NULL, NULL },

@@ -67,6 +67,7 @@ struct model_runs;
 struct drill_node;
 struct byfunc_result;
 struct tdp_err;
+struct palette;
 
 #define TOPDOWN_MAX_TREES 2  /* hybrids: P-core and E-core */
 #define TOPDOWN_MAX_NOTES 8
@@ -93,6 +94,8 @@ struct topdown_report {
 	                                   measured (model/drilldown.h); NULL: no drill-down */
 	size_t drill_steps;          /* steps of the drill-down */
 	const struct byfunc_result *functions; /* --by function (diagnose/byfunc.h); NULL: none */
+	const char *csv_sep;         /* csv: the field separator (-x SEP); NULL: "," */
+	const struct palette *pal;   /* text: colours (report/palette.h); NULL: none */
 };
 
 /* --drilldown's section (topdown-drill.c): each measured node's step, run and running fraction,
@@ -127,6 +130,13 @@ void topdown_text_extra(FILE *out, const struct topdown_report *r, const struct 
 
 /* The same as JSON keys of o: "info", "bottlenecks", "stage2" and the nested "tree". */
 void topdown_json_extra(struct json_t *o, const struct topdown_report *r, const struct metric_tree *t, bool *failed);
+
+/**
+ * Append the tree as CSV, one row per node shown (topdown-csv.c says the columns),
+ * separated by r->csv_sep.
+ */
+struct strbuf;
+void topdown_csv(struct strbuf *sb, const struct topdown_report *r);
 
 /** Print the tree, the sum, the groups, the verdict and its advice as text. */
 void topdown_text_print(FILE *out, const struct topdown_report *r);

@@ -43,6 +43,7 @@
  *                  diagnosis (verdict, sites, findings) is the last run's
  *
  * pprof (--format=pprof): report_why_pprof(), a perftools.profiles.Profile, gzipped.
+ * CSV (--format=csv, -x SEP): why_csv(), the findings as rows (why-csv.c says the columns).
  */
 #ifndef TDPROF_REPORT_WHY_H
 #define TDPROF_REPORT_WHY_H
@@ -53,6 +54,7 @@
 #include "diagnose/diagnose.h"
 
 struct model_runs;
+struct palette;
 struct tdp_err;
 
 struct why_report {
@@ -64,7 +66,14 @@ struct why_report {
 	unsigned columns;        /* text: the terminal's width (0: 80; report/fit.h) */
 	const struct model_runs *repeat; /* -r N: the runs whose means d->tree holds (report/repeat.h adds
 	                                    repeat, runs, ci95, stddev to the JSON); NULL: one run */
+	const char *csv_sep;     /* csv: the field separator (-x SEP); NULL: "," */
+	const struct palette *pal; /* text: colours (report/palette.h); NULL: none */
 };
+
+struct strbuf;
+
+/** Append the findings as CSV rows separated by r->csv_sep (why-csv.c). */
+void why_csv(struct strbuf *sb, const struct why_report *r);
 
 /** Print the workflow as text to out (which the caller owns). */
 void why_text_print(FILE *out, const struct why_report *r);
@@ -76,7 +85,6 @@ int why_json_print(FILE *out, const struct why_report *r, struct tdp_err *err) _
  * Append the diagnosis as a gzipped pprof profile (pprof-why.c says what is in it).
  * Returns 0, TDP_ENOMEM or TDP_EIO.
  */
-struct strbuf;
 int report_why_pprof(struct strbuf *out, const struct why_report *r, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 

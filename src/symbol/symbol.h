@@ -149,12 +149,21 @@ struct symbol_opts {
 	const char *running_notes;         /* the running kernel's ELF notes
 					    * ("/sys/kernel/notes"); NULL: none */
 	unsigned flags;                    /* enum symbol_flags */
+	const char *perf_map_dir;          /* where JITs write perf-PID.map ("/tmp", as perf):
+					    * anonymous code of process PID is named from it;
+					    * NULL: never */
+	const char *debuginfod_client;     /* libdebuginfod's client program (debuginfod-find)
+					    * asked, by build-id, for the debug info of a binary
+					    * that has none here; NULL: never (no network) */
+	char *const *debuginfod_envp;      /* its environment (DEBUGINFOD_URLS and the cache
+					    * path are read by the client from there); NULL: none */
 };
 
 /**
  * Fill o with the defaults: no symfs, no build-id cache, debug_dirs
  * {"/usr/lib/debug"}, running_kallsyms "/proc/kallsyms", running_notes
- * "/sys/kernel/notes", flags 0. The strings are static.
+ * "/sys/kernel/notes", flags 0, perf_map_dir "/tmp", no debuginfod. The strings
+ * are static.
  */
 void symbol_opts_init(struct symbol_opts *o);
 
@@ -471,5 +480,34 @@ enum symbol_arch symbol_arch_from_elf(unsigned e_machine);
 
 /** "x86_64", "i386", "aarch64", "unknown". */
 const char *symbol_arch_name(enum symbol_arch arch);
+
+/* ---------------------------------------------------------------------------
+ * JIT maps (perfmap.c): /tmp/perf-PID.map, "START SIZE NAME" a line, START and
+ * SIZE hex (0x optional), NAME the rest of the line; a session reads the map of a
+ * process whose anonymous code it is asked to name (symbol_opts.perf_map_dir).
+ * ------------------------------------------------------------------------- */
+
+#define SYMBOL_PERFMAP_MAX_BYTES (256u << 20) /* a map larger than this is not read */
+#define SYMBOL_PERFMAP_MAX_NAME 4096          /* longest symbol name accepted */
+
+struct symbol_perfmap_sym {
+	uint64_t start, size; /* runtime addresses of the process */
+	const char *name;     /* into the parsed text */
+	size_t line;          /* 1-based, in the file */
+};
+
+/**
+ * Parse the perf map text buf[0..len) (untrusted; buf[len] must be a NUL; lines
+ * are cut in place, the names point into buf): *out (heap, sorted by start, then
+ * by line: of two symbols at one start, the later line is the one found; tdp_free)
+ * and *nr.
+ * Returns 0, TDP_ENOMEM, or TDP_EFORMAT with *bad_line the first line that is not
+ * "START SIZE NAME" (the whole map is then refused: *out NULL).
+ */
+int symbol_perfmap_parse(char *buf, size_t len, struct symbol_perfmap_sym **out, size_t *nr, size_t *bad_line)
+	__attribute__((warn_unused_result));
+
+/** The symbol of v[0..nr) (as symbol_perfmap_parse() sorted it) holding addr, or NULL. */
+const struct symbol_perfmap_sym *symbol_perfmap_find(const struct symbol_perfmap_sym *v, size_t nr, uint64_t addr);
 
 #endif
