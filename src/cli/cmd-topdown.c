@@ -40,6 +40,7 @@ static const struct cmd_doc doc = {
 		 "[ARGS]\n"
 		 "topdown --drilldown [-l N] [--no-multiplex] [--json] -- CMD [ARGS]\n"
 		 "topdown --by function --backend=sim [--json] -- CMD [ARGS]\n"
+		 "topdown [--by function] -i FILE.data [--cpu MODEL] [--symfs DIR] [-l N] [--json | --csv]\n"
 		 "topdown --import FILE [--cpu MODEL | --midr HEX] [-l N] [--nodes LIST] [--info] [--slots N] [--json] [-o FILE]",
 	.description =
 		"Classifies where the pipeline's slots go (Intel's top-down method, on Intel, AMD and Arm): level 1 "
@@ -134,15 +135,19 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 						       "or for --import the one the events fit"),
 		OPT_STRING(0, "midr", &to.midr, "HEX", "the model of this arm64 MIDR_EL1 value, with its revision "
 						       "(0x410fd493: Neoverse N2 r0p3)"),
-		OPT_STRING(0, "import", &to.import, "FILE", "read perf stat output (CSV, JSON lines or text) instead "
-							   "of running a command"),
+		OPT_STRING('i', "import", &to.import, "FILE", "read perf stat output (CSV, JSON lines or text), or a "
+							     "perf.data whose samples read their group, instead of "
+							     "running a command"),
+		OPT_STRING(0, "symfs", &to.symfs, "DIR", "a perf.data's binaries under DIR (--by function)"),
+		OPT_STRING(0, "kallsyms", &to.kallsyms, "FILE", "kernel symbols of a perf.data's kernel"),
 		OPT_LONG(0, "slots", &to.slots, "N", "pipeline slots per cycle for models that read them from the "
 						     "PMU (Arm's caps/slots)", 1, 64),
 		OPT_BOOL(0, "drilldown", &to.drilldown, "measure level 1, then rerun CMD to measure the children "
 							"of every node that crossed its threshold (else of the largest), "
 							"down to the leaves or -l N"),
 		OPT_CHOICE(0, "by", &to.by, "function", "each function's own top-down (the functions holding "
-							 "95 % of cycles; --backend=sim)"),
+							 "95 % of cycles): simulated (--backend=sim), or from a "
+							 "perf.data's group reads (-i FILE.data)"),
 		OPT_BOOL(0, "no-multiplex", &to.no_multiplex, "run CMD once per group of counters instead of "
 							      "letting groups take turns"),
 		OPT_CHOICE(0, "backend", &to.backend, BACKEND_CHOICES, "where counts come from: pmu (auto; without "
@@ -153,9 +158,11 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_LONG('r', "repeat", &to.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
 							 "interval (Student's t)", 1, MODEL_RUNS_MAX),
 		OPT_GROUP("output"),
-		OPT_CHOICE(0, "format", &to.format, "text|json|html", "the output's format (default text; html: "
-									  "the page --html writes)"),
+		OPT_CHOICE(0, "format", &to.format, "text|json|csv|html", "the output's format (default text; csv: "
+									      "--by function's table; html: the "
+									      "page --html writes)"),
 		OPT_BOOL(0, "json", &to.json, "one JSON document (--format=json)"),
+		OPT_BOOL(0, "csv", &to.csv, "--by function's table as CSV (--format=csv)"),
 		OPT_STRING('o', "output", &to.out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_STRING(0, "html", &to.html, "FILE", "also write a self-contained HTML report to FILE"),
 		OPT_END(),
@@ -167,9 +174,13 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 		return opts_exit(i);
 	if (to.midr && (rc = topdown_midr_model(&to)))
 		return rc;
-	if (!(to.format = output_format("topdown", to.format, to.json ? "json" : NULL, "text")))
+	if (to.json && to.csv)
+		return msg_usage("topdown", "'--json' and '--csv' are two formats: choose one");
+	if (!(to.format = output_format("topdown", to.format, to.json ? "json" : to.csv ? "csv" : NULL, "text")))
 		return EXIT_USAGE;
 	to.json = !strcmp(to.format, "json");
+	if (!strcmp(to.format, "csv") && !to.by)
+		return msg_usage("topdown", "CSV is the table of '--by function': give '--by function' too");
 	if (to.import && to.repeat > 1)
 		return msg_usage("topdown", "'-r' repeats a run: an import is one recording (record it with "
 					    "'perf stat -r N' instead)");
@@ -197,9 +208,9 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 			to.level = 2;
 		return topdown_run_sim(&to, argv + i, ctx);
 	}
-	if (to.by)
-		return msg_usage("topdown", "'--by function' needs '--backend=sim' for now: the PMU's per-function "
-					    "top-down samples with group reads (not yet here)");
+	if (to.by && !to.import)
+		return msg_usage("topdown", "'--by function' needs '--backend=sim' for now, or a perf.data recorded "
+					    "with group reads ('-i FILE.data')");
 	if (to.import) {
 		if (i < argc)
 			return msg_usage("topdown", "'--import' reads counts from a file: do not give a command too");

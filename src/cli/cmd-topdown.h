@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/countset.h"
 #include "cli/cmd.h"
@@ -24,9 +25,10 @@ struct topdown_opts {
 	const char *nodes; /* --nodes */
 	bool info, describe;
 	long repeat;       /* -r N (0: once) */
-	bool json, no_multiplex;
+	bool json, csv, no_multiplex;
 	bool drilldown;    /* --drilldown */
 	const char *by;    /* --by function */
+	const char *symfs, *kallsyms; /* --symfs DIR, --kallsyms FILE: the recording's binaries */
 };
 
 /* cmd-topdown-eval.c */
@@ -70,6 +72,18 @@ int topdown_run_drill(const struct topdown_opts *to, char *const *argv, struct t
 
 /** --by function --backend=sim: each function's top-down from the simulation's per-line counts. */
 int topdown_run_byfunc_sim(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx);
+
+/* cmd-topdown-groupread.c */
+
+/** Whether data[0..size) is a perf.data (its magic). */
+bool topdown_is_perfdata(const uint8_t *data, size_t size);
+
+/**
+ * The tree of a perf.data's group reads data[0..size) (path names it) and, with --by function,
+ * each function's; live_cmd: the command sampled live (the backend is then pmu), NULL for an import.
+ */
+int topdown_run_groupread(const struct topdown_opts *to, const uint8_t *data, size_t size, const char *path,
+			  const char *live_cmd, struct tdp_ctx *ctx);
 
 /* cmd-topdown.c */
 

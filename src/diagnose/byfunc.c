@@ -28,12 +28,25 @@ static int by_cycles(const void *a, const void *b)
 	return x->fn < y->fn ? -1 : x->fn > y->fn;
 }
 
+static const char *const l2_keys[BYFUNC_L2_NR] = {
+	"fetch_latency", "fetch_bandwidth", "branch_mispredicts", "machine_clears",
+	"memory_bound", "core_bound", "light_operations", "heavy_operations",
+};
+
+const char *byfunc_l2_key(size_t i)
+{
+	return i < BYFUNC_L2_NR ? l2_keys[i] : NULL;
+}
+
 void byfunc_release(struct byfunc_result *r)
 {
 	for (size_t i = 0; r->v && i < r->nr; i++) {
 		tdp_free(r->v[i].name);
+		tdp_free(r->v[i].dso);
 		tdp_free(r->v[i].file);
 	}
+	for (size_t i = 0; i < BYFUNC_MAX_EVENTS; i++)
+		tdp_free(r->events[i]);
 	tdp_free(r->v);
 	memset(r, 0, sizeof(*r));
 }
@@ -50,9 +63,11 @@ static void classify(struct byfunc_fn *f, const struct acc *a, double width, str
 	f->level1.backend_bound = 100 * a->cycles.v[SIM_BACKEND_BOUND] / c;
 	model_tree_from_sim(&f->level1, width, 2, t);
 	model_classify(t);
-	f->branch_mispredicts = metric_tree_find(t, "branch_mispredicts")->value;
-	f->fetch_latency = metric_tree_find(t, "fetch_latency")->value;
-	f->memory_bound = metric_tree_find(t, "memory_bound")->value;
+	for (size_t i = 0; i < BYFUNC_L2_NR; i++) {
+		const struct metric_node *n = metric_tree_find(t, l2_keys[i]);
+
+		f->level2[i] = n ? n->value : NAN;
+	}
 	/* the tree's keys are static (the sim model's table) */
 	key = t->verdict.category;
 	f->dominant = key;
@@ -78,6 +93,9 @@ int byfunc_from_sites(const struct sim_site *sites, size_t nr, const struct sim_
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->source = BYFUNC_SIM;
+	out->model = model_sim()->name;
+	out->level = 2;
 	if (!slot)
 		return tdp_err_oom(err);
 	/* one accumulator per function name index (SIM_NO_NAME and bad indices share the last slot) */
@@ -146,6 +164,7 @@ int byfunc_from_sites(const struct sim_site *sites, size_t nr, const struct sim_
 		f->cycles = acc[k].total;
 		f->share_pct = 100 * acc[k].total / total;
 		f->instructions = acc[k].ir;
+		f->has_instructions = true;
 		classify(f, &acc[k], width, t);
 		b = bucket_of(f->dominant);
 		g = &sites[acc[k].best[b]];

@@ -171,9 +171,17 @@ static int branches_html(struct strbuf *out, const void *doc, struct tdp_err *er
 	return render_html_of_json(out, branches_json, doc, err);
 }
 
+/* --by function's table (the command asks for --by function with CSV) */
+static int topdown_csv(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	byfunc_csv(out, ((const struct topdown_report *)doc)->functions);
+	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
+}
+
 static const struct renderer topdown_renderers[] = {
 	{ "text", topdown_text },
 	{ "json", topdown_json },
+	{ "csv", topdown_csv },
 	{ "html", topdown_html },
 	{ NULL, NULL },
 };

@@ -63,14 +63,16 @@ static void test_two_functions(void **state)
 	assert_true(fabs(r.v[0].level1.bad_speculation - 100.0 * 600 / 900) < 1e-9);
 	assert_string_equal(r.v[0].dominant, "bad_speculation");
 	assert_string_equal(r.v[0].dominant_node, "branch_mispredicts");
-	assert_true(r.v[0].branch_mispredicts == r.v[0].level1.bad_speculation);
+	assert_true(r.v[0].level2[2] == r.v[0].level1.bad_speculation);
+	assert_string_equal(byfunc_l2_key(2), "branch_mispredicts");
+	assert_true(isnan(r.v[0].level2[1])); /* fetch bandwidth: not simulated */
 	assert_int_equal(r.v[0].line, 11);
 	assert_string_equal(r.v[0].file, "f.c");
 	assert_true(fabs(r.v[0].line_pct - 100.0 * 500 / 600) < 1e-9);
 	assert_string_equal(r.v[1].name, "chase");
 	assert_string_equal(r.v[1].dominant, "backend_bound");
 	assert_string_equal(r.v[1].dominant_node, "memory_bound");
-	assert_true(isnan(r.v[1].fetch_latency) == false && r.v[1].fetch_latency == 0);
+	assert_true(isnan(r.v[1].level2[0]) == false && r.v[1].level2[0] == 0); /* fetch latency */
 	assert_int_equal(r.v[1].line, 20);
 	assert_true(fabs(r.rest_pct - 100.0 * 5 / 1555) < 1e-9);
 	byfunc_release(&r);
