@@ -56,7 +56,7 @@ static void heading(FILE *out, const struct byfunc_result *f, size_t width)
 			BYFUNC_COVER, f->nr, f->nr_functions);
 		return;
 	}
-	fprintf(out, "\nfunctions holding %.0f %% of %s (%zu of %zu; %llu samples with group reads), each in percent "
+	fprintf(out, "\nfunctions holding %.0f %% of %s (%zu of %zu; %llu samples with group reads),\neach in percent "
 		"of its own slots (model %s):\n",
 		BYFUNC_COVER, safe_fit(f->events[f->leader], 40, ev, sizeof(ev), false), f->nr, f->nr_functions,
 		(unsigned long long)f->samples, f->model ? f->model : "none");
@@ -89,33 +89,43 @@ static void second_line(FILE *out, const struct byfunc_result *f, const struct b
 	fputc('\n', out);
 }
 
-/* Group reads: each function's share of each event's total, as `perf report --group` prints them. */
+/* Group reads: each function's share of each event's total, as `perf report --group` prints them. Event
+ * names longer than a column are numbered, with a legend. */
 static void counts_table(FILE *out, const struct byfunc_result *f, size_t width)
 {
 	char name[128];
+	bool legend = false;
 	size_t used = 2;
 
-	fputs("\neach event's counts by function, in percent of its total (perf report --group):\n  ", out);
+	for (size_t e = 0; e < f->nr_events; e++)
+		legend |= !f->events[e] || strlen(f->events[e]) > 10;
+	fputs("\neach event's counts by function, in percent of its total (perf report --group):\n", out);
+	for (size_t e = 0; legend && e < f->nr_events; e++)
+		fprintf(out, "  [%zu] %s\n", e + 1, safe_fit(f->events[e], width - 8, name, sizeof(name), false));
+	fputs("  ", out);
 	for (size_t e = 0; e < f->nr_events; e++) {
-		fprintf(out, " %s", safe_fit(f->events[e], 11, name, sizeof(name), false));
-		used += 1 + strlen(name);
+		if (legend)
+			snprintf(name, sizeof(name), "[%zu]", e + 1);
+		else
+			safe_fit(f->events[e], 10, name, sizeof(name), false);
+		fprintf(out, " %7s", name);
+		used += 1 + (strlen(name) > 7 ? strlen(name) : 7);
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct byfunc_fn *fn = &f->v[i];
+		size_t w = used + 4 < width ? width - used - 4 : 12;
 
 		fputs("  ", out);
 		for (size_t e = 0; e < f->nr_events; e++) {
-			size_t w = strlen(safe_fit(f->events[e], 11, name, sizeof(name), false));
+			int cw = legend || !f->events[e] || strlen(f->events[e]) <= 7 ? 7 : (int)strlen(f->events[e]);
 
 			if (f->totals[e])
-				fprintf(out, " %*.2f%%", (int)(w > 7 ? w - 1 : 6), 100.0 * (double)fn->counts[e] /
-										(double)f->totals[e]);
+				fprintf(out, " %*.2f%%", cw - 1, 100.0 * (double)fn->counts[e] / (double)f->totals[e]);
 			else
-				fprintf(out, " %*s", (int)(w > 7 ? w : 7), "-");
+				fprintf(out, " %*s", cw, "-");
 		}
-		fprintf(out, "  %s%s\n", fn->kernel ? "[k] " : "",
-			safe_fit(fn->name, width > used + 16 ? width - used - 6 : 10, name, sizeof(name), false));
+		fprintf(out, "  %s%s\n", fn->kernel ? "[k] " : "", safe_fit(fn->name, w < 12 ? 12 : w, name, sizeof(name), false));
 	}
 }
 
@@ -128,7 +138,7 @@ void byfunc_text(FILE *out, const struct byfunc_result *f)
 	heading(out, f, width);
 	fprintf(out, "  %6s %6s %6s %6s %6s  %s\n", f->source == BYFUNC_SIM ? "cycles" : "share", "Ret", "BadSp", "FE",
 		"BE", f->source == BYFUNC_SIM ? "function; dominant node, guilty line"
-					      : "function; dominant node, its hottest line");
+					      : "function; dominant node, guilty line");
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct byfunc_fn *fn = &f->v[i];
 		char name[128];

@@ -255,6 +255,32 @@ def test_synthetic_text_and_csv():
         tdp.expect_in("give '--by function'", r.err, "stderr", r)
 
 
+def test_html_grid_sorts_without_script():
+    """--html: the functions in a grid drawn once per sort key (share, each level-1 node, name), each copy in
+    its order, the headings the labels of the radio buttons that choose a copy; a bar per function."""
+    with tempfile.TemporaryDirectory(prefix="tdprof-bfp-") as d:
+        path, _ = spr_file(d)
+        page = os.path.join(d, "f.html")
+        r = tdp.run("topdown", "--by", "function", "-i", path, "--html", page, timeout=120)
+        tdp.expect_exit(r, 0)
+        text = open(page).read()
+        sec = text[text.index('<section id="functions">'):]
+        sec = sec[:sec.index("</section>")]
+        tdp.check("<script" not in text, "no script in the page")
+        order = {}
+        for key in ("share", "ret", "bad", "fe", "be", "name"):
+            tdp.check('<input type="radio" name="fsort" id="fs-%s"' % key in sec, "a radio for %s" % key)
+            tdp.check('<label for="fs-%s">' % key in sec, "a heading that sorts by %s" % key)
+            table = sec[sec.index('<table class="funcs by-%s">' % key):]
+            table = table[:table.index("</table>")]
+            order[key] = re.findall(r"<b>([^<]+)</b>", table)
+            tdp.check(table.count("<svg class=\"fbar\"") == 2, "a bar per function (%s)" % key)
+        tdp.check(order["share"] == ["chase", "branchy"] and order["bad"] == ["branchy", "chase"] and
+                  order["be"] == ["chase", "branchy"] and order["name"] == ["branchy", "chase"],
+                  "each copy in its order: %r" % order)
+        tdp.check("#fs-bad:checked~table.by-bad" in text, "CSS shows the chosen copy")
+
+
 def test_events_named_by_their_attrs():
     """No EVENT_DESC: the generic hardware events are named as perf names them."""
     wl = twofn()
