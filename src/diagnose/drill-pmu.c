@@ -566,6 +566,7 @@ int diag_pmu_drill(struct diag *d, const uint8_t *buf, size_t len, const struct 
 	if ((ret = dpmu_findings(&s, err)))
 		goto out;
 	diag_sort_findings(d);
+	ret = diag_bottlenecks(d, err); /* the lead's costs now point at the sites */
 out:
 	perfdata_close(pd);
 	symbol_session_free(s.sym);

@@ -319,6 +319,7 @@ static json_t *build(const struct why_report *r, bool *failed)
 	for (size_t i = 0; i < d->nr_findings; i++)
 		jappend(findings, finding(&d->findings[i], i + 1, failed), failed);
 	jput(doc, "findings", findings, failed);
+	why_lead_json(doc, d, failed); /* "bottlenecks": the vendor's view, with each cost's code and fix */
 	for (size_t i = 0; i < d->nr_notes; i++)
 		jappend(notes, json_string(d->notes[i]), failed);
 	jput(doc, "notes", notes, failed);
