@@ -27,7 +27,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The usage error for an unknown model, with the closest names. */
 int topdown_unknown_model(const char *name)
@@ -204,13 +203,6 @@ static void note_level2(const struct metric_tree *t, struct topdown_report *r)
 					  "(perf stat -M TopdownL2, or -M PipelineL2 on AMD, records them)";
 }
 
-static bool regular_file(const char *path)
-{
-	struct stat st;
-
-	return strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
 int topdown_run_import(const struct topdown_opts *to, struct tdp_ctx *ctx)
 {
 	struct tdp_file f = TDP_FILE_INIT;
@@ -223,23 +215,9 @@ int topdown_run_import(const struct topdown_opts *to, struct tdp_ctx *ctx)
 	const struct model *m = NULL;
 	int ret, rc;
 
-	/* a mapped perf.data (group reads) may be larger than perf stat output is allowed to be */
-	ret = tdp_file_open_checked(&f, to->import, regular_file(to->import) ? 0 : IMPORT_MAX_INPUT,
-				    import_stream_check, &(struct import_stream){ .name = to->import }, &err);
-	if (!ret && !topdown_is_perfdata(f.data, f.size) && f.size > IMPORT_MAX_INPUT) {
-		tdp_file_close(&f);
-		ret = tdp_file_open_checked(&f, to->import, IMPORT_MAX_INPUT, import_stream_check,
-					    &(struct import_stream){ .name = to->import }, &err);
-	}
-	if (!ret && topdown_is_perfdata(f.data, f.size)) {
+	ret = topdown_open_import(to->import, &f, &err);
+	if (!ret && (topdown_is_perfdata(f.data, f.size) || to->by)) {
 		rc = topdown_run_groupread(to, f.data, f.size, to->import, NULL, ctx);
-		goto out;
-	}
-	if (!ret && to->by) {
-		msg_error("'--by function' reads a perf.data whose samples read their group, and '%s' is perf stat "
-			  "output", to->import);
-		msg_hint("record one with: perf record -e '{cycles,instructions}:S' -o FILE.data -- CMD");
-		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (!ret)

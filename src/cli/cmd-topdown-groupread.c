@@ -14,7 +14,9 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "cpu/cpu.h"
+#include "base/file.h"
 #include "diagnose/byfunc-pmu.h"
+#include "import/import.h"
 #include "model/groups.h"
 #include "model/model.h"
 #include "report/topdown.h"
@@ -23,10 +25,32 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 bool topdown_is_perfdata(const uint8_t *data, size_t size)
 {
 	return size >= 8 && !memcmp(data, "PERFILE2", 8);
+}
+
+static bool regular_file(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+int topdown_open_import(const char *path, struct tdp_file *f, struct tdp_err *err)
+{
+	/* a mapped perf.data (group reads) may be larger than perf stat output is allowed to be */
+	int ret = tdp_file_open_checked(f, path, regular_file(path) ? 0 : IMPORT_MAX_INPUT, import_stream_check,
+					&(struct import_stream){ .name = path }, err);
+
+	if (!ret && !topdown_is_perfdata(f->data, f->size) && f->size > IMPORT_MAX_INPUT) {
+		tdp_file_close(f);
+		ret = tdp_file_open_checked(f, path, IMPORT_MAX_INPUT, import_stream_check,
+					    &(struct import_stream){ .name = path }, err);
+	}
+	return ret;
 }
 
 /*
@@ -143,6 +167,13 @@ int topdown_run_groupread(const struct topdown_opts *to, const uint8_t *data, si
 	symbol_options(to, &dir, bid_dirs, &so);
 	if (!tree) {
 		msg_error("out of memory");
+		goto out;
+	}
+	if (!topdown_is_perfdata(data, size)) {
+		msg_error("'--by function' reads a perf.data whose samples read their group, and '%s' is perf stat "
+			  "output", path);
+		msg_hint("record one with: perf record -e '{cycles,instructions}:S' -o FILE.data -- CMD");
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if ((ret = byfunc_pmu_load(data, size, path, &so, &bp, &err)) || (ret = byfunc_pmu_totals(bp, &totals, &err))) {

@@ -24,6 +24,7 @@
 #include "model/live.h"
 #include "model/model.h"
 #include "model/stats.h"
+#include "pmu/sampling.h"
 #include "report/topdown.h"
 
 #include <errno.h>
@@ -39,6 +40,7 @@ static const struct cmd_doc doc = {
 	.usage = "topdown [-l N] [--nodes LIST] [--info] [--cpu MODEL] [--json] [-o FILE] [--no-multiplex] -- CMD "
 		 "[ARGS]\n"
 		 "topdown --drilldown [-l N] [--no-multiplex] [--json] -- CMD [ARGS]\n"
+		 "topdown --by function [-e GROUP] [--save-data FILE] [--json | --csv] -- CMD [ARGS]\n"
 		 "topdown --by function --backend=sim [--json] -- CMD [ARGS]\n"
 		 "topdown [--by function] -i FILE.data [--cpu MODEL] [--symfs DIR] [-l N] [--json | --csv]\n"
 		 "topdown --import FILE [--cpu MODEL | --midr HEX] [-l N] [--nodes LIST] [--info] [--slots N] [--json] [-o FILE]",
@@ -146,8 +148,15 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 							"of every node that crossed its threshold (else of the largest), "
 							"down to the leaves or -l N"),
 		OPT_CHOICE(0, "by", &to.by, "function", "each function's own top-down (the functions holding "
-							 "95 % of cycles): simulated (--backend=sim), or from a "
-							 "perf.data's group reads (-i FILE.data)"),
+							 "95 % of cycles): sampled with group reads, from a "
+							 "perf.data's (-i FILE.data), or simulated (--backend=sim)"),
+		OPT_STRING('e', "event", &to.events, "GROUP", "--by function: sample this group instead of the "
+							      "model's level-1 events, its first event leading "
+							      "('{cpu-clock,task-clock}')"),
+		OPT_LONG('F', "freq", &to.freq, "N", "--by function: samples per second (default 4000)", 1,
+			 PMU_SAMPLING_MAX_FREQ),
+		OPT_STRING(0, "save-data", &to.save_data, "FILE", "--by function: keep the sampled recording in FILE "
+								  "(a perf.data perf reads)"),
 		OPT_BOOL(0, "no-multiplex", &to.no_multiplex, "run CMD once per group of counters instead of "
 							      "letting groups take turns"),
 		OPT_CHOICE(0, "backend", &to.backend, BACKEND_CHOICES, "where counts come from: pmu (auto; without "
@@ -186,9 +195,10 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 					    "'perf stat -r N' instead)");
 	if (!to.import && i >= argc)
 		return msg_usage("topdown", "no command to run: give it after '--', or read counts with '--import FILE'");
+	/* -e: the group is sampled by the kernel's sampling (software events need no PMU) */
 	rc = backend_select("topdown", to.backend,
 			    &(struct backend_select_opts){ .can_sim = !to.import, .can_import = true,
-							   .has_import = to.import != NULL },
+							   .has_import = to.import != NULL, .auto_pmu = to.events != NULL },
 			    &b);
 	if (rc)
 		return rc;
@@ -208,9 +218,10 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 			to.level = 2;
 		return topdown_run_sim(&to, argv + i, ctx);
 	}
+	if ((to.events || to.save_data || to.freq) && (!to.by || to.import))
+		return msg_usage("topdown", "'-e', '-F' and '--save-data' go with '--by function -- CMD'");
 	if (to.by && !to.import)
-		return msg_usage("topdown", "'--by function' needs '--backend=sim' for now, or a perf.data recorded "
-					    "with group reads ('-i FILE.data')");
+		return topdown_run_byfunc_live(&to, argv + i, ctx);
 	if (to.import) {
 		if (i < argc)
 			return msg_usage("topdown", "'--import' reads counts from a file: do not give a command too");

@@ -124,6 +124,45 @@ def test_perf_software_groups_equal_perf_report():
                       chase["file"].endswith("wl-twofn.c"), "chase's hottest line is its loop: %r" % chase, None)
 
 
+def test_live_group_reads_equal_perf_report():
+    """--by function -- CMD samples a group with group reads (here software events: -e gives the group,
+    which needs no PMU); the recording it keeps (--save-data) is a perf.data perf reports the same counts of."""
+    need_perf()
+    wl = twofn()
+    with tempfile.TemporaryDirectory(prefix="tdprof-bfp-") as d:
+        f = os.path.join(d, "live.data")
+        r = tdp.run("topdown", "--by", "function", "-e", "{cpu-clock,task-clock,page-faults}", "--save-data", f,
+                    "--json", "--", wl, timeout=240)
+        tdp.expect_exit(r, 0)
+        doc = r.json()
+        tdp.check(doc["backend"] == "pmu" and doc["by_function"]["source"] == "group_read" and
+                  doc["by_function"]["events"] == ["cpu-clock", "task-clock", "page-faults"],
+                  "a live group read: %r" % doc["by_function"], r)
+        check_against_perf(doc, perf_report(f), ("chase", "branchy"), r)
+        # the same from the file, as an import
+        again = by_function(f)
+        tdp.check([(x["function"], x["counts"]) for x in again["functions"]] ==
+                  [(x["function"], x["counts"]) for x in doc["functions"]], "the import of the file says the same")
+        # without --save-data the recording stays in memory and nothing is written
+        r = tdp.run("topdown", "--by", "function", "-e", "{cpu-clock,task-clock}", "--", wl, timeout=240, cwd=d)
+        tdp.expect_exit(r, 0)
+        tdp.expect_in("functions holding 95 % of cpu-clock", r.out, "stdout", r)
+        tdp.check(sorted(os.listdir(d)) == ["live.data"], "no file left: %r" % os.listdir(d), r)
+
+
+def test_live_needs_a_pmu_or_a_group():
+    if not tdp.no_pmu():
+        raise tdp.Skip("this machine has a PMU: the refusal is for machines without one")
+    r = tdp.run("topdown", "--by", "function", "--backend=pmu", "--", "true")
+    tdp.expect_exit(r, 1)
+    tdp.expect_in("hardware counters are unavailable", r.err, "stderr", r)
+    r = tdp.run("topdown", "--by", "function", "-e", "cpu-clock,{task-clock,page-faults}", "--", "true")
+    tdp.expect_exit(r, 2)
+    tdp.expect_in("samples one group", r.err, "stderr", r)
+    r = tdp.run("topdown", "-e", "{cpu-clock,task-clock}", "--", "true")
+    tdp.expect_exit(r, 2)
+
+
 def spr_file(d, names=True):
     """A Sapphire Rapids recording: chase's samples mostly memory bound at its load, a few retiring at its
     loop; branchy's mispredicting at its if. Returns (path, {function: {line: deltas}})."""
