@@ -13,7 +13,7 @@
  * function's counts of every event of the sampling group, the model evaluated over
  * them; then share_pct is of the group leader's counts and nothing is an estimate.
  *
- * Lifecycle: struct byfunc_result r; byfunc_from_sites(sites, nr, profile, width, &r, &err);
+ * Lifecycle: struct byfunc_result r; byfunc_from_sites(sites, nr, profile, machine, core, &r, &err);
  * ... r.v[0..r.nr) ...; byfunc_release(&r). Pure: no I/O.
  */
 #ifndef TDPROF_DIAGNOSE_BYFUNC_H
@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "sim/cost.h"
+#include "sim/machine.h"
 #include "sim/profile.h"
 
 struct tdp_err;
@@ -87,11 +88,14 @@ const char *byfunc_l2_key(size_t i);
 
 /**
  * Sum sites[0..nr) (borrowed; their name indices refer to p) per function into out
- * (overwritten) for a machine of `width` slots per cycle. Returns 0, TDP_EANALYSIS
- * when no site has cycles, or TDP_ENOMEM (out released).
+ * (overwritten) for machine m, each function's top-down the estimate of its own
+ * sites with the block model core (sim_estimate_sites(); core NULL: none, then
+ * Core Bound, Fetch Bandwidth and Heavy Operations are NAN). Returns 0,
+ * TDP_EANALYSIS when no site has cycles, or TDP_ENOMEM (out released).
  */
-int byfunc_from_sites(const struct sim_site *sites, size_t nr, const struct sim_profile *p, double width,
-		      struct byfunc_result *out, struct tdp_err *err) __attribute__((warn_unused_result));
+int byfunc_from_sites(const struct sim_site *sites, size_t nr, const struct sim_profile *p, const struct sim_machine *m,
+		      const struct sim_core *core, struct byfunc_result *out, struct tdp_err *err)
+	__attribute__((warn_unused_result));
 
 /** Free what r owns; r is left empty. */
 void byfunc_release(struct byfunc_result *r);
