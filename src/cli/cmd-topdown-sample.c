@@ -10,6 +10,7 @@
 #include "cli/cmd-topdown.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
+#include "base/alloc.h"
 #include "base/err.h"
 #include "base/file.h"
 #include "base/strbuf.h"
@@ -31,7 +32,7 @@
  * are in another group is not measurable, and the output says so.
  */
 static int model_group(const struct topdown_opts *to, const struct cpu_system *sys, struct strbuf *spec,
-		       size_t *nr_groups)
+		       size_t *nr_groups, const char **names, size_t *nr_names)
 {
 	const struct model *m = NULL;
 	struct model_compiled *mc = NULL;
@@ -59,13 +60,18 @@ static int model_group(const struct topdown_opts *to, const struct cpu_system *s
 		if (m->events[p.v[0].ev[i]].clock)
 			lead = i;
 	strbuf_addch(spec, '{');
-	if (lead == SIZE_MAX)
+	*nr_names = 0;
+	if (lead == SIZE_MAX) {
 		strbuf_adds(spec, "cycles");
+		names[(*nr_names)++] = "cycles";
+	}
 	for (size_t k = 0; p.nr && k < p.v[0].nr; k++) {
 		size_t i = k == 0 && lead != SIZE_MAX ? lead : k <= lead && lead != SIZE_MAX ? k - 1 : k;
 		const struct model_event *ev = &m->events[p.v[0].ev[i]];
 
 		strbuf_addf(spec, "%s%s", k || lead == SIZE_MAX ? "," : "", ev->spec ? ev->spec : ev->name);
+		if (*nr_names <= PMU_SAMPLING_MAX_MEMBERS)
+			names[(*nr_names)++] = ev->name; /* static: the model's */
 	}
 	strbuf_addch(spec, '}');
 	groups_plan_release(&p);
@@ -126,7 +132,8 @@ int topdown_run_byfunc_live(const struct topdown_opts *to, char *const *argv, st
 	struct tdp_err err = TDP_ERR_INIT;
 	struct strbuf spec = STRBUF_INIT, cmd = STRBUF_INIT;
 	const uint8_t *data = NULL;
-	size_t size = 0, nr_groups = 1;
+	size_t size = 0, nr_groups = 1, nr_names = 0;
+	const char *names[PMU_SAMPLING_MAX_MEMBERS + 2];
 	int rc, ret, wstatus = 0;
 
 	measure_record_init(&r);
@@ -144,12 +151,24 @@ int topdown_run_byfunc_live(const struct topdown_opts *to, char *const *argv, st
 	}
 	if (to->events)
 		strbuf_adds(&spec, to->events);
-	else if ((rc = model_group(to, &sys, &spec, &nr_groups)))
+	else if ((rc = model_group(to, &sys, &spec, &nr_groups, names, &nr_names)))
 		goto out;
 	if ((ret = pmu_event_list_parse(&list, spec.buf, &penv, &err))) {
 		msg_err(&err);
 		rc = EXIT_USAGE;
 		goto out;
+	}
+	/* the recording names the model's events as the model does (STALL_FRONTEND, not r23) */
+	for (size_t i = 0; nr_names == list.nr && i < list.nr; i++) {
+		char *n = tdp_strdup(names[i]);
+
+		if (!n) {
+			msg_error("out of memory");
+			rc = EXIT_ANALYSIS;
+			goto out;
+		}
+		tdp_free(list.v[i].name);
+		list.v[i].name = n;
 	}
 	for (size_t i = 1; i < list.nr; i++)
 		if (list.v[i].group != list.v[0].group) {

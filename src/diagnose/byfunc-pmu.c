@@ -421,7 +421,21 @@ static int one(const struct byfunc_pmu *bp, const struct bfn *f, const struct mo
 		const struct metric_node *n = metric_tree_find(t, l1[i]);
 
 		*v1[i] = n ? n->value : NAN;
-		if (n && isnan(n->value) && !o->why[0])
+	}
+	/* the other level-1 nodes (extras, cycle accounting); why none is measurable, when none is */
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct metric_node *n = &t->v[i];
+		bool four = false;
+
+		if (n->level != 1)
+			continue;
+		for (size_t k = 0; k < 4; k++)
+			four |= !strcmp(n->key, l1[k]);
+		if (!four && o->nr_extra < BYFUNC_MAX_EXTRA) {
+			o->extra_key[o->nr_extra] = n->key;
+			o->extra[o->nr_extra++] = n->value;
+		}
+		if (isnan(n->value) && !o->why[0])
 			snprintf(o->why, sizeof(o->why), "%s", n->why);
 	}
 	for (size_t i = 0; i < BYFUNC_L2_NR; i++) {

@@ -33,6 +33,7 @@ struct tdp_err;
 #define BYFUNC_MAX_EVENTS 16 /* events of a sampling group (groupread.h's GROUPREAD_MAX_EVENTS) */
 #define BYFUNC_L2_NR 8    /* design.md's level-2 vocabulary (byfunc_l2_key()) */
 #define BYFUNC_WHY_MAX 192
+#define BYFUNC_MAX_EXTRA 4 /* level-1 nodes beside the four */
 
 enum byfunc_source {
 	BYFUNC_SIM = 0,       /* the simulation's per-line cycles (estimates) */
@@ -62,6 +63,10 @@ struct byfunc_fn {
 	const char *dominant;       /* level-1 key of the largest bucket, NULL none (static) */
 	const char *dominant_node;  /* its level-2 child, or NULL (static) */
 	char why[BYFUNC_WHY_MAX];   /* why level 1 is not measurable ("" when it is) */
+	const char *extra_key[BYFUNC_MAX_EXTRA]; /* level-1 nodes beside the four (AMD's smt_contention, the
+	                               cycle accounting's frontend/backend_stalled_cycles; static) */
+	double extra[BYFUNC_MAX_EXTRA]; /* their values (percent); NAN: not measurable */
+	size_t nr_extra;
 	uint64_t counts[BYFUNC_MAX_EVENTS]; /* group reads: per event of the result's events[] */
 	uint64_t samples;           /* group reads: samples whose IP it holds */
 };

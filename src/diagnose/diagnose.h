@@ -161,6 +161,9 @@ struct diag_sampling {
 	uint64_t mispredicted;     /* of which flagged mispredicted */
 	bool has_flags;            /* the records carry mispredict flags (not AMD BRS) */
 	uint64_t lost;             /* samples the kernel or the recording dropped */
+	const char *located;       /* the dominant leaf its event locates (the vendor's Locate-with, model/locate.h;
+	                              static key), NULL: cycles or branches were sampled */
+	char locate_event[128];    /* located: the vendor's event ("MEM_LOAD_RETIRED.L3_MISS_PS"); "" */
 };
 
 struct diag_finding {

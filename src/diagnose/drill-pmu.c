@@ -517,6 +517,8 @@ static void describe(struct diag *d, const struct diag_pmu_plan *p, uint64_t dro
 	snprintf(smp->facility_reason, sizeof(smp->facility_reason), "%s", p->facility_reason);
 	snprintf(smp->reason, sizeof(smp->reason), "%s", p->reason);
 	smp->lost = dropped;
+	smp->located = p->locate_leaf;
+	snprintf(smp->locate_event, sizeof(smp->locate_event), "%s", p->locate_event);
 	d->has_sampling = true;
 }
 

@@ -235,6 +235,17 @@ static json_t *fn_object(const struct byfunc_result *f, const struct byfunc_fn *
 	jput(l1, "frontend_bound", num(fn->level1.frontend_bound), failed);
 	jput(l1, "backend_bound", num(fn->level1.backend_bound), failed);
 	jput(o, "level1", l1, failed);
+	if (fn->nr_extra) {
+		json_t *x = json_object();
+
+		for (size_t i = 0; x && i < fn->nr_extra; i++)
+			jput(x, fn->extra_key[i], num(fn->extra[i]), failed);
+		jput(o, "level1_extra", x ? x : json_null(), failed);
+		if (!x)
+			*failed = true;
+	} else {
+		jput(o, "level1_extra", json_null(), failed);
+	}
 	for (size_t i = 0; i < BYFUNC_L2_NR; i++)
 		jput(l2, byfunc_l2_key(i), num(fn->level2[i]), failed);
 	jput(o, "level2", l2, failed);

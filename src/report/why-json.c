@@ -145,6 +145,8 @@ static json_t *sampling(const struct diag *d, bool *failed)
 	jput(o, "branch_facility_reason", m->facility_reason[0] ? json_string(m->facility_reason) : json_null(),
 	     failed);
 	jput(o, "reason", m->reason[0] ? json_string(m->reason) : json_null(), failed);
+	jput(o, "located", jstr_or_null(m->located), failed);
+	jput(o, "locate_event", m->locate_event[0] ? json_string(m->locate_event) : json_null(), failed);
 	return o;
 }
 

@@ -468,7 +468,7 @@ int fx_plan(struct diag_pmu_plan *p, const char *category, enum cpu_branch_facil
 
 	snprintf(br.reason, sizeof(br.reason), "%s", f == CPU_BRANCH_NONE ? "the test machine records no branch"
 									    : "the test machine's facility");
-	return diag_pmu_plan(p, &(struct diag_pmu_plan_in){ category, &br, NULL, 1.0, 0 }, &err);
+	return diag_pmu_plan(p, &(struct diag_pmu_plan_in){ category, &br, NULL, 1.0, 0, NULL, -1 }, &err);
 }
 
 /* A count per event of m: the PERF_METRICS shares given, cycles = slots / 6, every other event a
