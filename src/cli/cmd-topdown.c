@@ -68,6 +68,12 @@ static const struct cmd_doc doc = {
 		"AMD Zen 4/5. --cpu names the model; without it the model is inferred only when the events fit "
 		"exactly one. Each node takes its events from the group perf counted them in, as perf does.\n"
 		"\n"
+		"--by function gives each function holding 95 % of the cycles its own top-down, dominant node and "
+		"guilty line. On a PMU, one run samples the model's level-1 events as a group that every sample reads "
+		"(perf record -e '{slots,topdown-retiring,...}:S'), -e GROUP another group (software events need no "
+		"PMU); -i FILE.data reads such a recording made by perf (--symfs DIR for its binaries), and "
+		"--backend=sim estimates each function without a PMU.\n"
+		"\n"
 		"Thresholds: Retiring above 80 %, Bad Speculation above 15 %, Frontend Bound above 20 %, Backend "
 		"Bound above 40 %; deeper levels use Intel's TMA thresholds, a node flagged only under a flagged parent "
 		"where TMA says so (its \"& P\"). "
@@ -83,7 +89,9 @@ static const struct cmd_doc doc = {
 		    "tdprof topdown --import counts.csv --cpu icelakex\n"
 		    "the tree of perf stat -x, output recorded on an Ice Lake-X machine\n"
 		    "tdprof topdown --import pipeline.txt --cpu zen4\n"
-		    "AMD Zen 4 level 2 from perf stat -MPipelineL2 text",
+		    "AMD Zen 4 level 2 from perf stat -MPipelineL2 text\n"
+		    "tdprof topdown --by function -i g.data --cpu sapphirerapids\n"
+		    "each function of a perf record -e '{slots,topdown-retiring,...}:S' recording",
 	.exit_status = "With CMD: CMD's exit status (128+N when signal N killed it). 1 when hardware counters "
 		       "are unavailable or no node could be computed; 2 for a usage error, an unreadable or "
 		       "malformed FILE, an unknown model, or a model that cannot be inferred.",
