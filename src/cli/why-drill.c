@@ -58,10 +58,14 @@ static int record(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *pin, c
 	ret = diag_pmu_record(p, in->argv, getenv("TMPDIR"), rec, err);
 	progress_end();
 	backend_restore_stdout(saved);
-	if (!ret || p->method == DIAG_SAMPLE_IP ||
-	    (ret != TDP_ENOTSUP && ret != TDP_EPERM && ret != TDP_EUSAGE && ret != TDP_EINVAL))
+	if (!ret || (p->method == DIAG_SAMPLE_IP && !p->locate_leaf) ||
+	    (ret != TDP_ENOTSUP && ret != TDP_EPERM && ret != TDP_EUSAGE && ret != TDP_EINVAL && ret != TDP_ENOENT))
 		return ret;
-	diag_pmu_plan_fallback(p, pin, err->msg);
+	/* a branch facility or the dominant leaf's event that did not open: cycles samples instead */
+	if (p->locate_leaf)
+		diag_pmu_plan_unlocate(p, pin, err->msg);
+	else
+		diag_pmu_plan_fallback(p, pin, err->msg);
 	*err = (struct tdp_err)TDP_ERR_INIT;
 	say_plan(p, in->argv[0]);
 	saved = backend_divert_stdout(in->divert);
@@ -82,13 +86,17 @@ void why_drill_pmu(struct diag *d, const struct why_drill_in *in)
 	const struct pmu_sampling_stats *st = &rec.stats;
 	struct symbol_opts so;
 	char *client;
+	const struct cpu_pmu *core;
 	int ret;
 
 	if ((ret = cpu_system_detect(&sys, NULL, &err))) {
 		msg_warning("no drill-down: %s", err.msg);
 		return;
 	}
-	pin = (struct diag_pmu_plan_in){ d->category, &sys.branch, &sys.pmus, in->run_seconds, max_sample_rate() };
+	core = cpu_pmu_list_first(&sys.pmus, CPU_PMU_CORE);
+	pin = (struct diag_pmu_plan_in){ d->category, &sys.branch, &sys.pmus, in->run_seconds, max_sample_rate(),
+					 d->has_tree ? &d->tree : NULL,
+					 core ? (int)cpu_pmu_cap_long(core, "max_precise") : -1 };
 	ret = diag_pmu_plan(&plan, &pin, &err);
 	if (!ret)
 		ret = record(&plan, &pin, in, &rec, &err);

@@ -46,6 +46,9 @@ void html_branches(FILE *out, const struct tdoc *d, size_t max);
 /** A topdown document's Bottlenecks view, stage-2 metrics and Info metrics (each when it has them). */
 void html_metrics(FILE *out, const struct tdoc *d);
 
+/** --by function's functions as a sortable grid with a bar each (nothing without functions). */
+void html_functions(FILE *out, const struct tdoc *d);
+
 /** why's per-branch table of the top line (drilldown.line_branches; nothing with fewer than two). */
 void html_line_branches(FILE *out, const struct tdoc *d);
 

@@ -44,6 +44,11 @@ static const char css[] =
 	".pair svg text.axis{font-size:20px}"
 	".detail{display:grid;grid-template-columns:1fr 1fr;gap:12px}.up{color:#c62828}.down{color:#2e7d32}"
 	"ol.findings li{margin-bottom:10px}ol.findings p{margin:2px 0}p.title{font-weight:600}"
+	/* --by function's grid (html-funcs.c): one copy per sort key, the checked one shown */
+	".fgrid>input{position:absolute;opacity:0;width:0;height:0}.fgrid table.funcs{display:none}"
+	".fgrid label{cursor:pointer;text-decoration:underline dotted}"
+	"#fs-share:checked~table.by-share,#fs-ret:checked~table.by-ret,#fs-bad:checked~table.by-bad,"
+	"#fs-fe:checked~table.by-fe,#fs-be:checked~table.by-be,#fs-name:checked~table.by-name{display:table}"
 	"footer{color:#607d8b;font-size:12px;padding:12px 24px;border-top:1px solid #eceff1}";
 
 void html_esc(FILE *out, const char *s)
@@ -240,6 +245,7 @@ int html_print_doc(FILE *out, const struct tdoc *d, const struct html_opts *o, s
 		fputs("</section>\n", out);
 	}
 	html_metrics(out, d);
+	html_functions(out, d);
 	html_findings(out, d);
 	html_sites(out, d, opt_or(o->max_sites, HTML_SITES_DEFAULT), opt_or(o->max_detail, HTML_DETAIL_DEFAULT));
 	html_line_branches(out, d);

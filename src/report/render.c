@@ -147,9 +147,15 @@ static int branches_folded(struct strbuf *out, const void *doc, struct tdp_err *
 	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
 }
 
+/* One row per node; with --by function, one row per function (byfunc_csv) */
 static int topdown_csv_doc(struct strbuf *out, const void *doc, struct tdp_err *err)
 {
-	topdown_csv(out, doc);
+	const struct topdown_report *r = doc;
+
+	if (r->functions)
+		byfunc_csv(out, r->functions);
+	else
+		topdown_csv(out, r);
 	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
 }
 

@@ -109,9 +109,14 @@ void topdown_drill_json(struct json_t *doc, const struct topdown_report *r, bool
  * guilty line; as JSON "functions": [...] and "functions_other_pct". */
 void topdown_byfunc_text(FILE *out, const struct topdown_report *r);
 void topdown_byfunc_json(struct json_t *doc, const struct topdown_report *r, bool *failed);
-/* The same for any per-function result (`why` prints it too); f NULL: nothing. */
+/* The same for any per-function result (`why` prints it too); f NULL: nothing. The JSON adds
+ * "by_function": {source, model, level, cover_pct, nr_functions, events, leader, totals, samples}. */
 void byfunc_text(FILE *out, const struct byfunc_result *f);
 void byfunc_json(struct json_t *doc, const struct byfunc_result *f, bool *failed);
+struct strbuf;
+/* The functions as CSV, one row each: name, dso, share, level 1, level 2, dominant node, line, samples
+ * and each event's count (a header row first). */
+void byfunc_csv(struct strbuf *out, const struct byfunc_result *f);
 
 /**
  * Whether node n of t is shown under r->nodes, a comma list of node names (the

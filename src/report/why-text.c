@@ -528,6 +528,7 @@ void why_text_print(FILE *out, const struct why_report *r)
 
 	WIDTH = fit_columns(r->columns);
 	print_header(out, r);
+	why_lead_text(out, d, WIDTH); /* the vendor's Bottlenecks view leads, where the model has it */
 	print_triage(out, d);
 	if (d->has_tree) {
 		print_tree(out, d, r->pal);

@@ -49,6 +49,7 @@
 #define TDPROF_REPORT_WHY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "diagnose/diagnose.h"
@@ -77,6 +78,17 @@ void why_csv(struct strbuf *sb, const struct why_report *r);
 
 /** Print the workflow as text to out (which the caller owns). */
 void why_text_print(FILE *out, const struct why_report *r);
+
+/**
+ * why-lead.c: the Bottlenecks lead (d->bottlenecks: every cost above its threshold and at
+ * least the three largest, each with its node, its code and its fix) as text wrapped at
+ * width; false (nothing printed) when d has none. As JSON: "bottlenecks": [{rank, name,
+ * value, threshold, flagged, description, leaf, leaf_value, node, fix, hint, site {rank,
+ * file, line, function} | null, locate_with}], every measured cost.
+ */
+bool why_lead_text(FILE *out, const struct diag *d, size_t width);
+struct json_t;
+void why_lead_json(struct json_t *doc, const struct diag *d, bool *failed);
 
 /** Print one JSON document (indented, ending in a newline). Returns 0, TDP_ENOMEM or TDP_EIO. */
 int why_json_print(FILE *out, const struct why_report *r, struct tdp_err *err) __attribute__((warn_unused_result));

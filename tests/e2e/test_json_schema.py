@@ -556,6 +556,25 @@ def test_topdown_sim():
     finish(problems)
 
 
+def test_topdown_by_function_group_read():
+    """--by function over group reads (a synthetic Sapphire Rapids recording, test_byfunc_pmu.py's) and
+    over the simulation."""
+    import test_byfunc_pmu
+    problems = []
+    path, _ = test_byfunc_pmu.spr_file(TMP)
+    doc = run_json("topdown --by function -i spr.data", "topdown", "--by", "function", "-i", path, "--json")
+    validate("topdown --by function -i (group reads)", "topdown", doc, problems)
+    contract("topdown --by function -i", doc, problems)
+    if doc["by_function"]["source"] != "group_read" or len(doc["functions"]) != 2:
+        problems.append("topdown --by function -i: %r" % doc["by_function"])
+    doc = run_json("topdown --by function --backend=sim", "topdown", "--by", "function", "--backend=sim", "--json",
+                   "--", need_example("arith"))
+    validate("topdown --by function --backend=sim (arith demo)", "topdown", doc, problems)
+    if doc["by_function"]["source"] != "sim":
+        problems.append("topdown --by function --backend=sim: %r" % doc["by_function"])
+    finish(problems)
+
+
 def test_why_sim():
     problems = []
     unmodelled = {(n["parent"], n["key"]) for n in sim_topdown()["nodes"] if n["why"] and n["level"] == 2}
