@@ -15,6 +15,8 @@ FILE.data`), held to perf and to an independent evaluation of the model's formul
 3. Events named by their attr (no EVENT_DESC): cycles and instructions in a generic group.
 4. What is not a group-read recording: an error that says what to record.
 """
+import csv
+import io
 import json
 import os
 import re
@@ -289,9 +291,15 @@ def test_synthetic_text_and_csv():
         byname = {row[0]: dict(zip(head, row)) for row in rows[1:]}
         tdp.check(byname["chase"]["dominant_node"] == "memory_bound" and byname["branchy"]["dominant"] ==
                   "bad_speculation", "CSV rows: %r" % byname, r)
+        # without --by function, CSV is the whole recording's tree: one row per node
         r = tdp.run("topdown", "-i", path, "--csv")
-        tdp.expect_exit(r, 2)
-        tdp.expect_in("give '--by function'", r.err, "stderr", r)
+        tdp.expect_exit(r, 0)
+        rows = list(csv.reader(io.StringIO(r.out)))
+        tdp.check(rows[0] == ["key", "name", "level", "parent", "value", "threshold", "crossed"],
+                  "node table header: %r" % rows[0], r)
+        level1 = {row[0]: float(row[4]) for row in rows[1:] if row[2] == "1"}
+        tdp.check(set(LEVEL1) <= set(level1) and abs(sum(level1[k] for k in LEVEL1) - 100) < 0.05,
+                  "level 1 of the whole recording adds up: %r" % level1, r)
 
 
 def test_html_grid_sorts_without_script():
