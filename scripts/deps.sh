@@ -102,8 +102,10 @@ build) pkgs="$build" ;;
 demo) pkgs="$build valgrind llvm" ;;
 # test: perf is the oracle for perf.data; g++, clang and llvm (llvm-mca) build and
 # read the programs of the loop, harness, sim and line-0 tests; procps (pgrep),
-# util-linux (taskset, setpriv) and passwd (useradd) drive the process tests.
-test) pkgs="$build valgrind linux-perf python3 python3-jsonschema procps dwz binutils g++ clang llvm util-linux passwd protobuf-compiler" ;;
+# util-linux (taskset, setpriv) and passwd (useradd) drive the process tests; bash and zsh
+# load the completion scripts; debuginfod brings debuginfod-find, the client tdprof runs to fetch
+# debug info when DEBUGINFOD_URLS is set.
+test) pkgs="$build valgrind linux-perf python3 python3-jsonschema procps dwz binutils g++ clang llvm util-linux passwd protobuf-compiler bash zsh debuginfod" ;;
 fuzz) pkgs="$build clang libclang-rt-14-dev" ;;
 html) pkgs="chromium" ;;
 # arm64: the cross compiler, qemu, cpio for the initramfs, perf to read the guest's

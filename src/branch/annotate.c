@@ -43,6 +43,8 @@ int branch_annot_new(struct branch_annot **out, const struct branch_annot_opts *
 	so.symfs = an->opts.symfs;
 	so.buildid_dirs = an->opts.buildid_dirs;
 	so.kallsyms = an->opts.kallsyms;
+	so.debuginfod_client = an->opts.debuginfod_client;
+	so.debuginfod_envp = an->opts.debuginfod_envp;
 	/* perf's spelling in the symbol columns: names without parameter lists */
 	so.flags = SYMBOL_DEMANGLE_NO_PARAMS | (an->opts.lines ? 0 : SYMBOL_NO_LINES);
 	rc = symbol_session_new(&an->sess, &so, err);

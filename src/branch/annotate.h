@@ -51,6 +51,8 @@ struct branch_annot_opts {
 	const char *symfs;                 /* --symfs DIR, or NULL */
 	const char *const *buildid_dirs;   /* NULL-terminated ("$HOME/.debug"), or NULL */
 	const char *kallsyms;              /* --kallsyms FILE, or NULL */
+	const char *debuginfod_client;     /* symbol_opts' (symbol/symbol.h): fetch missing debug info; NULL: never */
+	char *const *debuginfod_envp;      /* its environment */
 	bool lines;                        /* file:line and inline chains */
 	bool disasm;                       /* disassemble the top sites */
 	size_t disasm_sites;               /* how many (at most BRANCH_MAX_DISASM_SITES) */

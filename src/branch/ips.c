@@ -613,6 +613,41 @@ static int stacks(struct ips_agg *a, const struct branch_symbols *sy, struct ips
 	return 0;
 }
 
+static int ip_cmp(const void *x, const void *y)
+{
+	const struct ips_ip *a = x, *b = y;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+int ips_agg_ips(const struct ips_agg *a, struct ips_ip **out, size_t *nr, struct tdp_err *err)
+{
+	struct ips_ip *v;
+	size_t m = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (!a->nr_stacks)
+		return 0;
+	v = tdp_calloc(a->nr_stacks, sizeof(*v));
+	if (!v)
+		return tdp_err_oom(err);
+	for (size_t i = 0; i < a->nr_stacks; i++)
+		v[i] = (struct ips_ip){ a->frames[a->stacks[i].off], a->stacks[i].pid, a->stacks[i].samples };
+	qsort(v, a->nr_stacks, sizeof(*v), ip_cmp);
+	for (size_t i = 0; i < a->nr_stacks; i++) {
+		if (m && v[m - 1].addr == v[i].addr && v[m - 1].pid == v[i].pid)
+			v[m - 1].samples += v[i].samples;
+		else
+			v[m++] = v[i];
+	}
+	*out = v;
+	*nr = m;
+	return 0;
+}
+
 int ips_agg_finish(struct ips_agg *a, struct branch_annot *an, struct ips_result *out, struct tdp_err *err)
 {
 	const struct branch_symbols *sy;

@@ -137,6 +137,21 @@ int ips_agg_sample(void *a, const struct perfdata_record *rec, struct tdp_err *e
 /** Samples counted so far (0: the recording has no plain samples). */
 uint64_t ips_agg_samples(const struct ips_agg *a);
 
+/** One sampled instruction pointer and its self samples (ips_agg_ips()). */
+struct ips_ip {
+	uint64_t addr;           /* runtime address, as recorded */
+	uint32_t pid;            /* BRANCH_PID_NONE: unknown */
+	uint64_t samples;        /* samples whose IP it is */
+};
+
+/**
+ * The self samples of every distinct (pid, ip), sorted by address then pid, into
+ * *out (heap, tdp_free(); NULL when nr is 0), for an annotation by instruction.
+ * Their sum is ips_agg_samples(). Returns 0 or TDP_ENOMEM.
+ */
+int ips_agg_ips(const struct ips_agg *a, struct ips_ip **out, size_t *nr, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
 /**
  * Name the addresses with an (branch_annot_new(), fed the recording's maps) and
  * fill *out. Returns 0, TDP_ENOMEM, or the annotator's error.

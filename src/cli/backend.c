@@ -10,6 +10,7 @@
 #include "base/strbuf.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
+#include "cli/progress.h"
 #include "cpu/cpu.h"
 #include "measure/run.h"
 
@@ -139,9 +140,15 @@ static int run_status(int ret)
 int backend_sim_run(char *const *argv, struct measure_sim *s)
 {
 	struct tdp_err err = TDP_ERR_INIT;
-	int saved = backend_divert_stdout(s->stdout_to_stderr);
-	int ret = measure_sim_run(argv, getenv("PATH"), getenv("TMPDIR"), s, &notify, &err);
+	struct strbuf cmd = STRBUF_INIT;
+	int saved = backend_divert_stdout(s->stdout_to_stderr), ret;
 
+	strbuf_add_shell_words(&cmd, argv);
+	/* the workload writes to the terminal meanwhile: the line keeps to the last row (progress.h) */
+	progress_begin(true, "simulating %s under valgrind", strbuf_failed(&cmd) ? argv[0] : cmd.buf);
+	ret = measure_sim_run(argv, getenv("PATH"), getenv("TMPDIR"), s, &notify, &err);
+	progress_end();
+	strbuf_release(&cmd);
 	backend_restore_stdout(saved);
 	if (!ret)
 		return EXIT_OK;

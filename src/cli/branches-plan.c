@@ -101,9 +101,18 @@ int branches_plan(const struct branches_record_opts *ro, const struct cpu_system
 		return -1;
 	p->so.period = ro->period > 0 ? (uint64_t)ro->period : 0;
 	p->so.freq = ro->freq > 0 ? (uint64_t)ro->freq : 0;
+	/* an event's own period= or freq= term ("cycles/period=1000/") wins over -c and -F, as in perf */
+	if (ev->attr.freq && ev->attr.sample_freq) {
+		p->so.freq = ev->attr.sample_freq;
+		p->so.period = 0;
+	} else if (!ev->attr.freq && ev->attr.sample_period) {
+		p->so.period = ev->attr.sample_period;
+		p->so.freq = 0;
+	}
 	if (!ev->is_hardware) {
-		if (ro->filter)
-			return msg_usage(BRANCHES_RECORD, "'-j' needs a hardware event: '%s' carries no branch stack", ev->name);
+		if (ro->filter || ro->branch_any)
+			return msg_usage(BRANCHES_RECORD, "'%s' needs a hardware event: '%s' carries no branch stack",
+					 ro->filter ? "-j" : "-b", ev->name);
 		p->note_software = !ro->no_branch_stack;
 		return -1;
 	}

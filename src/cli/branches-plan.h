@@ -30,6 +30,7 @@ struct branches_record_opts {
 	const char *filter, *out, *pid_s, *spe_filter;
 	long period, freq, pages;
 	bool spe, no_branch_stack, no_inherit;
+	bool branch_any;  /* -b: perf record's --branch-any, the default here (refused where it means nothing) */
 };
 
 struct branches_plan {

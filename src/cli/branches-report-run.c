@@ -7,7 +7,10 @@
 #include "cli/branches-samples.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
+#include "cli/progress.h"
+#include "cli/symenv.h"
 #include "cli/output.h"
+#include "base/alloc.h"
 #include "base/err.h"
 #include "base/file.h"
 #include "base/strbuf.h"
@@ -73,6 +76,8 @@ static char *annot_opts(const struct branches_report_opts *o, size_t top, const 
 		ao->buildid_dirs = bid_dirs;
 	}
 	ao->block_insns = top ? top : SIZE_MAX; /* the blocks shown get their instructions counted */
+	if (ao->lines)
+		ao->debuginfod_client = symenv_debuginfod(&ao->debuginfod_envp);
 	return debug_dir;
 }
 
@@ -156,7 +161,7 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 	struct branch_prefault *pf = NULL;
 	struct branch_result res = BRANCH_RESULT_INIT;
 	struct branch_load_info li;
-	struct branch_annot_opts ao;
+	struct branch_annot_opts ao = { 0 };
 	struct branches_report r;
 	const struct perfdata_features *feat;
 	enum branch_sort sort = BRANCH_SORT_MISPREDICTS;
@@ -181,7 +186,9 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 			    "records it holds", o->input);
 	debug_dir = annot_opts(o, top, bid_dirs, &ao);
 	feat = perfdata_features(p);
+	progress_begin(false, "reading '%s'", o->input);
 	rc = load(p, &in, pf, &ao, feat, &agg, &an, &ips, &li, &err);
+	progress_end();
 	branch_prefault_stop(pf);
 	pf = NULL;
 	if (rc)
@@ -203,7 +210,9 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 	if (rc)
 		goto fail;
 	branch_sites_sort(res.sites, res.nr_sites, sort);
+	progress_begin(false, "naming the branches of '%s' (symbols, source lines, disassembly)", o->input);
 	rc = branch_annot_run(an, &res, &err);
+	progress_end();
 	if (rc)
 		goto fail;
 
@@ -212,6 +221,7 @@ int branches_report_run(const struct branches_report_opts *o, struct strbuf *out
 	r.sort_executions = sort == BRANCH_SORT_EXECUTIONS;
 	r.top = top;
 	r.columns = cli_columns();
+	r.pal = o->pal;
 	r.stopped_at = perfdata_stats(p)->unfinished_tail;
 	r.unread_bytes = perfdata_stats(p)->tail_bytes;
 	rc = render_find(RENDER_BRANCHES, o->format)->render(out, &r, &err);
@@ -235,6 +245,7 @@ out:
 	perfdata_close(p);
 	perfdata_input_close(&in);
 	free(debug_dir);
+	tdp_free((char *)ao.debuginfod_client);
 	return status;
 }
 

@@ -15,10 +15,13 @@
 
 struct strbuf;
 
+struct palette;
+
 struct branches_report_opts {
 	const char *input, *output, *symfs, *kallsyms, *sort, *by, *html, *format;
 	bool json, csv, folded, source, disasm, all, partial;
 	long top;
+	const struct palette *pal; /* text on stdout: its colours (cli/colour.h); NULL: none */
 };
 
 /** Load, aggregate and annotate o->input; render it into out. Returns an exit status. */

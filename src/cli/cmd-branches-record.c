@@ -29,7 +29,7 @@ const char cmd_branches_record_summary[] = "sample a command with branch stacks 
 static const struct cmd_doc doc = {
 	.name = "branches record",
 	.summary = cmd_branches_record_summary,
-	.usage = "branches record [-j FILTER] [-c PERIOD | -F FREQ] [-e EVENT] [--no-branch-stack] [-o FILE] -- CMD [ARGS]\n"
+	.usage = "branches record [-b | -j FILTER] [-c PERIOD | -F FREQ] [-e EVENT] [--no-branch-stack] [-o FILE] -- CMD [ARGS]\n"
 		 "branches record --spe [--spe-filter mispredicted|all] [-c INTERVAL] [-o FILE] -- CMD [ARGS]\n"
 		 "branches record [options] -p PID",
 	.description =
@@ -43,7 +43,7 @@ static const struct cmd_doc doc = {
 		"-j takes perf's branch filters, comma-separated: any, cond, call, ind_call, any_call, any_ret, "
 		"ind_jmp, u, k, hv, save_type, stack, hw_index, priv, counter, abort_tx, in_tx, no_tx, and the "
 		"kernel's no_flags and no_cycles (default: any). Levels alone ('-j u') mean any branch at those "
-		"levels. What a facility cannot do is refused before anything runs: LbrExtV2 has no stack, "
+		"levels. perf's -b (--branch-any) is accepted: it is '-j any', the default. What a facility cannot do is refused before anything runs: LbrExtV2 has no stack, "
 		"no_flags, no_cycles or transaction filters; BRS takes only any (with u or k); BRBE has no stack "
 		"or transaction filters.\n"
 		"\n"
@@ -114,6 +114,12 @@ static int check_usage(const struct branches_record_opts *ro, bool has_cmd, long
 						: "no command to record: give it after '--', or a process with '-p'");
 	if (ro->period && ro->freq)
 		return msg_usage(doc.name, "'-c' and '-F' cannot be used together");
+	/* perf's -b is '-j any', what a branch stack records here by default */
+	if (ro->branch_any && ro->filter)
+		return msg_usage(doc.name, "'-b' is '-j any': give one of '-b' and '-j'");
+	if (ro->branch_any && (ro->no_branch_stack || ro->spe))
+		return msg_usage(doc.name, "'-b' records a branch stack: it cannot go with '%s'",
+				 ro->spe ? "--spe" : "--no-branch-stack");
 	if (ro->pages && (ro->pages & (ro->pages - 1)))
 		return msg_usage(doc.name, "'-m %ld': the ring buffer needs a power of two of pages", ro->pages);
 	if (!strcmp(ro->out, "-"))
@@ -165,6 +171,7 @@ int cmd_branches_record(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_GROUP("what to sample"),
 		OPT_LIST('e', "event", &ro.event, "EVENT", "the sampling event (default: cycles; r0c4 on AMD BRS)"),
 		OPT_STRING('j', "branch-filter", &ro.filter, "FILTER", "branch filters as perf spells them (default any)"),
+		OPT_BOOL('b', "branch-any", &ro.branch_any, "any taken branch, as perf record -b (the default: '-j any')"),
 		OPT_LONG('c', "count", &ro.period, "PERIOD", "sample every PERIOD events (SPE: operations)", 1,
 			 0x7fffffffffffffffL),
 		OPT_LONG('F', "freq", &ro.freq, "FREQ", "samples per second (default 4000)", 1, PMU_SAMPLING_MAX_FREQ),

@@ -123,7 +123,6 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 	struct strbuf out = STRBUF_INIT;
 	int i, status;
 
-	(void)ctx;
 	i = opts_parse(opts, &doc, argc, argv);
 	if (i < 0)
 		return opts_exit(i);
@@ -143,6 +142,7 @@ int cmd_branches_report(int argc, char **argv, struct tdp_ctx *ctx)
 	if (!strcmp(o.format, "pprof") && !o.output && ctx->stdout_tty)
 		return msg_usage("branches report", "--format pprof writes a binary file: give -o FILE.pb.gz");
 	strbuf_init(&out, 1u << 30);
+	o.pal = o.output ? NULL : ctx->palette;
 	status = branches_report_run(&o, &out);
 	if (status == EXIT_OK)
 		status = output_write(o.output, out.buf, out.len);

@@ -41,6 +41,7 @@ static const struct cmd_doc doc = {
 		    "tdprof branches report -i br.data\n"
 		    "rank its mispredicted branches",
 	.see_also = "tdprof-branches-record(1), tdprof-branches-report(1), perf-record(1), perf-report(1)",
+	.subcommands = "record|report",
 };
 
 int cmd_branches(int argc, char **argv, struct tdp_ctx *ctx)

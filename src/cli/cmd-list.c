@@ -48,6 +48,7 @@ static const struct cmd_doc doc = {
 		    "what an Ice Lake-X import must contain",
 	.exit_status = "2 when the list or the model is unknown.",
 	.see_also = "tdprof-topdown(1), tdprof-info(1), perf-list(1)",
+	.words = "models|metrics|events",
 };
 
 /* Render the list r and write it to stdout. */

@@ -22,7 +22,7 @@ const char cmd_stat_summary[] = "count events over a command and say what to loo
 static const struct cmd_doc doc = {
 	.name = "stat",
 	.summary = cmd_stat_summary,
-	.usage = "stat [-e LIST] [-r N] [-I MS] [-x SEP | --json] [-o FILE] [--no-inherit] -- CMD [ARGS]\n"
+	.usage = "stat [-e LIST] [-r N] [-I MS] [-x SEP | -j] [-o FILE] [--no-inherit] -- CMD [ARGS]\n"
 		 "stat [-e LIST] [-I MS] [-x SEP | --json] [-o FILE] (-p PID | -t TID | -a | -C LIST) [-- CMD]",
 	.description =
 		"Runs CMD (or watches a running process, a thread or CPUs) with hardware and software counters "
@@ -52,6 +52,8 @@ static const struct cmd_doc doc = {
 		    "count the defaults over one run of ./app and route to the next step\n"
 		    "tdprof stat -r 5 -e task-clock,page-faults -- ./app\n"
 		    "five runs, mean and relative spread of each count\n"
+		    "tdprof stat -r 0 -- ./app\n"
+		    "run ./app again and again until ^C, then the means of the whole runs\n"
 		    "tdprof stat -I 1000 -p 4242\n"
 		    "print the counts of process 4242 every second until it exits or ^C\n"
 		    "tdprof stat -x, -o counts.csv -- ./app\n"
@@ -90,7 +92,7 @@ static const char *stat_no_sim_why(bool has_cmd, const char *events, bool attach
 		return "the simulation runs a command under valgrind: give it after '--'";
 	if (events)
 		return "the simulation estimates its own fixed set of events: it cannot count '-e' events";
-	if (repeat > 1)
+	if (repeat != 1)
 		return "'-r': the simulation is deterministic, every run gives the same figures; run it once";
 	if (interval)
 		return "'-I': the simulation gives totals for the whole run, not intervals";
@@ -120,7 +122,7 @@ static int check_usage(const struct stat_opts *o, struct pmu_session_opts *so)
 		return msg_usage("stat", "'--json' and '-x' cannot be used together");
 	if (o->sep && !*o->sep)
 		return msg_usage("stat", "'-x' needs a non-empty separator");
-	if (o->repeat > 1 && o->interval)
+	if (o->repeat != 1 && o->interval)
 		return msg_usage("stat", "'-r' and '-I' cannot be used together");
 	if ((o->pid_s && !parse_id(o->pid_s, "-p", &so->pid)) || (o->tid_s && !parse_id(o->tid_s, "-t", &so->tid)))
 		return EXIT_USAGE;
@@ -129,7 +131,7 @@ static int check_usage(const struct stat_opts *o, struct pmu_session_opts *so)
 	if (so->argv && (o->pid_s || o->tid_s))
 		return msg_usage("stat", "'%s' watches a running task: do not give a command too",
 				 o->pid_s ? "-p" : "-t");
-	if (o->repeat > 1 && !so->argv)
+	if (o->repeat != 1 && !so->argv)
 		return msg_usage("stat", "'-r' needs a command to run");
 	return EXIT_OK;
 }
@@ -141,8 +143,9 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_GROUP("what to count"),
 		OPT_LIST('e', "event", &o.events, "LIST", "events to count, comma-separated, '{a,b}' for a group "
 							  "(repeatable; default: the triage set)"),
-		OPT_LONG('r', "repeat", &o.repeat, "N", "run CMD N times; print means and their relative spread",
-			 1, PMU_SESSION_MAX_RUNS),
+		OPT_LONG('r', "repeat", &o.repeat, "N", "run CMD N times; print means and their relative spread "
+							"(0: again and again until ^C, as perf)",
+			 0, PMU_SESSION_MAX_RUNS),
 		OPT_LONG('I', "interval-print", &o.interval, "MS", "print the counts of every MS milliseconds",
 			 PMU_SESSION_MIN_INTERVAL_MS, 86400000),
 		OPT_BOOL(0, "no-inherit", &o.no_inherit, "do not count threads and children CMD creates"),
@@ -158,7 +161,7 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_GROUP("output"),
 		OPT_STRING('x', "field-separator", &o.sep, "SEP", "perf stat's CSV layout with SEP between fields"),
 		OPT_CHOICE(0, "format", &o.format, "text|json|csv", "the output's format (default text; csv: '-x ,')"),
-		OPT_BOOL(0, "json", &o.json, "one JSON document (--format=json)"),
+		OPT_BOOL('j', "json", &o.json, "one JSON document (--format=json; -j as perf stat)"),
 		OPT_STRING('o', "output", &o.out_path, "FILE", "write the results to FILE instead of stdout"),
 		OPT_END(),
 	};
@@ -167,13 +170,13 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 	bool watch;
 	int i, rc;
 
-	(void)ctx;
 	i = opts_parse(opts, &doc, argc, argv);
 	if (i < 0) {
 		rc = opts_exit(i);
 		goto out;
 	}
 	so.argv = i < argc ? argv + i : NULL;
+	o.pal = o.out_path ? NULL : ctx->palette;
 	if ((rc = choose_format(&o)) || (rc = check_usage(&o, &so)))
 		goto out;
 	watch = o.pid_s || o.tid_s || o.all_cpus || o.cpu_list;

@@ -18,6 +18,7 @@
 #include "sim/cost.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int topdown_run_byfunc_sim(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx)
 {
@@ -37,15 +38,16 @@ int topdown_run_byfunc_sim(const struct topdown_opts *to, char *const *argv, str
 	}
 	measure_sim_init(&s);
 	rc = backend_sim_machine("topdown", to->sim_machine, &s.machine);
-	s.stdout_to_stderr = to->json && !to->out_path;
+	s.stdout_to_stderr = strcmp(to->format, "text") && !to->out_path;
+	s.per_insn = true; /* the block model (Core Bound, Heavy Operations) needs per-instruction counts */
 	if (!rc)
 		rc = backend_sim_run(argv, &s);
 	if (!rc && !s.have_est)
 		rc = EXIT_ANALYSIS;
 	if (rc)
 		goto out;
-	if ((ret = sim_sites_build(&s.profile, &s.machine, &sites, &nr, &err)) ||
-	    (ret = byfunc_from_sites(sites, nr, &s.profile, s.machine.width, &fr, &err))) {
+	if ((ret = sim_sites_build_core(&s.profile, &s.machine, s.est.core, &sites, &nr, &err)) ||
+	    (ret = byfunc_from_sites(sites, nr, &s.profile, &s.machine, s.est.core, &fr, &err))) {
 		msg_err(&err);
 		rc = exitcode_from_err(ret);
 		goto out;

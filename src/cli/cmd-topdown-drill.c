@@ -9,6 +9,7 @@
 #include "cli/cmd-topdown.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
+#include "cli/progress.h"
 #include "base/alloc.h"
 #include "base/countset.h"
 #include "base/err.h"
@@ -77,7 +78,9 @@ static int drill_run_step(const struct model *m, const struct model_compiled *mc
 		mo.models[0] = m;
 		measure_topdown_init(&t);
 		fflush(stdout); /* the workload shares it */
+		progress_begin(true, "drill-down step %d: running %s", s->index, argv[0]);
 		ret = measure_topdown_run(&mo, &t, &notify, &err);
+		progress_end();
 		if (!ret && (ret = model_evaluate(m, &t.res.counts, &so, step, &err)) == TDP_EANALYSIS && s->index > 1)
 			ret = 0; /* a step below level 1 measures no level-1 node */
 		if (!ret) {

@@ -215,8 +215,11 @@ int topdown_run_import(const struct topdown_opts *to, struct tdp_ctx *ctx)
 	const struct model *m = NULL;
 	int ret, rc;
 
-	ret = tdp_file_open_checked(&f, to->import, IMPORT_MAX_INPUT, import_stream_check,
-				    &(struct import_stream){ .name = to->import }, &err);
+	ret = topdown_open_import(to->import, &f, &err);
+	if (!ret && (topdown_is_perfdata(f.data, f.size) || to->by)) {
+		rc = topdown_run_groupread(to, f.data, f.size, to->import, NULL, ctx);
+		goto out;
+	}
 	if (!ret)
 		ret = import_perf_stat_result(f.data, f.size, to->import, &res, &err);
 	if (ret) {

@@ -175,7 +175,7 @@ int topdown_run_sim(const struct topdown_opts *to, char *const *argv, struct tdp
 
 	measure_sim_init(&s);
 	rc = backend_sim_machine("topdown", to->sim_machine, &s.machine);
-	s.stdout_to_stderr = to->json && !to->out_path;
+	s.stdout_to_stderr = strcmp(to->format, "text") && !to->out_path; /* a document on stdout: json, csv, html */
 	if (!rc)
 		rc = sim_runs(to, argv, &s, &tree, &runs);
 	if (rc)

@@ -24,6 +24,7 @@
 #include "model/live.h"
 #include "model/model.h"
 #include "model/stats.h"
+#include "pmu/sampling.h"
 #include "report/topdown.h"
 
 #include <errno.h>
@@ -36,10 +37,12 @@ const char cmd_topdown_summary[] = "classify the bottleneck: the top-down tree, 
 static const struct cmd_doc doc = {
 	.name = "topdown",
 	.summary = cmd_topdown_summary,
-	.usage = "topdown [-l N] [--nodes LIST] [--info] [--cpu MODEL] [--json] [-o FILE] [--no-multiplex] -- CMD "
+	.usage = "topdown [-l N] [--nodes LIST] [--info] [--cpu MODEL] [--json | --csv | -x SEP] [-o FILE] [--no-multiplex] -- CMD "
 		 "[ARGS]\n"
 		 "topdown --drilldown [-l N] [--no-multiplex] [--json] -- CMD [ARGS]\n"
+		 "topdown --by function [-e GROUP] [--save-data FILE] [--json | --csv] -- CMD [ARGS]\n"
 		 "topdown --by function --backend=sim [--json] -- CMD [ARGS]\n"
+		 "topdown [--by function] -i FILE.data [--cpu MODEL] [--symfs DIR] [-l N] [--json | --csv]\n"
 		 "topdown --import FILE [--cpu MODEL | --midr HEX] [-l N] [--nodes LIST] [--info] [--slots N] [--json] [-o FILE]",
 	.description =
 		"Classifies where the pipeline's slots go (Intel's top-down method, on Intel, AMD and Arm): level 1 "
@@ -65,6 +68,12 @@ static const struct cmd_doc doc = {
 		"AMD Zen 4/5. --cpu names the model; without it the model is inferred only when the events fit "
 		"exactly one. Each node takes its events from the group perf counted them in, as perf does.\n"
 		"\n"
+		"--by function gives each function holding 95 % of the cycles its own top-down, dominant node and "
+		"guilty line. On a PMU, one run samples the model's level-1 events as a group that every sample reads "
+		"(perf record -e '{slots,topdown-retiring,...}:S'), -e GROUP another group (software events need no "
+		"PMU); -i FILE.data reads such a recording made by perf (--symfs DIR for its binaries), and "
+		"--backend=sim estimates each function without a PMU.\n"
+		"\n"
 		"Thresholds: Retiring above 80 %, Bad Speculation above 15 %, Frontend Bound above 20 %, Backend "
 		"Bound above 40 %; deeper levels use Intel's TMA thresholds, a node flagged only under a flagged parent "
 		"where TMA says so (its \"& P\"). "
@@ -80,7 +89,9 @@ static const struct cmd_doc doc = {
 		    "tdprof topdown --import counts.csv --cpu icelakex\n"
 		    "the tree of perf stat -x, output recorded on an Ice Lake-X machine\n"
 		    "tdprof topdown --import pipeline.txt --cpu zen4\n"
-		    "AMD Zen 4 level 2 from perf stat -MPipelineL2 text",
+		    "AMD Zen 4 level 2 from perf stat -MPipelineL2 text\n"
+		    "tdprof topdown --by function -i g.data --cpu sapphirerapids\n"
+		    "each function of a perf record -e '{slots,topdown-retiring,...}:S' recording",
 	.exit_status = "With CMD: CMD's exit status (128+N when signal N killed it). 1 when hardware counters "
 		       "are unavailable or no node could be computed; 2 for a usage error, an unreadable or "
 		       "malformed FILE, an unknown model, or a model that cannot be inferred.",
@@ -101,6 +112,8 @@ int topdown_render(const struct topdown_opts *to, struct topdown_report *r, stru
 	r->nodes = to->nodes;
 	r->info = to->info;
 	r->describe = to->describe || ctx->verbose > 0;
+	r->csv_sep = to->sep;
+	r->pal = to->out_path ? NULL : ctx->palette;
 	if (to->nodes && r->nr_trees) {
 		char unknown[256];
 
@@ -134,15 +147,26 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 						       "or for --import the one the events fit"),
 		OPT_STRING(0, "midr", &to.midr, "HEX", "the model of this arm64 MIDR_EL1 value, with its revision "
 						       "(0x410fd493: Neoverse N2 r0p3)"),
-		OPT_STRING(0, "import", &to.import, "FILE", "read perf stat output (CSV, JSON lines or text) instead "
-							   "of running a command"),
+		OPT_STRING('i', "import", &to.import, "FILE", "read perf stat output (CSV, JSON lines or text), or a "
+							     "perf.data whose samples read their group, instead of "
+							     "running a command"),
+		OPT_STRING(0, "symfs", &to.symfs, "DIR", "a perf.data's binaries under DIR (--by function)"),
+		OPT_STRING(0, "kallsyms", &to.kallsyms, "FILE", "kernel symbols of a perf.data's kernel"),
 		OPT_LONG(0, "slots", &to.slots, "N", "pipeline slots per cycle for models that read them from the "
 						     "PMU (Arm's caps/slots)", 1, 64),
 		OPT_BOOL(0, "drilldown", &to.drilldown, "measure level 1, then rerun CMD to measure the children "
 							"of every node that crossed its threshold (else of the largest), "
 							"down to the leaves or -l N"),
 		OPT_CHOICE(0, "by", &to.by, "function", "each function's own top-down (the functions holding "
-							 "95 % of cycles; --backend=sim)"),
+							 "95 % of cycles): sampled with group reads, from a "
+							 "perf.data's (-i FILE.data), or simulated (--backend=sim)"),
+		OPT_STRING('e', "event", &to.events, "GROUP", "--by function: sample this group instead of the "
+							      "model's level-1 events, its first event leading "
+							      "('{cpu-clock,task-clock}')"),
+		OPT_LONG('F', "freq", &to.freq, "N", "--by function: samples per second (default 4000)", 1,
+			 PMU_SAMPLING_MAX_FREQ),
+		OPT_STRING(0, "save-data", &to.save_data, "FILE", "--by function: keep the sampled recording in FILE "
+								  "(a perf.data perf reads)"),
 		OPT_BOOL(0, "no-multiplex", &to.no_multiplex, "run CMD once per group of counters instead of "
 							      "letting groups take turns"),
 		OPT_CHOICE(0, "backend", &to.backend, BACKEND_CHOICES, "where counts come from: pmu (auto; without "
@@ -153,9 +177,12 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_LONG('r', "repeat", &to.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
 							 "interval (Student's t)", 1, MODEL_RUNS_MAX),
 		OPT_GROUP("output"),
-		OPT_CHOICE(0, "format", &to.format, "text|json|html", "the output's format (default text; html: "
-									  "the page --html writes)"),
+		OPT_CHOICE(0, "format", &to.format, "text|json|csv|html", "the output's format (default text; "
+									      "html: the page --html writes)"),
 		OPT_BOOL(0, "json", &to.json, "one JSON document (--format=json)"),
+		OPT_BOOL(0, "csv", &to.csv, "one row per node: key, name, level, parent, value, threshold, "
+					    "crossed; with --by function one row per function (--format=csv)"),
+		OPT_STRING('x', "field-separator", &to.sep, "SEP", "CSV with SEP between fields, as perf stat -x"),
 		OPT_STRING('o', "output", &to.out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_STRING(0, "html", &to.html, "FILE", "also write a self-contained HTML report to FILE"),
 		OPT_END(),
@@ -167,7 +194,7 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 		return opts_exit(i);
 	if (to.midr && (rc = topdown_midr_model(&to)))
 		return rc;
-	if (!(to.format = output_format("topdown", to.format, to.json ? "json" : NULL, "text")))
+	if (!(to.format = output_format_csv("topdown", to.format, to.json, to.csv, to.sep)))
 		return EXIT_USAGE;
 	to.json = !strcmp(to.format, "json");
 	if (to.import && to.repeat > 1)
@@ -175,9 +202,10 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 					    "'perf stat -r N' instead)");
 	if (!to.import && i >= argc)
 		return msg_usage("topdown", "no command to run: give it after '--', or read counts with '--import FILE'");
+	/* -e: the group is sampled by the kernel's sampling (software events need no PMU) */
 	rc = backend_select("topdown", to.backend,
 			    &(struct backend_select_opts){ .can_sim = !to.import, .can_import = true,
-							   .has_import = to.import != NULL },
+							   .has_import = to.import != NULL, .auto_pmu = to.events != NULL },
 			    &b);
 	if (rc)
 		return rc;
@@ -197,9 +225,10 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 			to.level = 2;
 		return topdown_run_sim(&to, argv + i, ctx);
 	}
-	if (to.by)
-		return msg_usage("topdown", "'--by function' needs '--backend=sim' for now: the PMU's per-function "
-					    "top-down samples with group reads (not yet here)");
+	if ((to.events || to.save_data || to.freq) && (!to.by || to.import))
+		return msg_usage("topdown", "'-e', '-F' and '--save-data' go with '--by function -- CMD'");
+	if (to.by && !to.import)
+		return topdown_run_byfunc_live(&to, argv + i, ctx);
 	if (to.import) {
 		if (i < argc)
 			return msg_usage("topdown", "'--import' reads counts from a file: do not give a command too");

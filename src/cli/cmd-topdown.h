@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/countset.h"
 #include "cli/cmd.h"
@@ -24,9 +25,14 @@ struct topdown_opts {
 	const char *nodes; /* --nodes */
 	bool info, describe;
 	long repeat;       /* -r N (0: once) */
-	bool json, no_multiplex;
+	bool json, csv, no_multiplex;
+	const char *sep;   /* -x SEP: CSV with SEP between fields */
 	bool drilldown;    /* --drilldown */
 	const char *by;    /* --by function */
+	const char *symfs, *kallsyms; /* --symfs DIR, --kallsyms FILE: the recording's binaries */
+	const char *events;      /* -e GROUP: --by function samples these instead of the model's */
+	const char *save_data;   /* --save-data FILE: --by function's recording kept there */
+	long freq;               /* -F N: --by function's samples per second (0: perf's 4000) */
 };
 
 /* cmd-topdown-eval.c */
@@ -70,6 +76,33 @@ int topdown_run_drill(const struct topdown_opts *to, char *const *argv, struct t
 
 /** --by function --backend=sim: each function's top-down from the simulation's per-line counts. */
 int topdown_run_byfunc_sim(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx);
+
+/* cmd-topdown-groupread.c */
+
+/** Whether data[0..size) is a perf.data (its magic). */
+bool topdown_is_perfdata(const uint8_t *data, size_t size);
+
+struct tdp_file;
+struct tdp_err;
+
+/**
+ * Open --import's path: a regular file mapped whatever its size (a perf.data may be large),
+ * perf stat output (a stream, or a file that is not a perf.data) up to IMPORT_MAX_INPUT.
+ * Returns as tdp_file_open_checked().
+ */
+int topdown_open_import(const char *path, struct tdp_file *f, struct tdp_err *err);
+
+/**
+ * The tree of a perf.data's group reads data[0..size) (path names it) and, with --by function,
+ * each function's; live_cmd: the command sampled live (the backend is then pmu), NULL for an import.
+ */
+int topdown_run_groupread(const struct topdown_opts *to, const uint8_t *data, size_t size, const char *path,
+			  const char *live_cmd, struct tdp_ctx *ctx);
+
+/* cmd-topdown-sample.c */
+
+/** --by function -- CMD on a PMU: a sampling run with group reads, then topdown_run_groupread(). */
+int topdown_run_byfunc_live(const struct topdown_opts *to, char *const *argv, struct tdp_ctx *ctx);
 
 /* cmd-topdown.c */
 

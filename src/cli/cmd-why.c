@@ -101,9 +101,11 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_GROUP("output"),
 		OPT_LONG('n', "top", &wo.top, "N", "sites listed (default 10; JSON and -v list them all up to N)", 1,
 			 DIAG_MAX_SITES),
-		OPT_CHOICE(0, "format", &wo.format, "text|json|html|pprof", "the output's format (default text; html: the "
-								       "page of --html)"),
+		OPT_CHOICE(0, "format", &wo.format, "text|json|csv|html|pprof", "the output's format (default text; "
+									    "html: the page of --html)"),
 		OPT_BOOL(0, "json", &wo.json, "one JSON document (--format=json)"),
+		OPT_BOOL(0, "csv", &wo.csv, "the findings, one row each (--format=csv)"),
+		OPT_STRING('x', "field-separator", &wo.sep, "SEP", "CSV with SEP between fields, as perf stat -x"),
 		OPT_STRING('o', "output", &wo.out_path, "FILE", "write the result to FILE instead of stdout"),
 		OPT_STRING(0, "html", &wo.html, "FILE", "also write a self-contained HTML report to FILE (the page of "
 							"--format html)"),
@@ -115,7 +117,7 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 
 	if (i < 0)
 		return opts_exit(i);
-	if (!(wo.format = output_format("why", wo.format, wo.json ? "json" : NULL, "text")))
+	if (!(wo.format = output_format_csv("why", wo.format, wo.json, wo.csv, wo.sep)))
 		return EXIT_USAGE;
 	wo.json = !strcmp(wo.format, "json");
 	if (!strcmp(wo.format, "pprof") && !wo.out_path && ctx->stdout_tty)

@@ -11,10 +11,12 @@
 
 #include <stdbool.h>
 
+struct palette;
+
 /* State shared by every command, made once in main() (no globals). */
 struct tdp_ctx {
-	bool stdout_tty;      /* stdout is a terminal: bars and colour are allowed */
-	bool color;           /* use colour (tty and not NO_COLOR) */
+	bool stdout_tty;      /* stdout is a terminal: bars are allowed */
+	const struct palette *palette; /* colours of the text on stdout (cli/colour.h); NULL: none */
 	int verbose;          /* -v count */
 };
 

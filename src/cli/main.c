@@ -3,11 +3,13 @@
  * the commands (cmd-*.c).
  */
 #include "cli/cmd.h"
+#include "cli/colour.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "base/file.h"
 #include "base/sigfwd.h"
 #include "cli/opts.h"
+#include "cli/progress.h"
 #include "base/str.h"
 
 #include <stdio.h>
@@ -37,7 +39,7 @@ static const struct command commands[] = {
 
 static void print_usage(FILE *f)
 {
-	fputs("usage: tdprof [--version] [--help] [-q] [-v] COMMAND [ARGS]\n\n"
+	fputs("usage: tdprof [--version] [--help] [-q] [-v] [--color=WHEN] COMMAND [ARGS]\n\n"
 	      "tdprof answers \"why is my code slow, where, and what do I change?\":\n"
 	      "it classifies the bottleneck from hardware counters (top-down), traces the\n"
 	      "code responsible, and ends every finding with a next step.\n\n"
@@ -55,7 +57,7 @@ static void print_man(void)
 {
 	fputs(".TH TDPROF 1 \"\" \"tdprof\" \"tdprof manual\"\n"
 	      ".SH NAME\ntdprof \\- top\\-down profiling: why is my code slow, where, and what do I change\n"
-	      ".SH SYNOPSIS\n.B tdprof\n[\\-\\-version] [\\-\\-help] [\\-q] [\\-v] COMMAND [ARGS]\n"
+	      ".SH SYNOPSIS\n.B tdprof\n[\\-\\-version] [\\-\\-help] [\\-q] [\\-v] [\\-\\-color=WHEN] COMMAND [ARGS]\n"
 	      ".SH DESCRIPTION\n"
 	      "tdprof classifies a workload's bottleneck from hardware performance counters into the top\\-down "
 	      "buckets (Retiring, Bad Speculation, Frontend Bound, Backend Bound, then the level below), traces "
@@ -73,10 +75,16 @@ static void print_man(void)
 	}
 	fputs(".SH OPTIONS\n"
 	      ".TP\n.B \\-q, \\-\\-quiet\nno progress lines or notes on standard error\n"
+	      ".TP\n.B \\-\\-color=WHEN, \\-\\-colour=WHEN\ncolour the verdict, the nodes above their threshold, the "
+	      "bars and the hottest rows: auto (on a terminal, the default), always (also \\-\\-color) or never "
+	      "(also \\-\\-no\\-color)\n"
 	      ".TP\n.B \\-v, \\-\\-verbose\nmore detail (repeatable)\n"
 	      ".TP\n.B \\-\\-version\nprint the version\n"
 	      ".SH ENVIRONMENT\n"
-	      ".TP\n.B NO_COLOR\nno colour on a terminal\n"
+	      ".TP\n.B NO_COLOR\nany value but the empty one: no colour with \\-\\-color=auto (no\\-color.org)\n"
+	      ".TP\n.B TERM\n\\(lqdumb\\(rq: no colour with \\-\\-color=auto, and no live progress line\n"
+	      ".TP\n.B COLUMNS\nthe width text wraps to (default: the terminal's, else 80)\n"
+	      ".TP\n.B DEBUGINFOD_URLS\nservers to fetch missing debug information from (debuginfod(8))\n"
 	      ".SH EXIT STATUS\n",
 	      stdout);
 	for (const char *p = opts_common_exit_status; *p;) {
@@ -106,7 +114,6 @@ static const struct {
 	{ "record", "branches record" },
 	{ "report", "branches report" },
 	{ "script", "branches report" },
-	{ "annotate", "branches report" },
 };
 
 static int unknown_command(const char *name)
@@ -130,6 +137,33 @@ static int unknown_command(const char *name)
 	return EXIT_USAGE;
 }
 
+/*
+ * --color[=WHEN], --colour[=WHEN] (git's and perf's spellings; alone: always) and
+ * --no-color: true when a is one, *when set to its enum colour_when, or to -1
+ * for a WHEN that is not one.
+ */
+static bool colour_option(const char *a, int *when)
+{
+	enum colour_when w;
+	const char *v;
+
+	if (!strcmp(a, "--no-color") || !strcmp(a, "--no-colour")) {
+		*when = COLOUR_NEVER;
+		return true;
+	}
+	if (strncmp(a, "--color", 7) && strncmp(a, "--colour", 8))
+		return false;
+	v = a + (a[6] == 'u' ? 8 : 7);
+	if (!*v) {
+		*when = COLOUR_ALWAYS;
+		return true;
+	}
+	if (*v != '=')
+		return false;
+	*when = colour_parse(v + 1, &w) ? (int)w : -1;
+	return true;
+}
+
 const char *tdp_exe_path(void)
 {
 	static char exe[4096];
@@ -146,17 +180,19 @@ int main(int argc, char **argv)
 {
 	struct tdp_ctx ctx = { 0 };
 	const struct command *c;
-	int i, status;
+	int i, status, when = COLOUR_AUTO;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	tdp_file_guard_install(); /* an input truncated under its mapping: a message, not SIGBUS */
 	ctx.stdout_tty = isatty(STDOUT_FILENO);
-	ctx.color = ctx.stdout_tty && !getenv("NO_COLOR");
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "--version")) {
+		if (colour_option(a, &when)) {
+			if (when < 0)
+				return msg_usage(NULL, "'%s': WHEN is auto, always or never", a);
+		} else if (!strcmp(a, "--version")) {
 			printf("tdprof %s\n", TDPROF_VERSION);
 			return EXIT_OK;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -173,6 +209,8 @@ int main(int argc, char **argv)
 			return msg_usage(NULL, "unknown option '%s'", a);
 		}
 	}
+	ctx.palette = colour_palette((enum colour_when)when, ctx.stdout_tty, getenv("NO_COLOR"), getenv("TERM"));
+	progress_allow(isatty(STDERR_FILENO) && !msg_quiet() && !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb")));
 	if (i >= argc) {
 		print_usage(stderr);
 		return EXIT_USAGE;

@@ -1,6 +1,7 @@
 /* msg.c: diagnostics on stderr, one style for the whole tool (see msg.h). */
 #include "cli/msg.h"
 #include "cli/exitcode.h"
+#include "cli/progress.h"
 #include "base/err.h"
 #include "base/strbuf.h"
 
@@ -16,6 +17,11 @@ static bool quiet;
 void msg_set_quiet(bool q)
 {
 	quiet = q;
+}
+
+bool msg_quiet(void)
+{
+	return quiet;
 }
 
 /*
@@ -43,6 +49,7 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 	struct strbuf sb = STRBUF_INIT;
 	va_list copy;
 
+	progress_hold(); /* a live progress line (progress.h) is erased first */
 	fputs("tdprof: ", stderr);
 	if (kind)
 		fprintf(stderr, "%s: ", kind);
@@ -55,6 +62,7 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 		put_escaped(sb.buf, sb.len);
 	strbuf_release(&sb);
 	fputc('\n', stderr);
+	progress_release();
 }
 
 #define DEFINE_MSG(fn, kind, cond)              \
@@ -90,9 +98,11 @@ int msg_usage(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("error", fmt, ap);
 	va_end(ap);
+	progress_hold();
 	if (cmd)
 		fprintf(stderr, "tdprof: try 'tdprof %s --help'\n", cmd);
 	else
 		fputs("tdprof: try 'tdprof --help'\n", stderr);
+	progress_release();
 	return EXIT_USAGE;
 }

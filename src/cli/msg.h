@@ -25,6 +25,9 @@ void msg_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Silence msg_progress() and msg_note() (for --quiet). */
 void msg_set_quiet(bool quiet);
 
+/** --quiet was given. */
+bool msg_quiet(void);
+
 /** Print err's message as an error and its hint, if any. */
 void msg_err(const struct tdp_err *err);
 

@@ -99,23 +99,6 @@ static int set_value(const struct opt *o, const char *arg, const char *cmd)
 	}
 }
 
-static const struct opt *find_long(const struct opt *opts, const char *name, size_t len, bool *negated)
-{
-	*negated = false;
-	for (const struct opt *o = opts; o->type != OPT_T_END; o++)
-		if (o->long_name && strlen(o->long_name) == len && !strncmp(o->long_name, name, len))
-			return o;
-	if (len > 3 && !strncmp(name, "no-", 3)) {
-		for (const struct opt *o = opts; o->type != OPT_T_END; o++)
-			if (o->type == OPT_T_BOOL && o->long_name && strlen(o->long_name) == len - 3 &&
-			    !strncmp(o->long_name, name + 3, len - 3)) {
-				*negated = true;
-				return o;
-			}
-	}
-	return NULL;
-}
-
 static const struct opt *find_short(const struct opt *opts, char c)
 {
 	for (const struct opt *o = opts; o->type != OPT_T_END; o++)
@@ -188,19 +171,19 @@ static int parse_long(const struct opt *opts, const struct cmd_doc *doc, int arg
 	const char *name = argv[*ip] + 2, *eq = strchr(name, '=');
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	bool negated;
-	const struct opt *o = find_long(opts, name, len, &negated);
+	const struct opt *o;
+	int found = opts_find_long(opts, cmd, name, len, &o, &negated);
 
-	if (!o && len == 4 && !strncmp(name, "mode", 4) && opts_writes_files(opts)) {
+	if (found == OPTS_LONG_AMBIGUOUS)
+		return OPTS_USAGE;
+	if (found == OPTS_LONG_MODE) {
 		if (!eq && *ip + 1 >= argc) {
 			msg_usage(cmd, "option '--mode' needs a value (MODE)");
 			return OPTS_USAGE;
 		}
-		if (parse_mode(cmd, eq ? eq + 1 : argv[++*ip]))
-			return OPTS_USAGE;
-		return 0;
+		return parse_mode(cmd, eq ? eq + 1 : argv[++*ip]) ? OPTS_USAGE : 0;
 	}
-
-	if (!o) {
+	if (found == OPTS_LONG_UNKNOWN) {
 		msg_usage(cmd, "unknown option '--%.*s'", (int)len, name);
 		if (!hint_elsewhere(doc, 0, name, len))
 			suggest_long(opts, name);
@@ -251,6 +234,10 @@ int opts_parse(const struct opt *opts, const struct cmd_doc *doc, int argc, char
 		}
 		if (!strcmp(a, "--man")) {
 			opts_print_man(opts, doc);
+			return OPTS_HELP_SHOWN;
+		}
+		if (!strcmp(a, "--completion-spec")) {
+			opts_print_completion_spec(opts, doc);
 			return OPTS_HELP_SHOWN;
 		}
 		if (a[1] == '-') {

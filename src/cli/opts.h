@@ -12,7 +12,9 @@
  * Parsing stops at the first argument that is not an option, or after "--", so
  * `tdprof stat -e cycles ./app -x` passes "-x" to ./app, as perf does.
  * Accepted spellings: -e X, -eX, --event X, --event=X, bundled flags (-aq),
- * --no-FLAG for flags. -h/--help print help to stdout; --man prints a man page.
+ * --no-FLAG for flags, unambiguous prefixes of long options (--rep for --repeat).
+ * -h/--help print help to stdout; --man prints a man page; --completion-spec
+ * what shell completion needs (opts_print_completion_spec()).
  */
 #ifndef TDPROF_CLI_OPTS_H
 #define TDPROF_CLI_OPTS_H
@@ -67,6 +69,13 @@ struct cmd_doc {
 	 * NULL or ended by { 0, NULL, NULL }.
 	 */
 	const struct opt_elsewhere *elsewhere;
+	/*
+	 * For shell completion (opts_print_completion_spec()): the subcommands, each
+	 * with its own option table ("record|report"), or the words the first argument
+	 * takes ("models|metrics|events"); NULL: none.
+	 */
+	const char *subcommands;
+	const char *words;
 };
 
 struct opt_elsewhere {
@@ -95,6 +104,18 @@ void opts_print_help(const struct opt *opts, const struct cmd_doc *doc);
 
 /** Print a man page (roff) for a command to stdout. */
 void opts_print_man(const struct opt *opts, const struct cmd_doc *doc);
+
+/**
+ * Print what shell completion needs of a command to stdout, one line each, fields
+ * separated by tabs (`tdprof CMD --completion-spec`, read by `tdprof completion`):
+ *   cmd   NAME
+ *   sub   WORD              (doc->subcommands)
+ *   word  WORD              (doc->words)
+ *   opt   SHORT LONG KIND ARGH HELP    ("-" for a missing short or long name, or argh;
+ *                                       KIND flag, count or value; choices are ARGH "a|b|c"
+ *                                       of KIND choice)
+ */
+void opts_print_completion_spec(const struct opt *opts, const struct cmd_doc *doc);
 
 /** Text shared by every man page's EXIT STATUS section. */
 extern const char opts_common_exit_status[];

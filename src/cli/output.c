@@ -125,6 +125,19 @@ const char *output_format(const char *cmd, const char *format, const char *alias
 	return alias ? alias : format ? format : dflt;
 }
 
+const char *output_format_csv(const char *cmd, const char *format, bool json, bool csv, const char *sep)
+{
+	if (sep && !*sep) {
+		msg_usage(cmd, "'-x' needs a non-empty separator");
+		return NULL;
+	}
+	if (json && (csv || sep)) {
+		msg_usage(cmd, "'--json' and '%s' cannot be used together", sep ? "-x" : "--csv");
+		return NULL;
+	}
+	return output_format(cmd, format, json ? "json" : csv || sep ? "csv" : NULL, "text");
+}
+
 int output_html_of(const char *path, enum render_kind k, const void *doc)
 {
 	const struct renderer *r = render_find(k, "html");

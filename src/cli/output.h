@@ -89,6 +89,13 @@ int output_render(const char *path, const struct renderer *r, const void *doc);
 const char *output_format(const char *cmd, const char *format, const char *alias, const char *dflt);
 
 /**
+ * output_format() for a command with --json, --csv and perf stat's -x SEP (CSV
+ * with SEP between fields): the aliases that disagree, or an empty SEP, are a
+ * usage error (printed; NULL returned).
+ */
+const char *output_format_csv(const char *cmd, const char *format, bool json, bool csv, const char *sep);
+
+/**
  * --html FILE, the shortcut of `--format html` beside another format: the "html"
  * renderer of kind k (report/render.h) on doc, written to path. Every kind whose
  * table has an "html" row takes it the same way (topdown, why, branches report,

@@ -58,6 +58,7 @@ static int render(struct output *out, const struct stat_opts *o, const struct me
 	r.metrics = &tm;
 	r.verdict = &v;
 	r.csv_sep = o->sep;
+	r.pal = o->pal;
 	r.after_intervals = o->interval && !strcmp(o->format, "text");
 	if (m && m->nr_intervals && !strcmp(o->format, "json")) {
 		ivs = tdp_calloc(m->nr_intervals, sizeof(*ivs));
@@ -192,6 +193,7 @@ static int count(const struct stat_opts *o, struct pmu_session_opts *so, struct 
 	so->cpu_list = o->cpu_list;
 	so->no_inherit = o->no_inherit;
 	so->repeat = (unsigned)o->repeat;
+	so->until_signal = o->repeat == 0;
 	so->interval_ms = (unsigned)o->interval;
 	fflush(stdout);
 	/*
@@ -244,7 +246,11 @@ int stat_run_pmu(const struct stat_opts *o, struct pmu_session_opts *so)
 	if (m.res.signal) {
 		const char *sig = sigabbrev_np(m.res.signal) ? sigabbrev_np(m.res.signal) : "?";
 
-		if (so->argv)
+		if (so->until_signal)
+			msg_note("-r 0: SIG%s ended the series after %u whole run%s%s", sig, m.res.runs,
+				 m.res.runs == 1 ? "" : "s",
+				 m.res.cut_run_left_out ? " (the run it cut short is left out)" : "");
+		else if (so->argv)
 			msg_note("SIG%s was passed on to the command", sig);
 		else
 			msg_note("counting stopped by SIG%s", sig);

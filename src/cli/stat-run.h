@@ -15,11 +15,14 @@
 
 #include "pmu/session.h"
 
+struct palette;
+
 struct stat_opts {
 	char *events;
 	const char *sep, *out_path, *pid_s, *tid_s, *cpu_list, *backend, *sim_machine, *format;
 	long repeat, interval;
 	bool json, all_cpus, no_inherit;
+	const struct palette *pal; /* text on stdout: its colours (cli/colour.h); NULL: none */
 };
 
 /** The counted run of so (its argv, pid, tid filled by the caller). */

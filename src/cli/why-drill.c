@@ -13,8 +13,11 @@
 #include "cli/backend.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
+#include "cli/progress.h"
+#include "cli/symenv.h"
 #include "cpu/cpu.h"
 #include "diagnose/drill-pmu.h"
+#include "symbol/symbol.h"
 
 void why_drill_no_model(struct diag *d, const char *why)
 {
@@ -51,16 +54,24 @@ static int record(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *pin, c
 
 	say_plan(p, in->argv[0]);
 	saved = backend_divert_stdout(in->divert);
+	progress_begin(true, "drill-down: running %s again, sampled", in->argv[0]);
 	ret = diag_pmu_record(p, in->argv, getenv("TMPDIR"), rec, err);
+	progress_end();
 	backend_restore_stdout(saved);
-	if (!ret || p->method == DIAG_SAMPLE_IP ||
-	    (ret != TDP_ENOTSUP && ret != TDP_EPERM && ret != TDP_EUSAGE && ret != TDP_EINVAL))
+	if (!ret || (p->method == DIAG_SAMPLE_IP && !p->locate_leaf) ||
+	    (ret != TDP_ENOTSUP && ret != TDP_EPERM && ret != TDP_EUSAGE && ret != TDP_EINVAL && ret != TDP_ENOENT))
 		return ret;
-	diag_pmu_plan_fallback(p, pin, err->msg);
+	/* a branch facility or the dominant leaf's event that did not open: cycles samples instead */
+	if (p->locate_leaf)
+		diag_pmu_plan_unlocate(p, pin, err->msg);
+	else
+		diag_pmu_plan_fallback(p, pin, err->msg);
 	*err = (struct tdp_err)TDP_ERR_INIT;
 	say_plan(p, in->argv[0]);
 	saved = backend_divert_stdout(in->divert);
+	progress_begin(true, "drill-down: running %s again, sampled", in->argv[0]);
 	ret = diag_pmu_record(p, in->argv, getenv("TMPDIR"), rec, err);
+	progress_end();
 	backend_restore_stdout(saved);
 	return ret;
 }
@@ -73,13 +84,19 @@ void why_drill_pmu(struct diag *d, const struct why_drill_in *in)
 	struct diag_pmu_recording rec = DIAG_PMU_RECORDING_INIT;
 	struct tdp_err err = TDP_ERR_INIT;
 	const struct pmu_sampling_stats *st = &rec.stats;
+	struct symbol_opts so;
+	char *client;
+	const struct cpu_pmu *core;
 	int ret;
 
 	if ((ret = cpu_system_detect(&sys, NULL, &err))) {
 		msg_warning("no drill-down: %s", err.msg);
 		return;
 	}
-	pin = (struct diag_pmu_plan_in){ d->category, &sys.branch, &sys.pmus, in->run_seconds, max_sample_rate() };
+	core = cpu_pmu_list_first(&sys.pmus, CPU_PMU_CORE);
+	pin = (struct diag_pmu_plan_in){ d->category, &sys.branch, &sys.pmus, in->run_seconds, max_sample_rate(),
+					 d->has_tree ? &d->tree : NULL,
+					 core ? (int)cpu_pmu_cap_long(core, "max_precise") : -1 };
 	ret = diag_pmu_plan(&plan, &pin, &err);
 	if (!ret)
 		ret = record(&plan, &pin, in, &rec, &err);
@@ -103,9 +120,11 @@ void why_drill_pmu(struct diag *d, const struct why_drill_in *in)
 	else
 		msg_progress("drill-down: %llu samples with %llu branch records; ranking the branches",
 			     (unsigned long long)st->samples, (unsigned long long)st->branch_entries);
-	ret = diag_pmu_drill(d, rec.data, rec.size,
-			     &(struct diag_pmu_drill_opts){ &plan, in->o, NULL, rec.dropped },
+	symbol_opts_init(&so);
+	so.debuginfod_client = client = symenv_debuginfod(&so.debuginfod_envp);
+	ret = diag_pmu_drill(d, rec.data, rec.size, &(struct diag_pmu_drill_opts){ &plan, in->o, &so, rec.dropped },
 			     &err);
+	tdp_free(client);
 	if (ret)
 		msg_warning("the drill-down is incomplete: %s", err.msg);
 out:

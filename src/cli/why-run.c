@@ -69,6 +69,8 @@ static int render(const struct why_opts *wo, const struct why_report *r, struct 
 
 	rr.verbose = ctx->verbose > 0;
 	rr.columns = cli_columns();
+	rr.csv_sep = wo->sep;
+	rr.pal = wo->out_path ? NULL : ctx->palette;
 	rc = output_render(wo->out_path, render_find(RENDER_WHY, wo->format), &rr);
 	if (rc == EXIT_OK && wo->html)
 		rc = output_html_of(wo->html, RENDER_WHY, &rr);

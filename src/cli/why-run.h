@@ -19,7 +19,8 @@ struct why_opts {
 	const char *backend, *machine, *out_path, *html, *format;
 	long level, top;
 	long repeat;       /* -r N (0: once) */
-	bool json;
+	bool json, csv;
+	const char *sep;   /* -x SEP: CSV with SEP between fields */
 	bool no_drill;     /* --no-drill: no second, sampled run (PMU) */
 };
 

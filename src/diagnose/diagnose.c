@@ -43,6 +43,8 @@ void diag_release(struct diag *d)
 	}
 	tdp_free(d->scope_object);
 	tdp_free(d->loop_command);
+	for (size_t i = 0; i < d->nr_bottlenecks; i++)
+		tdp_free(d->bottlenecks[i].fix);
 	byfunc_release(&d->functions);
 	countset_release(&d->counts);
 	diag_init(d);
@@ -448,6 +450,8 @@ int diag_from_counts(struct diag *d, enum tdp_backend backend, const struct coun
 		ret = tdp_err_oom(err);
 	diag_add_note(d, "the PMU gives the tree; the sites of the bottleneck need a trace: the next step "
 			 "says which command records it");
+	if (!ret)
+		ret = diag_bottlenecks(d, err);
 	strbuf_release(&title);
 	strbuf_release(&ev);
 	strbuf_release(&fix);

@@ -70,6 +70,7 @@ struct sim_estimate;
 #define DIAG_MAX_FINDINGS 8
 #define DIAG_MAX_FUNCS 12       /* functions listed in the code footprint */
 #define DIAG_MAX_NOTES 8
+#define DIAG_MAX_BOTTLENECKS 16 /* Intel's Bottlenecks view has 12 */
 
 enum diag_scope {
 	DIAG_SCOPE_WHOLE_RUN = 0, /* every instruction of the run */
@@ -160,6 +161,9 @@ struct diag_sampling {
 	uint64_t mispredicted;     /* of which flagged mispredicted */
 	bool has_flags;            /* the records carry mispredict flags (not AMD BRS) */
 	uint64_t lost;             /* samples the kernel or the recording dropped */
+	const char *located;       /* the dominant leaf its event locates (the vendor's Locate-with, model/locate.h;
+	                              static key), NULL: cycles or branches were sampled */
+	char locate_event[128];    /* located: the vendor's event ("MEM_LOAD_RETIRED.L3_MISS_PS"); "" */
 };
 
 struct diag_finding {
@@ -173,6 +177,32 @@ struct diag_finding {
 	uint64_t line;
 	char *fix;               /* what to change (the knowledge base's first fix, made specific) */
 	double share;            /* percent of slots it accounts for (NAN: unknown) */
+};
+
+/*
+ * One cost of the vendor's Bottlenecks view (Intel TMA: Mispredictions, Big_Code,
+ * Data_Cache_Memory_Latency, ...), which `why` leads with (diag_bottlenecks()).
+ */
+struct diag_bottleneck {
+	const char *name;        /* the vendor's metric (static, the model's) */
+	const char *description; /* static; NULL */
+	double value;            /* percent of slots */
+	double threshold;        /* NAN: none */
+	bool flagged;            /* above its threshold */
+	const char *leaf;        /* of the tree nodes it covers (its "Bv" metric group), the measurable one of
+	                            largest value (static key); NULL when none is measurable */
+	const char *leaf_label;  /* static; NULL with leaf */
+	double leaf_value;       /* percent; NAN */
+	const char *node;        /* the knowledge-base node of its fix: leaf's (or, none measurable, its first
+	                            covered node's) nearest ancestor with an entry (static); NULL none */
+	char *fix;               /* the knowledge base's first fix for node, one sentence (owned); NULL */
+	const char *hint;        /* the vendor's tuning hint of leaf (static); NULL */
+	int site;                /* index into sites of its located code (the drill-down's top site when
+	                            leaf is under the category it drilled into); -1: not located */
+	char locate_with[128];   /* the event that locates leaf (its or its nearest ancestor's Locate-with,
+	                            the vendor's spelling); "" none */
+	bool branches;           /* leaf is under Bad Speculation: located by branch records (the branch-stack
+	                            path of `tdprof branches`), not by its Locate-with event */
 };
 
 struct diag {
@@ -228,6 +258,9 @@ struct diag {
 	struct byfunc_result functions; /* sim: each function of the scope's own top-down (byfunc.h);
 	                                   has_functions */
 	bool has_functions;
+	struct diag_bottleneck bottlenecks[DIAG_MAX_BOTTLENECKS]; /* the vendor's view, most costly first,
+	                                   measured ones only (diag_bottlenecks()) */
+	size_t nr_bottlenecks;
 };
 
 struct diag_opts {
@@ -265,6 +298,17 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 int diag_from_counts(struct diag *d, enum tdp_backend backend, const struct countset *cs,
 		     const struct metric_tree *tree, const struct diag_opts *o, struct tdp_err *err)
 	__attribute__((warn_unused_result));
+
+/**
+ * Fill d->bottlenecks from d->tree's Bottlenecks view (Intel's; other models have
+ * none): the measured costs, most first, each with the covered node it comes from,
+ * its fix from the knowledge base, the vendor's hint, and its located code: the
+ * drill-down's top site when that node is under d->category (the drill-down located
+ * it; call again after diag_pmu_drill()), else the event that would locate it.
+ * Replaces what an earlier call filled. Returns 0 or TDP_ENOMEM (d keeps the costs
+ * filled so far).
+ */
+int diag_bottlenecks(struct diag *d, struct tdp_err *err) __attribute__((warn_unused_result));
 
 /** "program" or "whole_run". */
 const char *diag_scope_name(enum diag_scope s);

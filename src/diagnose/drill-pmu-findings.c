@@ -17,6 +17,7 @@
 #include "base/strbuf.h"
 #include "diagnose/diagnose-internal.h"
 #include "diagnose/drill-pmu-internal.h"
+#include "model/advice.h"
 #include "diagnose/sim-internal.h"
 #include "model/model.h"
 
@@ -202,6 +203,44 @@ static const char *method_words(const struct diag *d)
 	return "branch stacks";
 }
 
+/* The knowledge-base node of key in t: key or its nearest ancestor with an entry; fallback when none. */
+static const char *kb_node_of(const struct metric_tree *t, const char *key, const char *fallback)
+{
+	const struct metric_node *n = metric_tree_find(t, key);
+
+	for (int i = 0; n && i <= MODEL_MAX_LEVEL; i++, n = n->parent ? metric_tree_find(t, n->parent) : NULL)
+		if (advice_find(n->key))
+			return advice_find(n->key)->key;
+	return fallback;
+}
+
+/* A site of the dominant leaf's Locate-with samples: the leaf located there, and the fix of its node. */
+static void located(const struct dpmu *s, size_t i, struct strbuf *title, struct strbuf *ev, struct strbuf *fix,
+		    const char **node)
+{
+	const struct diag *d = s->d;
+	const struct diag_site *ds = &d->sites[i];
+	const struct diag_sampling *smp = &d->sampling;
+	const struct metric_node *leaf = metric_tree_find(&d->tree, smp->located);
+	const char *label = leaf && leaf->label ? leaf->label : model_node_label(smp->located);
+
+	*node = kb_node_of(&d->tree, smp->located, d->category);
+	strbuf_addf(title, "%s located at ", label);
+	diag_add_where(title, ds->file, ds->line, ds->function);
+	strbuf_addf(ev, "%.1f %% of the %s samples (", ds->share, smp->event);
+	diag_add_grouped(ev, ds->samples);
+	strbuf_adds(ev, " of ");
+	diag_add_grouped(ev, smp->samples);
+	strbuf_addf(ev, "), the vendor's Locate-with event for %s, land on this line", label);
+	if (leaf && !isnan(leaf->value))
+		strbuf_addf(ev, "; %s is %.1f %% of slots", label, leaf->value);
+	diag_kb_fix(*node, NULL, fix);
+	if (leaf && leaf->def && leaf->def->hint)
+		strbuf_addf(fix, " The vendor's hint: %s", leaf->def->hint);
+	if (d->loop_command)
+		strbuf_addf(fix, " Measure the loop alone: '%s'.", d->loop_command);
+}
+
 /* Title, evidence, fix and node of the finding of site i. */
 static void describe(const struct dpmu *s, size_t i, struct strbuf *title, struct strbuf *ev, struct strbuf *fix,
 		     const char **node)
@@ -244,6 +283,10 @@ static void describe(const struct dpmu *s, size_t i, struct strbuf *title, struc
 			strbuf_addch(fix, ' ');
 			diag_kb_fix(*node, "Sort or partition", fix);
 		}
+		return;
+	}
+	if (smp->located) {
+		located(s, i, title, ev, fix, node);
 		return;
 	}
 	strbuf_adds(title, d->drill == DIAG_DRILL_HOT_LOOP ? "hot loop at " : "hot line at ");

@@ -12,6 +12,7 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "model/locate.h"
 #include "model/model.h"
 
 const char *diag_sample_method_name(enum diag_sample_method m)
@@ -142,6 +143,19 @@ int diag_pmu_plan(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, st
 	p->core_type = core ? core->type : -1;
 	p->branch_counters = core ? cpu_pmu_cap_long(core, "branch_counter_nr") : -1;
 	plan_ip(p, in);
+	if (p->drill != DIAG_DRILL_BRANCHES && in->tree && in->category) {
+		struct locate_plan lp;
+
+		/* the dominant leaf's own event finds its code better than cycles do */
+		if (!locate_plan(in->tree, in->max_precise, &lp) && lp.spec[0]) {
+			snprintf(p->event, sizeof(p->event), "%s", lp.spec);
+			snprintf(p->locate_event, sizeof(p->locate_event), "%s", lp.event);
+			p->locate_leaf = lp.leaf;
+			setf(p->reason, sizeof(p->reason), "%s, down to its dominant leaf %s: %s", label,
+			     model_node_label(lp.leaf), lp.reason);
+			return 0;
+		}
+	}
 	if (p->drill != DIAG_DRILL_BRANCHES) {
 		if (in->category)
 			setf(p->reason, sizeof(p->reason), "%s: the hot %s by cycles samples", label,
@@ -196,4 +210,17 @@ void diag_pmu_plan_fallback(struct diag_pmu_plan *p, const struct diag_pmu_plan_
 	     "branches are the suspects",
 	     what, why);
 	plan_ip(p, in);
+}
+
+void diag_pmu_plan_unlocate(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, const char *why)
+{
+	char event[sizeof(p->locate_event)];
+
+	snprintf(event, sizeof(event), "%s", p->locate_event);
+	plan_ip(p, in);
+	p->locate_leaf = NULL;
+	p->locate_event[0] = '\0';
+	setf(p->reason, sizeof(p->reason),
+	     "the dominant leaf's Locate-with event %s did not open (%s): the hot lines and functions by cycles "
+	     "samples instead", event, why);
 }

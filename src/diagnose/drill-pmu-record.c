@@ -150,7 +150,7 @@ int diag_pmu_record(const struct diag_pmu_plan *p, char *const *argv, const char
 	int ret;
 
 	*out = (struct diag_pmu_recording)DIAG_PMU_RECORDING_INIT;
-	env.use_libpfm = false;
+	env.use_libpfm = p->locate_leaf != NULL; /* the vendor's event names (MEM_LOAD_RETIRED.L3_MISS) */
 	ret = pmu_event_list_parse(&list, p->event, &env, err);
 	if (!ret && list.nr != 1)
 		ret = tdp_err_set(err, TDP_EINVAL, "the drill-down's event '%s' is %zu events, not one", p->event,

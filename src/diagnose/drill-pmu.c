@@ -517,6 +517,8 @@ static void describe(struct diag *d, const struct diag_pmu_plan *p, uint64_t dro
 	snprintf(smp->facility_reason, sizeof(smp->facility_reason), "%s", p->facility_reason);
 	snprintf(smp->reason, sizeof(smp->reason), "%s", p->reason);
 	smp->lost = dropped;
+	smp->located = p->locate_leaf;
+	snprintf(smp->locate_event, sizeof(smp->locate_event), "%s", p->locate_event);
 	d->has_sampling = true;
 }
 
@@ -566,6 +568,7 @@ int diag_pmu_drill(struct diag *d, const uint8_t *buf, size_t len, const struct 
 	if ((ret = dpmu_findings(&s, err)))
 		goto out;
 	diag_sort_findings(d);
+	ret = diag_bottlenecks(d, err); /* the lead's costs now point at the sites */
 out:
 	perfdata_close(pd);
 	symbol_session_free(s.sym);

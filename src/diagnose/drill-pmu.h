@@ -18,6 +18,11 @@
  *   Backend Bound,   IP samples of cycles: the hot lines and functions; the
  *   Retiring, none   `tdprof loop FILE.c --function NAME -- CFLAGS` command for
  *                    the hottest function whose source file exists.
+ *   any but Bad      where the tree's dominant leaf (model/locate.h) has a
+ *   Speculation      Locate-with event in the vendor's data: IP samples of that
+ *                    event (":pp" where caps/max_precise >= 2) instead of cycles,
+ *                    ranking the lines and functions where the leaf's own events
+ *                    happen; each finding names the leaf it located.
  *
  * Three steps, so that cli/ can say what happens between them (progress lines,
  * the workload's stdout) while nothing here prints:
@@ -88,6 +93,9 @@ struct diag_pmu_plan {
 	int depth;                       /* branch stack depth, -1 unknown (BRS's period rule) */
 	long core_type;                  /* the core PMU's type, -1 unknown (BRS's event rule) */
 	long branch_counters;            /* caps/branch_counter_nr of the core PMU, -1 absent */
+	const char *locate_leaf;         /* IP samples of the dominant leaf's Locate-with event (model/locate.h): the
+	                                    leaf (static key); NULL: cycles */
+	char locate_event[128];          /* with locate_leaf: the vendor's event as its data spells it */
 };
 
 /** The inputs of the plan. */
@@ -97,6 +105,8 @@ struct diag_pmu_plan_in {
 	const struct cpu_pmu_list *pmus; /* cpu_system.pmus (borrowed; the SPE and core PMUs) */
 	double run_seconds;              /* the first run's wall time; <= 0 unknown */
 	uint64_t max_rate;               /* kernel.perf_event_max_sample_rate; 0 unknown */
+	const struct metric_tree *tree;  /* the classified tree, for the dominant leaf's Locate-with; NULL: none */
+	int max_precise;                 /* the core PMU's caps/max_precise (":pp" from 2); -1 unknown */
 };
 
 /**
@@ -108,6 +118,13 @@ struct diag_pmu_plan_in {
  */
 int diag_pmu_plan(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, struct tdp_err *err)
 	__attribute__((warn_unused_result));
+
+/**
+ * Turn a plan that sampled the dominant leaf's Locate-with event, which could not be
+ * recorded (the kernel or the event parser refused it: `why`), into IP samples of
+ * cycles, the reason saying so. Pure.
+ */
+void diag_pmu_plan_unlocate(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, const char *why);
 
 /**
  * Turn a branch plan that could not be recorded (the kernel refused the branch

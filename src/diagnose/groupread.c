@@ -8,6 +8,7 @@
 #include "base/err.h"
 #include "perfdata/format.h"
 #include "perfdata/perfdata.h"
+#include "pmu/event.h"
 
 struct prev {
 	uint64_t id;
@@ -16,6 +17,7 @@ struct prev {
 
 struct charge {
 	uint64_t ip;
+	uint32_t pid;
 	uint64_t v[GROUPREAD_MAX_EVENTS];
 };
 
@@ -61,10 +63,13 @@ static int sample(struct load *l, const struct perfdata *p, const struct perfdat
 
 	memset(&ch, 0, sizeof(ch));
 	ch.ip = s->ip;
+	ch.pid = (s->fields & PERFDATA_SAMPLE_TID) ? s->pid : UINT32_MAX;
 	if (!(rf & PERFDATA_FORMAT_GROUP) || !(rf & PERFDATA_FORMAT_ID) || s->read_len < 8) {
 		out->other_samples++;
 		return 0;
 	}
+	if (!out->samples)
+		out->leader = a->index;
 	nr = rd64(s->read);
 	per = 1 + !!(rf & PERFDATA_FORMAT_ID) + !!(rf & PERFDATA_FORMAT_LOST);
 	at += 8 * (!!(rf & PERFDATA_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERFDATA_FORMAT_TOTAL_TIME_RUNNING));
@@ -87,6 +92,7 @@ static int sample(struct load *l, const struct perfdata *p, const struct perfdat
 			return rc;
 		ch.v[m->index] += value - *prev; /* u64 arithmetic, as perf's */
 		*prev = value;
+		out->in_group[m->index] = true;
 	}
 	if (l->nr == l->alloc) {
 		size_t n = l->alloc ? 2 * l->alloc : 1024;
@@ -108,7 +114,9 @@ static int by_ip(const void *a, const void *b)
 {
 	const struct charge *x = a, *y = b;
 
-	return x->ip < y->ip ? -1 : x->ip > y->ip;
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
 void groupread_release(struct groupread *r)
@@ -119,34 +127,74 @@ void groupread_release(struct groupread *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int groupread_load(const uint8_t *buf, size_t len, const char *name, struct groupread *out, struct tdp_err *err)
+/* The attrs' names: EVENT_DESC's, else perf's name of a generic event. */
+static int names(struct perfdata *p, struct groupread *out, struct tdp_err *err)
 {
-	struct perfdata *p = NULL;
+	out->nr_events = perfdata_nr_attrs(p);
+	for (size_t i = 0; i < out->nr_events && i < GROUPREAD_MAX_EVENTS; i++) {
+		const struct perfdata_attr *a = perfdata_attr(p, i);
+		char buf[GROUPREAD_NAME_MAX];
+		const char *n = NULL;
+
+		if (a && a->name && a->name[0])
+			n = a->name;
+		else if (a && pmu_event_generic_name(a->type, a->config, buf, sizeof(buf)))
+			n = buf;
+		if (n && !(out->names[i] = tdp_strndup(n, strnlen(n, GROUPREAD_NAME_MAX - 1))))
+			return tdp_err_oom(err);
+	}
+	return 0;
+}
+
+/* One row per (IP, pid) of the charges l->c (sorted here). */
+static int rows(struct load *l, struct groupread *out, struct tdp_err *err)
+{
+	qsort(l->c, l->nr, sizeof(*l->c), by_ip);
+	if (!(out->v = tdp_calloc(l->nr ? l->nr : 1, sizeof(*out->v))))
+		return tdp_err_oom(err);
+	for (size_t i = 0; i < l->nr; i++) {
+		struct groupread_ip *g;
+
+		if (!out->nr || out->v[out->nr - 1].ip != l->c[i].ip || out->v[out->nr - 1].pid != l->c[i].pid) {
+			if (out->nr >= GROUPREAD_MAX_IPS)
+				return tdp_err_set(err, TDP_ELIMIT, "more than %u distinct IPs", GROUPREAD_MAX_IPS);
+			out->v[out->nr].ip = l->c[i].ip;
+			out->v[out->nr++].pid = l->c[i].pid;
+		}
+		g = &out->v[out->nr - 1];
+		g->samples++;
+		for (size_t e = 0; e < GROUPREAD_MAX_EVENTS; e++) {
+			g->v[e] += l->c[i].v[e];
+			out->totals[e] += l->c[i].v[e];
+		}
+	}
+	return 0;
+}
+
+int groupread_read(struct perfdata *p, const char *name, const struct groupread_opts *o, struct groupread *out,
+		   struct tdp_err *err)
+{
 	struct perfdata_record rec;
 	struct load l = { 0 };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = perfdata_open(&p, buf, len, name, 0, err)))
-		return rc;
 	l.ids = tdp_calloc(GROUPREAD_MAX_IDS, sizeof(*l.ids));
 	if (!l.ids) {
 		rc = tdp_err_oom(err);
 		goto out;
 	}
-	out->nr_events = perfdata_nr_attrs(p);
-	for (size_t i = 0; i < out->nr_events && i < GROUPREAD_MAX_EVENTS; i++) {
-		const struct perfdata_attr *a = perfdata_attr(p, i);
-
-		if (a && a->name && !(out->names[i] = tdp_strdup(a->name))) {
-			rc = tdp_err_oom(err);
-			goto out;
-		}
-	}
-	while ((rc = perfdata_next(p, &rec, err)) == 1)
-		if (rec.type == PERFDATA_RECORD_SAMPLE && rec.attr && (rec.attr->sample_type & PERFDATA_SAMPLE_READ) &&
-		    (rc = sample(&l, p, &rec, out, err)))
+	if ((rc = names(p, out, err)))
+		goto out;
+	while ((rc = perfdata_next(p, &rec, err)) == 1) {
+		rc = 0;
+		if (rec.type == PERFDATA_RECORD_SAMPLE && rec.attr && (rec.attr->sample_type & PERFDATA_SAMPLE_READ))
+			rc = sample(&l, p, &rec, out, err);
+		else if (o && o->on_record)
+			rc = o->on_record(o->ctx, &rec, err);
+		if (rc)
 			break;
+	}
 	if (rc < 0)
 		goto out;
 	if (!out->samples) {
@@ -155,35 +203,24 @@ int groupread_load(const uint8_t *buf, size_t len, const char *name, struct grou
 				  "'{cycles,instructions}:S' -- CMD");
 		goto out;
 	}
-	/* one row per IP */
-	qsort(l.c, l.nr, sizeof(*l.c), by_ip);
-	if (!(out->v = tdp_calloc(l.nr, sizeof(*out->v)))) {
-		rc = tdp_err_oom(err);
-		goto out;
-	}
-	for (size_t i = 0; i < l.nr; i++) {
-		struct groupread_ip *g;
-
-		if (!out->nr || out->v[out->nr - 1].ip != l.c[i].ip) {
-			if (out->nr >= GROUPREAD_MAX_IPS) {
-				rc = tdp_err_set(err, TDP_ELIMIT, "more than %u distinct IPs", GROUPREAD_MAX_IPS);
-				goto out;
-			}
-			out->v[out->nr++].ip = l.c[i].ip;
-		}
-		g = &out->v[out->nr - 1];
-		g->samples++;
-		for (size_t e = 0; e < GROUPREAD_MAX_EVENTS; e++) {
-			g->v[e] += l.c[i].v[e];
-			out->totals[e] += l.c[i].v[e];
-		}
-	}
-	rc = 0;
+	rc = rows(&l, out, err);
 out:
 	tdp_free(l.ids);
 	tdp_free(l.c);
-	perfdata_close(p);
 	if (rc)
 		groupread_release(out);
+	return rc;
+}
+
+int groupread_load(const uint8_t *buf, size_t len, const char *name, struct groupread *out, struct tdp_err *err)
+{
+	struct perfdata *p = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = perfdata_open(&p, buf, len, name, 0, err)))
+		return rc;
+	rc = groupread_read(p, name, NULL, out, err);
+	perfdata_close(p);
 	return rc;
 }

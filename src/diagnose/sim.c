@@ -581,7 +581,7 @@ static void by_function(struct dsim *s, struct diag *d)
 	for (size_t i = 0; i < s->nr_all; i++)
 		if (d->scope == DIAG_SCOPE_WHOLE_RUN || s->in_prog[i])
 			v[n++] = s->all[i];
-	d->has_functions = !byfunc_from_sites(v, n, s->p, s->m->width, &d->functions, &err);
+	d->has_functions = !byfunc_from_sites(v, n, s->p, s->m, s->est.core, &d->functions, &err);
 	tdp_free(v);
 }
 

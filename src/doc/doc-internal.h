@@ -71,6 +71,9 @@ char *doc_text(struct pctx *c, const json_t *v);
  */
 int doc_trim(const uint8_t *buf, size_t len, struct strbuf *out, unsigned *cut);
 
+/* doc-functions.c */
+void doc_read_functions(struct pctx *c, const json_t *root);
+
 /* doc-sites.c */
 void doc_read_sites(struct pctx *c, const json_t *root);
 void doc_read_side_disasm(struct pctx *c, const json_t *root);

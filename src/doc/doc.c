@@ -435,6 +435,8 @@ int tdoc_parse(const uint8_t *buf, size_t len, const char *name, struct tdoc **o
 		doc_read_metrics(&c, root);
 	if (!c.ret)
 		doc_read_line_branches(&c, root);
+	if (!c.ret)
+		doc_read_functions(&c, root);
 out:
 	if (c.ret) {
 		tdoc_free(d);
@@ -470,6 +472,7 @@ void tdoc_free(struct tdoc *d)
 	tdp_free(d->bottlenecks);
 	tdp_free(d->stage2);
 	tdp_free(d->line_branches);
+	tdp_free(d->functions);
 	tdp_free(d->machine);
 	tdp_free(d->name);
 	json_decref((json_t *)d->root);

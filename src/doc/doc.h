@@ -67,6 +67,7 @@ struct tdp_err;
 #define TDOC_MAX_DISASM 64          /* disassembly lines kept per site */
 #define TDOC_MAX_FINDINGS 64
 #define TDOC_MAX_NOTES 32
+#define TDOC_MAX_FUNCTIONS 256      /* functions kept of --by function's list */
 #define TDOC_MAX_METRICS 512        /* info, bottleneck or stage-2 metrics kept of each */
 #define TDOC_MAX_LINE_BRANCHES 64
 #define TDOC_MAX_SOURCE_LINES 15    /* source lines shown around a site */
@@ -160,6 +161,22 @@ struct tdoc_metric {
 	size_t rank;              /* bottlenecks: 1-based; 0 when none */
 };
 
+/** One function of --by function (topdown, why): its share and its own top-down. */
+struct tdoc_function {
+	const char *name;         /* never NULL */
+	const char *dso;          /* NULL */
+	bool kernel;
+	double share;             /* percent of cycles (of the group leader's counts); NAN unknown */
+	double level1[4];         /* retiring, bad_speculation, frontend_bound, backend_bound; NAN not measurable */
+	const char *dominant;     /* level-1 key; NULL */
+	const char *dominant_node; /* NULL */
+	const char *why;          /* why level 1 is not measurable; NULL */
+	const char *file;         /* the guilty line's file; NULL */
+	uint64_t line;            /* 0 unknown */
+	double line_share;        /* NAN unknown */
+	uint64_t samples;         /* group reads; 0 (sim) */
+};
+
 /** One branch of why's top line, with its own counts. */
 struct tdoc_branch {
 	uint64_t address;
@@ -215,6 +232,11 @@ struct tdoc {
 	const char *stage2_node;  /* the level-1 node whose stage-2 groups are shown; NULL */
 	struct tdoc_branch *line_branches; /* heap, owned; NULL when none */
 	size_t nr_line_branches;
+	struct tdoc_function *functions; /* --by function: heap, owned (at most TDOC_MAX_FUNCTIONS); NULL */
+	size_t nr_functions;
+	const char *functions_source;    /* "sim" or "group_read"; NULL */
+	const char *functions_leader;    /* group reads: the event the shares are of; NULL */
+	double functions_other;          /* percent in the functions not listed; NAN */
 	void *root;               /* the parsed JSON (json_t): owns the borrowed strings */
 };
 

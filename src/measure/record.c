@@ -1,6 +1,13 @@
 /* record.c: a sampled run written as a perf.data (see record.h). */
 #include "measure/record.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "base/alloc.h"
 #include "base/err.h"
 #include "perfdata/format.h"
@@ -14,6 +21,9 @@ void measure_record_init(struct measure_record *r)
 {
 	r->w = NULL;
 	r->s = NULL;
+	r->memfd = -1;
+	r->map = NULL;
+	r->map_size = 0;
 }
 
 static int write_record(void *arg, const void *rec, size_t len, struct tdp_err *err)
@@ -93,6 +103,44 @@ int measure_record_open(struct measure_record *r, const char *path, const struct
 	return ret;
 }
 
+int measure_record_open_memory(struct measure_record *r, const struct pmu_sampling_opts *so,
+			       const struct cpu_system *sys, const char *const *cmdline, size_t n, struct tdp_err *err)
+{
+	char path[64];
+
+	r->memfd = memfd_create("tdprof-recording", MFD_CLOEXEC);
+	if (r->memfd < 0)
+		return tdp_err_set(err, TDP_EIO, "cannot make a memory file for the recording: %s", strerror(errno));
+	/* the writer opens a path: the memfd's, which needs /proc */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->memfd);
+	if (access(path, W_OK)) {
+		tdp_err_set(err, TDP_EIO, "cannot write the recording to memory: %s is not there (/proc not mounted?)",
+			    path);
+		return tdp_err_hint(err, "write it to a file instead with '--save-data FILE'");
+	}
+	return measure_record_open(r, path, so, sys, cmdline, n, err);
+}
+
+int measure_record_map(struct measure_record *r, const uint8_t **data, size_t *size, struct tdp_err *err)
+{
+	struct stat st;
+	void *m;
+
+	if (r->memfd < 0 || r->w)
+		return tdp_err_set(err, TDP_EINVAL, "no finished memory recording to map");
+	if (fstat(r->memfd, &st) < 0 || st.st_size <= 0)
+		return tdp_err_set(err, TDP_EIO, "cannot read the recording: %s",
+				   st.st_size <= 0 ? "it is empty" : strerror(errno));
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, r->memfd, 0);
+	if (m == MAP_FAILED)
+		return tdp_err_set(err, TDP_EIO, "cannot map the recording: %s", strerror(errno));
+	r->map = m;
+	r->map_size = (size_t)st.st_size;
+	*data = m;
+	*size = r->map_size;
+	return 0;
+}
+
 int measure_record_run(struct measure_record *r, struct tdp_err *err)
 {
 	int ret = pmu_sampling_run(r->s, write_record, r->w, err);
@@ -120,5 +168,9 @@ void measure_record_release(struct measure_record *r)
 	/* an error before finish leaves the file unfinished: perf and our reader say so */
 	perfdata_writer_free(r->w);
 	pmu_sampling_close(r->s);
+	if (r->map)
+		munmap((void *)r->map, r->map_size);
+	if (r->memfd >= 0)
+		close(r->memfd);
 	measure_record_init(r);
 }

@@ -11,6 +11,8 @@
  * Lifecycle:
  *   struct measure_record r; measure_record_init(&r);
  *   ret = measure_record_open(&r, path, &so, sys, cmdline, n, &err);  the file exists, unfinished
+ *     (or measure_record_open_memory(): an anonymous memory file, read back with
+ *     measure_record_map() once finished)
  *   ret = measure_record_run(&r, &err);      the workload ran (measure_record_stats(&r))
  *   ret = measure_record_finish(&r, &err);   the header written: a perf.data perf reads
  *   measure_record_release(&r);              (before finish: leaves the file unfinished)
@@ -19,6 +21,7 @@
 #define TDPROF_MEASURE_RECORD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cpu/cpu.h"
 #include "pmu/sampling.h"
@@ -29,6 +32,9 @@ struct perfdata_writer;
 struct measure_record {
 	struct perfdata_writer *w;
 	struct pmu_sampling *s;
+	int memfd;             /* measure_record_open_memory(): the file; -1 none */
+	const void *map;       /* measure_record_map(): its image; NULL none */
+	size_t map_size;
 };
 
 /** Make r empty. */
@@ -43,6 +49,22 @@ void measure_record_init(struct measure_record *r);
  */
 int measure_record_open(struct measure_record *r, const char *path, const struct pmu_sampling_opts *so,
 			const struct cpu_system *sys, const char *const *cmdline, size_t n, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
+ * measure_record_open() into an anonymous memory file (memfd_create(): no name in any
+ * directory) instead of a path. Returns as measure_record_open(), or TDP_EIO when
+ * the memory file cannot be made or reopened by its /proc/self/fd path.
+ */
+int measure_record_open_memory(struct measure_record *r, const struct pmu_sampling_opts *so,
+			       const struct cpu_system *sys, const char *const *cmdline, size_t n, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
+ * After measure_record_finish() of a memory file: its perf.data image, mapped read-only
+ * (*data, *size valid until measure_record_release()). Returns 0, or TDP_EIO.
+ */
+int measure_record_map(struct measure_record *r, const uint8_t **data, size_t *size, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 
 /**

@@ -30,10 +30,7 @@ static bool ends_with(const char *s, size_t len, const char *suffix)
 
 int locate_plan(const struct metric_tree *t, int max_precise, struct locate_plan *out)
 {
-	const struct metric_node *leaf, *n, *c;
-	const char *lw = NULL, *semi, *name, *above;
-	size_t len;
-	int w;
+	const struct metric_node *leaf, *c;
 
 	memset(out, 0, sizeof(*out));
 	if (!t->verdict.category || !(leaf = metric_tree_find(t, t->verdict.category))) {
@@ -42,6 +39,21 @@ int locate_plan(const struct metric_tree *t, int max_precise, struct locate_plan
 	}
 	while ((c = next_child(t, leaf->key)))
 		leaf = c;
+	return locate_plan_node(t, leaf->key, max_precise, out);
+}
+
+int locate_plan_node(const struct metric_tree *t, const char *key, int max_precise, struct locate_plan *out)
+{
+	const struct metric_node *leaf = metric_tree_find(t, key), *n;
+	const char *lw = NULL, *semi, *name, *above;
+	size_t len;
+	int w;
+
+	memset(out, 0, sizeof(*out));
+	if (!leaf) {
+		snprintf(out->reason, sizeof(out->reason), "the tree has no node %s", key ? key : "(none)");
+		return -1;
+	}
 	out->leaf = leaf->key;
 	for (n = leaf; n; n = n->parent ? metric_tree_find(t, n->parent) : NULL)
 		if (n->def && n->def->locate_with && n->def->locate_with[0]) {

@@ -38,4 +38,11 @@ struct locate_plan {
  */
 int locate_plan(const struct metric_tree *t, int max_precise, struct locate_plan *out);
 
+/**
+ * locate_plan() for the node called key of t (any node, classified or not): its
+ * Locate-with event, else its nearest ancestor's. Returns 0, or -1 when t has no
+ * such node or none on its path has a Locate-with (out->reason says which). Pure.
+ */
+int locate_plan_node(const struct metric_tree *t, const char *key, int max_precise, struct locate_plan *out);
+
 #endif

@@ -156,6 +156,9 @@ struct model_metric_def {
 	const char *unit;        /* "percent", "ratio", "per_kilo_instructions", "cycles", "percent_of_slots" */
 	const char *description;
 	double threshold;        /* flagged above it (in unit); NAN: never */
+	const char *groups;      /* the vendor's metric groups, ';'-separated; an Intel bottleneck's "Bv.." group
+	                            ("Bad;BadSpec;BrMispredicts;BvMP") is also on every tree node it covers
+	                            (model_node_def.groups); NULL: none */
 };
 
 /* Arm's methodology: the stage-2 metric groups to explore under a level-1 node. */

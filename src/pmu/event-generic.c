@@ -237,3 +237,20 @@ int pmu_generic_names(struct pmu_name_sink *sink)
 					PMU_EV_SOFTWARE);
 	return ret;
 }
+
+bool pmu_event_generic_name(uint32_t type, uint64_t config, char *buf, size_t size)
+{
+	/* perf's own spelling where the table has an alias first (evsel__hw_names: "cycles") */
+	if (type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_CPU_CYCLES)
+		return snprintf(buf, size, "cycles") > 0;
+	if (type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS)
+		return snprintf(buf, size, "branches") > 0;
+	if (type == PERF_TYPE_RAW)
+		return snprintf(buf, size, "r%llx", (unsigned long long)config) > 0;
+	for (size_t i = 0; i < ARRAY_SIZE(generic_names); i++)
+		if (generic_names[i].desc && generic_names[i].type == type && generic_names[i].config == config)
+			return snprintf(buf, size, "%s", generic_names[i].name) > 0;
+	if (size)
+		buf[0] = '\0';
+	return false;
+}

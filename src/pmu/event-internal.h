@@ -178,6 +178,15 @@ int pmu_sysfs_alias(const struct pmu_sysfs *p, const char *name, size_t nlen, st
 int pmu_sysfs_apply_terms(const struct pmu_sysfs *p, const char *terms, size_t len, struct pmu_event *ev,
 			  const struct pmu_where *w, const char *from_alias, struct tdp_err *err);
 
+/**
+ * Apply the terms `terms[0..len)` of a generic or software event written as perf
+ * takes it, "cycles/period=1000,name=x/": only perf's own period, freq and name
+ * (the event's config is its name's). name_len: the event's name before the '/'
+ * (w->off + name_len + 1 is where the terms start in the list).
+ */
+int pmu_generic_apply_terms(const char *terms, size_t len, size_t name_len, struct pmu_event *ev,
+			    const struct pmu_where *w, struct tdp_err *err);
+
 /* ---- event-pfm.c ---- */
 
 /**

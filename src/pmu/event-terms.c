@@ -108,6 +108,18 @@ static int set_name(struct term_ctx *c, const char *val, size_t vlen)
 
 static int apply_terms(struct term_ctx *c, const char *terms, size_t len);
 
+/* A term a generic event ("cycles/period=1000/") does not take: it has no PMU format fields. */
+static int generic_term(const struct term_ctx *c, const char *t, size_t tlen)
+{
+	int ret = pmu_syntax_error(c->err, c->w, (size_t)(t - c->terms),
+				   "a named event takes perf's terms period=, freq= and name= only");
+
+	tdp_err_hint(c->err, "'%.*s' is a term of a PMU's format: spell the event with its PMU "
+			     "('cpu/event=0x3c,%.*s/') or give its libpfm4 name ('tdprof list events')",
+		     (int)tlen, t, (int)tlen, t);
+	return ret;
+}
+
 static int apply_alias(struct term_ctx *c, const char *name, size_t nlen)
 {
 	struct pmu_alias *a = tdp_malloc(sizeof(*a));
@@ -201,6 +213,8 @@ static int apply_term(struct term_ctx *c, const char *t, size_t tlen)
 	for (size_t i = 0; i < NR_PERF_TERMS; i++) {
 		if (strlen(perf_terms[i]) != nlen || memcmp(perf_terms[i], t, nlen))
 			continue;
+		if (!c->p && i < 3)
+			break; /* a generic event's config is its name's */
 		if (!eq)
 			return term_syntax(c, t, "this term needs a value");
 		if ((r = parse_value(c, val, vlen, &v)))
@@ -226,6 +240,8 @@ static int apply_term(struct term_ctx *c, const char *t, size_t tlen)
 		}
 		return 0;
 	}
+	if (!c->p)
+		return generic_term(c, t, tlen);
 	r = apply_format(c, t, nlen, val, vlen, eq != NULL, &found);
 	if (r || found)
 		return r;
@@ -264,6 +280,15 @@ int pmu_sysfs_apply_terms(const struct pmu_sysfs *p, const char *terms, size_t l
 			  const struct pmu_where *w, const char *from_alias, struct tdp_err *err)
 {
 	struct term_ctx c = { p, ev, w, terms, from_alias, err, 0 };
+
+	return apply_terms(&c, terms, len);
+}
+
+int pmu_generic_apply_terms(const char *terms, size_t len, size_t name_len, struct pmu_event *ev,
+			    const struct pmu_where *w, struct tdp_err *err)
+{
+	struct pmu_where tw = { w->spec, w->off + name_len + 1 };
+	struct term_ctx c = { NULL, ev, &tw, terms, NULL, err, 0 };
 
 	return apply_terms(&c, terms, len);
 }

@@ -154,7 +154,41 @@ static int read_cores(struct parser *ps)
 	return 0;
 }
 
-/* pmu/terms/ or pmu/terms/mods or pmu/terms/:mods */
+/* A generic or software event (pmu_generic_lookup()'s) into ev. Returns 0 or TDP_ENOMEM. */
+static int set_generic(struct parser *ps, struct pmu_event *ev, uint32_t type, uint64_t config, bool clock)
+{
+	ev->attr.type = type;
+	ev->attr.config = config;
+	ev->source = type == PERF_TYPE_SOFTWARE ? PMU_EV_SOFTWARE : PMU_EV_GENERIC;
+	ev->is_hardware = type != PERF_TYPE_SOFTWARE;
+	if (clock) {
+		/* perf shows the clocks (nanoseconds) in msec (evsel__init) */
+		ev->scale = 1e-6;
+		tdp_free(ev->unit);
+		ev->unit = tdp_strdup("msec");
+		if (!ev->unit)
+			return tdp_err_oom(ps->err);
+	}
+	return set_pmu(ev, type == PERF_TYPE_SOFTWARE ? "software" : "cpu", ps->err);
+}
+
+/* mods after the closing '/' of an event ("/u" or "/:u"), when there are any */
+static int apply_trailing_mods(struct parser *ps, struct pmu_event *ev, const char *text, size_t len,
+			       const char *mods, const struct pmu_where *w)
+{
+	size_t mlen;
+
+	if (mods >= text + len)
+		return 0;
+	mlen = len - (size_t)(mods - text);
+	if (*mods == ':') {
+		mods++;
+		mlen--;
+	}
+	return apply_mods(ps, ev, mods, mlen, w, (size_t)(mods - text));
+}
+
+/* pmu/terms/ or pmu/terms/mods or pmu/terms/:mods; or perf's event/terms/ ("cycles/period=1000/") */
 static int parse_pmu_event(struct parser *ps, struct pmu_event *ev, const char *text, size_t len,
 			   const struct pmu_where *w)
 {
@@ -171,6 +205,20 @@ static int parse_pmu_event(struct parser *ps, struct pmu_event *ev, const char *
 		return pmu_syntax_error(ps->err, w, (size_t)(s1 - text), "missing closing '/'");
 	if (memchr(mods, '/', len - (size_t)(mods - text)))
 		return pmu_syntax_error(ps->err, w, (size_t)(s2 - text) + 1, "unexpected '/' after pmu/.../");
+	{
+		/* no PMU is named as a generic event: "cycles/period=1000/" is perf's event with terms */
+		uint32_t type;
+		uint64_t config;
+		bool clock;
+
+		if (pmu_generic_lookup(text, (size_t)(s1 - text), &type, &config, &clock)) {
+			if ((ret = set_generic(ps, ev, type, config, clock)) ||
+			    (ret = pmu_generic_apply_terms(s1 + 1, (size_t)(s2 - s1 - 1), (size_t)(s1 - text), ev, w,
+							   ps->err)))
+				return ret;
+			return apply_trailing_mods(ps, ev, text, len, mods, w);
+		}
+	}
 	ret = pmu_sysfs_open(&p, ps->root, text, (size_t)(s1 - text), ps->err);
 	if (ret)
 		return ret;
@@ -184,15 +232,7 @@ static int parse_pmu_event(struct parser *ps, struct pmu_event *ev, const char *
 	ret = pmu_sysfs_apply_terms(&p, s1 + 1, (size_t)(s2 - s1 - 1), ev, &tw, NULL, ps->err);
 	if (ret)
 		goto out;
-	if (mods < text + len) {
-		size_t mlen = len - (size_t)(mods - text);
-
-		if (*mods == ':') {
-			mods++;
-			mlen--;
-		}
-		ret = apply_mods(ps, ev, mods, mlen, w, (size_t)(mods - text));
-	}
+	ret = apply_trailing_mods(ps, ev, text, len, mods, w);
 out:
 	pmu_sysfs_release(&p);
 	return ret;
@@ -304,19 +344,7 @@ static int parse_bare_event(struct parser *ps, struct pmu_event *ev, const char 
 	int ret;
 
 	if (pmu_generic_lookup(text, nlen, &type, &config, &clock)) {
-		ev->attr.type = type;
-		ev->attr.config = config;
-		ev->source = type == PERF_TYPE_SOFTWARE ? PMU_EV_SOFTWARE : PMU_EV_GENERIC;
-		ev->is_hardware = type != PERF_TYPE_SOFTWARE;
-		if (clock) {
-			/* perf shows the clocks (nanoseconds) in msec (evsel__init) */
-			ev->scale = 1e-6;
-			tdp_free(ev->unit);
-			ev->unit = tdp_strdup("msec");
-			if (!ev->unit)
-				return tdp_err_oom(ps->err);
-		}
-		ret = set_pmu(ev, type == PERF_TYPE_SOFTWARE ? "software" : "cpu", ps->err);
+		ret = set_generic(ps, ev, type, config, clock);
 		known = true;
 	} else if (parse_raw(text, nlen, &config)) {
 		ev->attr.type = PERF_TYPE_RAW;

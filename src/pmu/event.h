@@ -55,6 +55,7 @@
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct tdp_err;
 
@@ -172,5 +173,14 @@ int pmu_event_known(struct pmu_event_desc_list *out, const struct pmu_env *env, 
 
 /** Free the descriptions; the list is left as after PMU_EVENT_DESC_LIST_INIT. */
 void pmu_event_desc_list_release(struct pmu_event_desc_list *list);
+
+/**
+ * perf's name of a generic event from its attr's type and config, as perf names an
+ * attr that has no recorded name: "cycles", "instructions", "branch-misses",
+ * "cpu-clock", "page-faults" (hardware and software events), "r1c2" (raw), into
+ * buf (size bytes). Returns true, or false for any other type or an unknown config
+ * (buf then ""). Pure.
+ */
+bool pmu_event_generic_name(uint32_t type, uint64_t config, char *buf, size_t size);
 
 #endif

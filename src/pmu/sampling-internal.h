@@ -111,8 +111,10 @@ struct pmu_sampling {
 	size_t nr_cpus;
 	pid_t *tids;              /* tasks the events are opened on (the workload, or the threads of -p) */
 	size_t nr_tids;
-	struct smp_event ev[2];
+	struct smp_event ev[1 + PMU_SAMPLING_MAX_MEMBERS]; /* the sampling event first; SPE's dummy or the group's
+	                                                      members after it */
 	size_t nr_ev;
+	bool group;               /* ev[1..nr_ev) are members of ev[0]'s group (group reads) */
 	struct pmu_ring *rings;   /* [nr_cpus] */
 	size_t data_pages;        /* per ring */
 	size_t aux_pages;         /* per ring; 0 without SPE */

@@ -27,9 +27,9 @@
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 	 PERF_SAMPLE_PERIOD)
 
-static int event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+static int event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 {
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* ---- opening ----------------------------------------------------------------------- */
@@ -121,6 +121,28 @@ static int setup_events(struct pmu_sampling *s, const struct pmu_sampling_opts *
 	s->nr_ev = 1;
 	if (!m->name)
 		return tdp_err_oom(err);
+	if (o->nr_members) {
+		/* group reads: every sample reads the members, counted in the leader's group (perf record's '{}:S') */
+		m->attr.sample_type |= PERF_SAMPLE_READ;
+		m->attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+		m->attr.inherit = 0;
+		s->group = true;
+		for (size_t k = 0; k < o->nr_members; k++) {
+			struct smp_event *e = &s->ev[s->nr_ev++];
+
+			e->attr = o->members[k].attr;
+			init_attr(&e->attr, o, false);
+			e->attr.sample_type = m->attr.sample_type;
+			e->attr.read_format = m->attr.read_format;
+			e->attr.inherit = 0;
+			e->attr.disabled = 0;       /* the leader starts and stops the group */
+			e->attr.enable_on_exec = 0;
+			e->attr.freq = 0;
+			e->attr.sample_period = 0;  /* counted, not sampled */
+			if (!(e->name = tdp_strdup(o->members[k].name)))
+				return tdp_err_oom(err);
+		}
+	}
 	if (o->spe) {
 		/* the SPE event writes only its AUX area; a dummy:u event carries the task records (as perf) */
 		struct smp_event *d = &s->ev[1];
@@ -154,13 +176,18 @@ static int setup_events(struct pmu_sampling *s, const struct pmu_sampling_opts *
 static int open_one(struct pmu_sampling *s, size_t e, size_t c, size_t t, bool hardware, struct tdp_err *err)
 {
 	struct smp_event *ev = &s->ev[e];
-	int fd = event_open(&ev->attr, s->tids[t], s->cpus[c]);
+	int group_fd = s->group && e > 0 ? s->ev[0].fd[c * s->nr_tids + t] : -1;
+	int fd;
+
+	if (s->group && e > 0 && group_fd < 0)
+		return 0; /* its leader is not open there */
+	fd = event_open(&ev->attr, s->tids[t], s->cpus[c], group_fd);
 
 	/* build-ids in MMAP2 came with Linux 5.12: older kernels refuse the bit, try without it */
 	if (fd < 0 && errno == EINVAL && ev->attr.build_id) {
 		for (size_t i = 0; i < s->nr_ev; i++)
 			s->ev[i].attr.build_id = 0;
-		fd = event_open(&ev->attr, s->tids[t], s->cpus[c]);
+		fd = event_open(&ev->attr, s->tids[t], s->cpus[c], group_fd);
 	}
 	/*
 	 * perf_event_paranoid 2 lets an unprivileged user sample user space only:
@@ -175,7 +202,7 @@ static int open_one(struct pmu_sampling *s, size_t e, size_t c, size_t t, bool h
 			s->ev[i].attr.exclude_kernel = 1;
 			s->ev[i].attr.exclude_hv = 1;
 		}
-		fd = event_open(&ev->attr, s->tids[t], s->cpus[c]);
+		fd = event_open(&ev->attr, s->tids[t], s->cpus[c], group_fd);
 		if (fd >= 0)
 			s->st.user_only = true;
 		else
@@ -197,6 +224,8 @@ static int open_one(struct pmu_sampling *s, size_t e, size_t c, size_t t, bool h
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &ev->ids[ev->nr_ids]) < 0)
 		return tdp_err_set(err, TDP_EIO, "cannot get the id of '%s': %s", ev->name, strerror(errno));
 	ev->nr_ids++;
+	if (s->group && e > 0)
+		return 0; /* a member writes nothing: its counts come in the leader's samples */
 	if (s->ring_fd[c] < 0) {
 		/* the AUX area belongs to the SPE event's ring */
 		int ret = pmu_ring_map(&s->rings[c], fd, s->data_pages, s->spe && e == 0 ? s->aux_pages : 0, err);
@@ -297,6 +326,12 @@ static int check_opts(const struct pmu_sampling_opts *o, struct tdp_err *err)
 		return tdp_err_set(err, TDP_EUSAGE, "Arm SPE needs a sampling interval ('-c'), not a frequency");
 	if (o->spe && o->branch_sample_type)
 		return tdp_err_set(err, TDP_EUSAGE, "Arm SPE records no branch stack: '-j' does not apply");
+	if (o->nr_members > PMU_SAMPLING_MAX_MEMBERS)
+		return tdp_err_set(err, TDP_EUSAGE, "a sampled group of %zu events: at most %d", o->nr_members + 1,
+				   PMU_SAMPLING_MAX_MEMBERS + 1);
+	if (o->nr_members && (o->spe || o->branch_sample_type))
+		return tdp_err_set(err, TDP_EUSAGE, "group reads go with plain samples: not with %s",
+				   o->spe ? "Arm SPE" : "branch stacks");
 	return 0;
 }
 

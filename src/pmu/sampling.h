@@ -335,7 +335,16 @@ struct pmu_sampling_opts {
 	unsigned mmap_pages;            /* data pages per CPU (a power of two); 0: default */
 	unsigned aux_pages;             /* SPE: AUX pages per CPU (a power of two); 0: default */
 	bool no_build_id_mmap;          /* do not ask the kernel for build-ids in MMAP2 */
+	const struct pmu_event *members; /* group reads: events counted in the sampling event's group,
+	                                   read whole by each sample (PERF_SAMPLE_READ with
+	                                   PERF_FORMAT_ID|GROUP|LOST, perf record -e '{a,b}:S'); with them
+	                                   inherit is off, as perf 6.1 sets it (the kernel reads no
+	                                   inherited group before 6.12); borrowed; NULL: none */
+	size_t nr_members;              /* at most PMU_SAMPLING_MAX_MEMBERS */
 };
+
+/** Most members of a sampled group (a PMU has no more counters). */
+#define PMU_SAMPLING_MAX_MEMBERS 15
 
 #define PMU_SAMPLING_OPTS_INIT { 0 }
 
@@ -390,7 +399,7 @@ typedef int pmu_sampling_record_fn(void *arg, const void *rec, size_t len, struc
 int pmu_sampling_open(struct pmu_sampling **out, const struct pmu_sampling_opts *o, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 
-/** Events opened (1, or 2 with SPE: the SPE event and its dummy:u tracking event). */
+/** Events opened (1, or 2 with SPE: the SPE event and its dummy:u tracking event, or 1 + the group's members). */
 size_t pmu_sampling_nr_events(const struct pmu_sampling *s);
 
 /** Event i (< pmu_sampling_nr_events()), filled into *out. */

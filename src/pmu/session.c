@@ -278,6 +278,16 @@ static int run_once(struct session *S, const struct pmu_event_list *events, stru
 		if (ret)
 			goto out;
 	}
+	if (o->until_signal && r->signal && rep->runs > 0) {
+		/* -r 0 ends with a signal: the run it cut short would pull the means down */
+		r->cut_run_left_out = true;
+		if (o->argv) {
+			int rr = pmu_workload_reap(&w, true, NULL); /* it ended: no zombie left; its status is not kept */
+
+			(void)rr;
+		}
+		goto out;
+	}
 	ret = pmu_counters_countset(&c, false, &cs, err);
 	if (ret)
 		goto out;
@@ -318,9 +328,9 @@ static int setup_target(struct session *S, struct tdp_err *err)
 		return tdp_err_set(err, TDP_EUSAGE, "give one of a command, '-p PID' or '-t TID'");
 	if (modes == 0 && !o->system_wide && !o->cpu_list)
 		return tdp_err_set(err, TDP_EUSAGE, "nothing to count: give a command, '-p', '-t', '-a' or '-C'");
-	if (o->repeat > 1 && o->interval_ms)
+	if ((o->repeat > 1 || o->until_signal) && o->interval_ms)
 		return tdp_err_set(err, TDP_EUSAGE, "'-r' and '-I' cannot be used together");
-	if (o->repeat > 1 && !o->argv)
+	if ((o->repeat > 1 || o->until_signal) && !o->argv)
 		return tdp_err_set(err, TDP_EUSAGE, "'-r' needs a command to run");
 	if (o->repeat > PMU_SESSION_MAX_RUNS)
 		return tdp_err_set(err, TDP_EUSAGE, "'-r %u': at most %d runs", o->repeat, PMU_SESSION_MAX_RUNS);
@@ -384,7 +394,7 @@ int pmu_session_run(const struct pmu_event_list *events, const struct pmu_sessio
 {
 	struct session S = { .o = o, .res = res, .sfd = -1, .first_run = true };
 	struct pmu_repeat rep = PMU_REPEAT_INIT;
-	unsigned runs = o->repeat ? o->repeat : 1;
+	unsigned runs = o->until_signal ? PMU_SESSION_MAX_RUNS : o->repeat ? o->repeat : 1;
 	sigset_t block, old;
 	int ret;
 

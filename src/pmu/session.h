@@ -62,9 +62,12 @@ struct pmu_session_opts {
 	pmu_interval_fn *on_interval; /* NULL: none */
 	void *arg;                  /* passed to on_interval */
 	bool keep_intervals;        /* also store every interval in the result */
+	bool until_signal;          /* perf stat's -r 0: run again and again until SIGINT, SIGTERM or SIGHUP
+				     * (at most PMU_SESSION_MAX_RUNS runs); the run the signal cuts short
+				     * is left out of the means when a whole run was made before it */
 };
 
-#define PMU_SESSION_OPTS_INIT { NULL, 0, 0, false, NULL, false, 1, 0, NULL, NULL, false }
+#define PMU_SESSION_OPTS_INIT { NULL, 0, 0, false, NULL, false, 1, 0, NULL, NULL, false, false }
 
 struct pmu_interval {
 	uint64_t t_ns;              /* end of the interval, ns since counting started */
@@ -110,9 +113,10 @@ struct pmu_session_result {
 	 * some events count user space only, as perf falls back to.
 	 */
 	bool user_only;
+	bool cut_run_left_out;      /* until_signal: the run the signal cut short is not in the counts */
 };
 
-#define PMU_SESSION_RESULT_INIT { COUNTSET_INIT, 0, 0, NULL, NULL, false, 0, -1, -1, 0, NULL, 0, 0, 0, 0, 0, { 0 }, false }
+#define PMU_SESSION_RESULT_INIT { COUNTSET_INIT, 0, 0, NULL, NULL, false, 0, -1, -1, 0, NULL, 0, 0, 0, 0, 0, { 0 }, false, false }
 
 /**
  * Run one measurement of `events` (borrowed) as `o` (borrowed) says, filling `res`

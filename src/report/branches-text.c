@@ -1,5 +1,6 @@
 /* branches-text.c: `tdprof branches report` for a person (branches.h). */
 #include "report/branches.h"
+#include "report/palette.h"
 #include "base/str.h"
 #include "base/strbuf.h"
 #include "report/fit.h"
@@ -109,10 +110,73 @@ static void fitted_where(struct strbuf *sb, const struct branch_loc *l, unsigned
 }
 
 /*
- * Why addresses did not resolve (to a function, or to a source line), and how to
- * get them: said when none resolved, or when none of the resolved has a line.
+ * The lines of text (each "  head: words...") wrapped at `width` columns, the
+ * continuation lines indented 4: hints hold paths and names, never cut.
  */
-static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy)
+static void add_wrapped(struct strbuf *sb, const char *text, size_t width)
+{
+	for (const char *line = text; *line;) {
+		const char *eol = strchr(line, '\n'), *p = line;
+		size_t col = 0;
+
+		eol = eol ? eol : line + strlen(line);
+		while (p < eol && *p == ' ') {
+			strbuf_addch(sb, ' ');
+			p++;
+			col++;
+		}
+		for (bool first = true; p < eol;) {
+			size_t w = strcspn(p, " \n");
+
+			if (w > (size_t)(eol - p))
+				w = (size_t)(eol - p);
+			if (!first && col + 1 + w > width) {
+				strbuf_adds(sb, "\n    ");
+				col = 4;
+			} else if (!first) {
+				strbuf_addch(sb, ' ');
+				col++;
+			}
+			strbuf_add(sb, p, w);
+			col += w;
+			first = false;
+			p += w;
+			while (p < eol && *p == ' ')
+				p++;
+		}
+		strbuf_addch(sb, '\n');
+		line = *eol ? eol + 1 : eol;
+	}
+}
+
+/* JIT code: anonymous executable memory (symbol/dso.c's rule, as perf names such maps). */
+static bool is_jit(const char *dso)
+{
+	return dso && (!strncmp(dso, "//anon", 6) || !strncmp(dso, "[anon", 5) || !strncmp(dso, "/memfd:", 7));
+}
+
+/* What to try for unresolved user addresses like l: the exact option, or where a JIT's names come from. */
+static void user_hint(struct strbuf *sb, const struct branch_loc *l)
+{
+	if (!l->dso) {
+		strbuf_adds(sb, "the user ones are in no map of their process: the recording lacks their MMAP "
+				"records (cut short, or recorded without them), which no option brings back");
+	} else if (is_jit(l->dso)) {
+		strbuf_adds(sb, "the JIT's perf map, /tmp/perf-PID.map of the recorded process (node "
+				"--perf-basic-prof, Java's perf-map-agent; with --symfs DIR, DIR/tmp/perf-PID.map)");
+	} else {
+		strbuf_adds(sb, "--symfs DIR, a copy of the recorded machine's files: DIR");
+		strbuf_add_name(sb, l->dso);
+		strbuf_adds(sb, " must be the recorded binary");
+	}
+}
+
+/*
+ * Why addresses did not resolve (to a function, or to a source line), how many,
+ * and what to try: said when none resolved, or when most user addresses did not,
+ * or when none of the resolved has a line.
+ */
+static void resolve_why_lines(struct strbuf *sb, const struct branch_symbols *sy)
 {
 	size_t kernel = 0, user = 0, lines = 0;
 	const struct branch_loc *k_ex = NULL, *u_ex = NULL;
@@ -133,15 +197,15 @@ static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy)
 			u_ex = u_ex && u_ex->note ? u_ex : l;
 		}
 	}
-	if (!sy->nr_resolved) {
-		strbuf_adds(sb, "  why none:");
-		if (kernel) {
+	if (!sy->nr_resolved || 2 * user > sy->nr_locs) {
+		strbuf_addf(sb, "  %s:", sy->nr_resolved ? "unresolved" : "why none");
+		if (kernel && !sy->nr_resolved) {
 			strbuf_addf(sb, " %zu kernel addresses (", kernel);
 			strbuf_add_name(sb, k_ex->note ? k_ex->note : "no kallsyms of the recorded kernel");
 			strbuf_adds(sb, ")");
 		}
 		if (user) {
-			strbuf_addf(sb, "%s %zu user addresses", kernel ? ";" : "", user);
+			strbuf_addf(sb, "%s %zu user addresses", kernel && !sy->nr_resolved ? ";" : "", user);
 			if (u_ex->dso) {
 				strbuf_adds(sb, ", e.g. in '");
 				strbuf_add_name(sb, u_ex->dso);
@@ -151,12 +215,29 @@ static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy)
 			strbuf_add_name(sb, u_ex->note ? u_ex->note : "no symbol");
 			strbuf_adds(sb, ")");
 		}
-		strbuf_adds(sb, "\n  to resolve them: --symfs DIR holding the recorded binaries (and --kallsyms FILE for the "
-				"kernel's); for source lines, binaries built with -g or their debug info\n");
+		strbuf_adds(sb, "\n  to resolve them: ");
+		if (kernel && !sy->nr_resolved)
+			strbuf_addf(sb, "--kallsyms FILE, a copy of /proc/kallsyms of the recorded machine and boot%s",
+				    user ? "; " : "");
+		if (user)
+			user_hint(sb, u_ex);
+		strbuf_addch(sb, '\n');
 	}
 	if (sy->nr_resolved && !lines)
 		strbuf_adds(sb, "  no source lines: the binaries have no debug info; rebuild with -g, install their "
-				"debug info (-dbgsym/-debuginfo, debuginfod), or point --symfs at a tree that has it\n");
+				"debug info (-dbgsym/-debuginfo), set DEBUGINFOD_URLS to fetch it from a debuginfod server "
+				"(with debuginfod-find installed), or point --symfs at a tree that has it\n");
+}
+
+/* resolve_why_lines(), wrapped at the terminal's width */
+static void resolve_why(struct strbuf *sb, const struct branch_symbols *sy, unsigned columns)
+{
+	struct strbuf t = STRBUF_INIT;
+
+	resolve_why_lines(&t, sy);
+	if (!strbuf_failed(&t) && t.len) /* out of memory: the hint is left out, the report goes on */
+		add_wrapped(sb, t.buf, fit_columns(columns));
+	strbuf_release(&t);
 }
 
 void report_recording_head(struct strbuf *sb, const char *file, const char *recorded_by, const char *cpu,
@@ -216,7 +297,7 @@ static void header(struct strbuf *sb, const struct branches_report *r)
 		strbuf_adds(sb, "symbols: none (this tdprof was built without the symbol module)\n");
 	else
 		strbuf_addf(sb, "symbols: %zu of %zu addresses resolved\n", r->syms->nr_resolved, r->syms->nr_locs);
-	resolve_why(sb, r->syms);
+	resolve_why(sb, r->syms, r->columns);
 }
 
 static void sites(struct strbuf *sb, const struct branches_report *r)
@@ -235,7 +316,7 @@ static void sites(struct strbuf *sb, const struct branches_report *r)
 	for (size_t i = 0; i < n; i++) {
 		const struct branch_site *s = &res->sites[i];
 
-		strbuf_addf(sb, "%5zu  0x%016" PRIx64 "  ", i + 1, s->addr);
+		strbuf_addf(sb, "%s%5zu  0x%016" PRIx64 "  ", i ? "" : pal_on(r->pal, PAL_HOT), i + 1, s->addr);
 		if (known)
 			strbuf_addf(sb, "%10" PRIu64 "  ", s->mispredicts);
 		else
@@ -250,7 +331,7 @@ static void sites(struct strbuf *sb, const struct branches_report *r)
 				  : res->counts.branch_entries ? 100.0 * (double)s->executions / (double)res->counts.branch_entries : 0.0,
 			    branch_type_name(s->type, s->new_type));
 		fitted_where(sb, branch_symbols_find(r->syms, s->addr), r->columns, 80);
-		strbuf_addch(sb, '\n');
+		strbuf_addf(sb, "%s\n", i ? "" : pal_off(r->pal)); /* the hottest row */
 	}
 }
 

@@ -72,6 +72,8 @@ enum branches_view {
 	BRANCHES_VIEW_BLOCK,
 };
 
+struct palette;
+
 struct branches_report {
 	const char *file;                      /* the input as given; required */
 	const char *backend;                   /* "import" or "pmu"; required */
@@ -90,6 +92,7 @@ struct branches_report {
 	uint64_t stopped_at, unread_bytes;     /* --partial or an unfinished file: where the data
 	                                          stopped early and what was not read (0: it did not) */
 	const struct perfdata_features *features; /* the recording's (build-ids for pprof), or NULL */
+	const struct palette *pal;             /* text: colours (report/palette.h); NULL: none */
 };
 
 /** Append the human-readable report. */

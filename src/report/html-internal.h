@@ -6,6 +6,14 @@
 
 #include "report/html.h"
 
+/**
+ * The page's start up to the header's title (<!DOCTYPE ... <header><h1>title</h1>): the
+ * caller writes the header's facts, then "</header>\n<main>\n", the sections, and
+ * html_page_end() (</main>, the footer, </html>).
+ */
+void html_page_start(FILE *out, const char *title, const char *subtitle);
+void html_page_end(FILE *out);
+
 /** Write s escaped for HTML text and attribute values (NULL writes nothing). */
 void html_esc(FILE *out, const char *s);
 
@@ -37,6 +45,9 @@ void html_branches(FILE *out, const struct tdoc *d, size_t max);
 
 /** A topdown document's Bottlenecks view, stage-2 metrics and Info metrics (each when it has them). */
 void html_metrics(FILE *out, const struct tdoc *d);
+
+/** --by function's functions as a sortable grid with a bar each (nothing without functions). */
+void html_functions(FILE *out, const struct tdoc *d);
 
 /** why's per-branch table of the top line (drilldown.line_branches; nothing with fewer than two). */
 void html_line_branches(FILE *out, const struct tdoc *d);

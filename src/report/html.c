@@ -44,6 +44,11 @@ static const char css[] =
 	".pair svg text.axis{font-size:20px}"
 	".detail{display:grid;grid-template-columns:1fr 1fr;gap:12px}.up{color:#c62828}.down{color:#2e7d32}"
 	"ol.findings li{margin-bottom:10px}ol.findings p{margin:2px 0}p.title{font-weight:600}"
+	/* --by function's grid (html-funcs.c): one copy per sort key, the checked one shown */
+	".fgrid>input{position:absolute;opacity:0;width:0;height:0}.fgrid table.funcs{display:none}"
+	".fgrid label{cursor:pointer;text-decoration:underline dotted}"
+	"#fs-share:checked~table.by-share,#fs-ret:checked~table.by-ret,#fs-bad:checked~table.by-bad,"
+	"#fs-fe:checked~table.by-fe,#fs-be:checked~table.by-be,#fs-name:checked~table.by-name{display:table}"
 	"footer{color:#607d8b;font-size:12px;padding:12px 24px;border-top:1px solid #eceff1}";
 
 void html_esc(FILE *out, const char *s)
@@ -73,7 +78,7 @@ void html_esc(FILE *out, const char *s)
 	}
 }
 
-static void page_start(FILE *out, const char *title, const char *subtitle)
+void html_page_start(FILE *out, const char *title, const char *subtitle)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -89,7 +94,7 @@ static void page_start(FILE *out, const char *title, const char *subtitle)
 	fputs("</h1>\n", out);
 }
 
-static void page_end(FILE *out)
+void html_page_end(FILE *out)
 {
 	fputs("</main>\n<footer>Made by tdprof " TDPROF_VERSION ". A self-contained page: no script, no network, "
 	      "no external font.</footer>\n</body></html>\n", out);
@@ -226,7 +231,7 @@ int html_print_doc(FILE *out, const struct tdoc *d, const struct html_opts *o, s
 	char title[64];
 
 	snprintf(title, sizeof(title), "tdprof %s", tdoc_kind_name(d->kind));
-	page_start(out, title, d->source);
+	html_page_start(out, title, d->source);
 	fputs("<dl class=\"meta\">", out);
 	meta(out, d, "");
 	fputs("</dl></header>\n<main>\n", out);
@@ -240,13 +245,14 @@ int html_print_doc(FILE *out, const struct tdoc *d, const struct html_opts *o, s
 		fputs("</section>\n", out);
 	}
 	html_metrics(out, d);
+	html_functions(out, d);
 	html_findings(out, d);
 	html_sites(out, d, opt_or(o->max_sites, HTML_SITES_DEFAULT), opt_or(o->max_detail, HTML_DETAIL_DEFAULT));
 	html_line_branches(out, d);
 	if (d->kind == TDOC_BRANCHES)
 		html_branches(out, d, opt_or(o->max_sites, HTML_SITES_DEFAULT));
 	notes(out, d);
-	page_end(out);
+	html_page_end(out);
 	return finish(out, err);
 }
 
@@ -416,7 +422,7 @@ int html_print_diff(FILE *out, const struct diff_result *r, const struct html_op
 {
 	size_t max = opt_or(o->max_sites, HTML_SITES_DEFAULT);
 
-	page_start(out, "tdprof diff", tdoc_kind_name(r->kind));
+	html_page_start(out, "tdprof diff", tdoc_kind_name(r->kind));
 	fputs("<dl class=\"meta\">", out);
 	meta(out, r->a, "A: ");
 	meta(out, r->b, "B: ");
@@ -439,7 +445,7 @@ int html_print_diff(FILE *out, const struct diff_result *r, const struct html_op
 	diff_nodes(out, r);
 	diff_sites(out, r, max, opt_or(o->max_detail, HTML_DETAIL_DEFAULT));
 	diff_edges(out, r, max);
-	page_end(out);
+	html_page_end(out);
 	return finish(out, err);
 }
 

@@ -7,6 +7,7 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "report/annotate.h"
 #include "report/branches.h"
 #include "report/diff.h"
 #include "report/explain.h"
@@ -146,6 +147,24 @@ static int branches_folded(struct strbuf *out, const void *doc, struct tdp_err *
 	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
 }
 
+/* One row per node; with --by function, one row per function (byfunc_csv) */
+static int topdown_csv_doc(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	const struct topdown_report *r = doc;
+
+	if (r->functions)
+		byfunc_csv(out, r->functions);
+	else
+		topdown_csv(out, r);
+	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
+}
+
+static int why_csv_doc(struct strbuf *out, const void *doc, struct tdp_err *err)
+{
+	why_csv(out, doc);
+	return strbuf_failed(out) ? tdp_err_oom(err) : 0;
+}
+
 static int topdown_html(struct strbuf *out, const void *doc, struct tdp_err *err)
 {
 	return render_html_of_json(out, topdown_json, doc, err);
@@ -174,6 +193,7 @@ static int branches_html(struct strbuf *out, const void *doc, struct tdp_err *er
 static const struct renderer topdown_renderers[] = {
 	{ "text", topdown_text },
 	{ "json", topdown_json },
+	{ "csv", topdown_csv_doc },
 	{ "html", topdown_html },
 	{ NULL, NULL },
 };
@@ -181,6 +201,7 @@ static const struct renderer topdown_renderers[] = {
 static const struct renderer why_renderers[] = {
 	{ "text", why_text },
 	{ "json", why_json },
+	{ "csv", why_csv_doc },
 	{ "html", why_html },
 	{ "pprof", why_pprof },
 	{ NULL, NULL },
@@ -370,6 +391,13 @@ static const struct renderer stat_renderers[] = {
 	{ NULL, NULL },
 };
 
+static const struct renderer annotate_renderers[] = {
+	{ "text", report_annotate_text },
+	{ "json", report_annotate_json },
+	{ "html", report_annotate_html },
+	{ NULL, NULL },
+};
+
 static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_TOPDOWN] = topdown_renderers,
 	[RENDER_WHY] = why_renderers,
@@ -381,6 +409,7 @@ static const struct renderer *const tables[RENDER_KINDS] = {
 	[RENDER_LIST] = list_renderers,
 	[RENDER_EXPLAIN] = explain_renderers,
 	[RENDER_STAT] = stat_renderers,
+	[RENDER_ANNOTATE] = annotate_renderers,
 };
 
 const struct renderer *render_table(enum render_kind k)

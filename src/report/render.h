@@ -40,6 +40,7 @@ enum render_kind {
 	RENDER_LIST,        /* struct list_report (report/list.h) */
 	RENDER_EXPLAIN,     /* struct explain_report (report/explain.h) */
 	RENDER_STAT,        /* struct stat_report (report/stat.h) */
+	RENDER_ANNOTATE,    /* struct annotate_report (report/annotate.h) */
 	RENDER_KINDS,
 };
 

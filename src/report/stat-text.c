@@ -1,5 +1,6 @@
 /* stat-text.c: perf stat's human layout, plus the triage block (see stat.h). */
 #include "report/stat.h"
+#include "report/palette.h"
 
 #include <math.h>
 #include <string.h>
@@ -104,8 +105,9 @@ static void print_triage(FILE *f, const struct stat_report *r)
 	}
 	if (v->next == TRIAGE_UNKNOWN)
 		return;
-	fprintf(f, " next: %s\n", (r->simulated ? triage_next_text_sim : triage_next_text)(v->next, r->command, buf,
-										       sizeof(buf)));
+	fprintf(f, " %snext: %s%s\n", pal_on(r->pal, PAL_VERDICT),
+		(r->simulated ? triage_next_text_sim : triage_next_text)(v->next, r->command, buf, sizeof(buf)),
+		pal_off(r->pal));
 	fprintf(f, "       because %s\n", v->reason);
 	for (size_t i = 0; i < v->nr_signals; i++)
 		if (strcmp(v->signals[i].reason, v->reason))

@@ -42,6 +42,8 @@ struct stat_interval {
 	const struct countset *counts;  /* deltas; borrowed */
 };
 
+struct palette;
+
 struct stat_report {
 	const struct countset *counts;  /* totals (means with -r); counts->elapsed_ns is the wall time */
 	const struct triage_metrics *metrics;
@@ -71,6 +73,7 @@ struct stat_report {
 	const double *run_values;
 	const double *run_elapsed_ns;
 	unsigned nr_runs;
+	const struct palette *pal;      /* text: colours (report/palette.h); NULL: none */
 };
 
 /**

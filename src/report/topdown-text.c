@@ -8,11 +8,12 @@
 #include "base/strbuf.h"
 #include "model/advice.h"
 #include "report/explain.h"
+#include "report/palette.h"
 
 #define LABEL_WIDTH 26
 #define BAR_WIDTH 30
 
-static void bar(FILE *out, double v)
+static void bar(FILE *out, double v, const struct palette *pal)
 {
 	int n;
 
@@ -23,9 +24,14 @@ static void bar(FILE *out, double v)
 		n = 0;
 	if (n > BAR_WIDTH)
 		n = BAR_WIDTH;
-	fputs("  ", out);
-	for (int i = 0; i < BAR_WIDTH; i++)
+	fprintf(out, "  %s", n ? pal_on(pal, PAL_BAR) : "");
+	for (int i = 0; i < BAR_WIDTH; i++) {
+		if (i == n && n)
+			fputs(pal_off(pal), out);
 		fputc(i < n ? '#' : '.', out);
+	}
+	if (n == BAR_WIDTH)
+		fputs(pal_off(pal), out);
 }
 
 static void print_node(FILE *out, const struct topdown_report *r, const struct metric_node *n, int width)
@@ -33,16 +39,17 @@ static void print_node(FILE *out, const struct topdown_report *r, const struct m
 	char label[96];
 
 	snprintf(label, sizeof(label), "%*s%s%s", 2 * (n->level - 1), "", n->label, n->extra ? " (extra)" : "");
-	fprintf(out, "  %-*s", width, label);
+	/* a node above its threshold: its label and value in the hot colour */
+	fprintf(out, "  %s%-*s", n->flagged && !isnan(n->value) ? pal_on(r->pal, PAL_HOT) : "", width, label);
 	if (isnan(n->value)) {
 		fprintf(out, "     -    not measured: %s\n", n->why);
 		return;
 	}
-	fprintf(out, "%6.1f %%", n->value);
+	fprintf(out, "%6.1f %%%s", n->value, n->flagged ? pal_off(r->pal) : "");
 	if (r->bars)
-		bar(out, n->value);
+		bar(out, n->value, r->pal);
 	if (n->flagged)
-		fprintf(out, "  above %g %%", n->threshold);
+		fprintf(out, "  %sabove %g %%%s", pal_on(r->pal, PAL_HOT), n->threshold, pal_off(r->pal));
 	if (n->vendor && strcmp(n->vendor, n->key) && strncmp(n->vendor, "tma_", 4))
 		fprintf(out, "  (%s)", n->vendor);
 	if (n->split)
@@ -70,7 +77,7 @@ static void print_subtree(FILE *out, const struct topdown_report *r, const struc
 			print_subtree(out, r, t, &t->v[j], show_l2, width);
 }
 
-static void print_verdict(FILE *out, const struct metric_tree *t)
+static void print_verdict(FILE *out, const struct metric_tree *t, const struct palette *pal)
 {
 	const struct metric_verdict *v = &t->verdict;
 	const char *unit = t->kind == MODEL_KIND_SLOTS ? "slots" : "cycles";
@@ -83,6 +90,7 @@ static void print_verdict(FILE *out, const struct metric_tree *t)
 		return;
 	}
 	cat = metric_tree_find(t, v->category);
+	fputs(pal_on(pal, PAL_VERDICT), out);
 	if (t->kind == MODEL_KIND_CYCLE_ACCOUNTING)
 		fprintf(out, "verdict: %s is the larger bucket (%.1f %% of cycles; cycle accounting, not top-down)",
 			cat->label, v->value);
@@ -94,7 +102,7 @@ static void print_verdict(FILE *out, const struct metric_tree *t)
 			cat->label, v->value, unit);
 	if (v->node)
 		fprintf(out, ", mostly %s (%.1f %%)", model_node_label(v->node), v->node_value);
-	fputc('\n', out);
+	fprintf(out, "%s\n", pal_off(pal));
 	fprintf(out, "next step: %s\n", v->next_step);
 	summary = advice_summary(v->node ? v->node : v->category);
 	if (summary) {
@@ -221,6 +229,6 @@ void topdown_text_print(FILE *out, const struct topdown_report *r)
 		fputc('\n', out);
 		if (r->nr_trees > 1)
 			fprintf(out, "%s: ", r->trees[i]->model->core_type ? r->trees[i]->model->core_type : "core");
-		print_verdict(out, r->trees[i]);
+		print_verdict(out, r->trees[i], r->pal);
 	}
 }

@@ -67,6 +67,7 @@ struct model_runs;
 struct drill_node;
 struct byfunc_result;
 struct tdp_err;
+struct palette;
 
 #define TOPDOWN_MAX_TREES 2  /* hybrids: P-core and E-core */
 #define TOPDOWN_MAX_NOTES 8
@@ -93,6 +94,8 @@ struct topdown_report {
 	                                   measured (model/drilldown.h); NULL: no drill-down */
 	size_t drill_steps;          /* steps of the drill-down */
 	const struct byfunc_result *functions; /* --by function (diagnose/byfunc.h); NULL: none */
+	const char *csv_sep;         /* csv: the field separator (-x SEP); NULL: "," */
+	const struct palette *pal;   /* text: colours (report/palette.h); NULL: none */
 };
 
 /* --drilldown's section (topdown-drill.c): each measured node's step, run and running fraction,
@@ -106,9 +109,14 @@ void topdown_drill_json(struct json_t *doc, const struct topdown_report *r, bool
  * guilty line; as JSON "functions": [...] and "functions_other_pct". */
 void topdown_byfunc_text(FILE *out, const struct topdown_report *r);
 void topdown_byfunc_json(struct json_t *doc, const struct topdown_report *r, bool *failed);
-/* The same for any per-function result (`why` prints it too); f NULL: nothing. */
+/* The same for any per-function result (`why` prints it too); f NULL: nothing. The JSON adds
+ * "by_function": {source, model, level, cover_pct, nr_functions, events, leader, totals, samples}. */
 void byfunc_text(FILE *out, const struct byfunc_result *f);
 void byfunc_json(struct json_t *doc, const struct byfunc_result *f, bool *failed);
+struct strbuf;
+/* The functions as CSV, one row each: name, dso, share, level 1, level 2, dominant node, line, samples
+ * and each event's count (a header row first). */
+void byfunc_csv(struct strbuf *out, const struct byfunc_result *f);
 
 /**
  * Whether node n of t is shown under r->nodes, a comma list of node names (the
@@ -127,6 +135,13 @@ void topdown_text_extra(FILE *out, const struct topdown_report *r, const struct 
 
 /* The same as JSON keys of o: "info", "bottlenecks", "stage2" and the nested "tree". */
 void topdown_json_extra(struct json_t *o, const struct topdown_report *r, const struct metric_tree *t, bool *failed);
+
+/**
+ * Append the tree as CSV, one row per node shown (topdown-csv.c says the columns),
+ * separated by r->csv_sep.
+ */
+struct strbuf;
+void topdown_csv(struct strbuf *sb, const struct topdown_report *r);
 
 /** Print the tree, the sum, the groups, the verdict and its advice as text. */
 void topdown_text_print(FILE *out, const struct topdown_report *r);

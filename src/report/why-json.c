@@ -145,6 +145,8 @@ static json_t *sampling(const struct diag *d, bool *failed)
 	jput(o, "branch_facility_reason", m->facility_reason[0] ? json_string(m->facility_reason) : json_null(),
 	     failed);
 	jput(o, "reason", m->reason[0] ? json_string(m->reason) : json_null(), failed);
+	jput(o, "located", jstr_or_null(m->located), failed);
+	jput(o, "locate_event", m->locate_event[0] ? json_string(m->locate_event) : json_null(), failed);
 	return o;
 }
 
@@ -319,6 +321,7 @@ static json_t *build(const struct why_report *r, bool *failed)
 	for (size_t i = 0; i < d->nr_findings; i++)
 		jappend(findings, finding(&d->findings[i], i + 1, failed), failed);
 	jput(doc, "findings", findings, failed);
+	why_lead_json(doc, d, failed); /* "bottlenecks": the vendor's view, with each cost's code and fix */
 	for (size_t i = 0; i < d->nr_notes; i++)
 		jappend(notes, json_string(d->notes[i]), failed);
 	jput(doc, "notes", notes, failed);

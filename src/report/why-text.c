@@ -12,6 +12,7 @@
 #include "base/strbuf.h"
 #include "model/advice.h"
 #include "model/triage.h"
+#include "report/palette.h"
 
 /* Prose wraps at the terminal's width (why_report.columns, report/fit.h), set by
  * why_text_print() for the one call: renderers run one at a time. */
@@ -134,7 +135,7 @@ static void print_triage(FILE *out, const struct diag *d)
 			m->llc_mpki, TRIAGE_LLC_MPKI_HIGH);
 }
 
-static void print_node(FILE *out, const struct metric_node *n)
+static void print_node(FILE *out, const struct metric_node *n, const struct palette *pal)
 {
 	int pad = n->level == 2 ? 4 : 2;
 	int lw = 26 - pad;
@@ -146,13 +147,14 @@ static void print_node(FILE *out, const struct metric_node *n)
 		wrap(out, first, strlen(first) + 3, n->why[0] ? n->why : "not measurable");
 		return;
 	}
-	fprintf(out, "   %*s%-*s %6.1f %%", pad - 2, "", lw, n->label, n->value);
+	fprintf(out, "   %*s%s%-*s %6.1f %%", pad - 2, "", n->flagged ? pal_on(pal, PAL_HOT) : "", lw, n->label,
+		n->value);
 	if (n->flagged)
-		fprintf(out, "  above %g %%", n->threshold);
+		fprintf(out, "  above %g %%%s", n->threshold, pal_off(pal));
 	fputc('\n', out);
 }
 
-static void print_tree(FILE *out, const struct diag *d)
+static void print_tree(FILE *out, const struct diag *d, const struct palette *pal)
 {
 	const struct metric_tree *t = &d->tree;
 	bool l2 = t->max_level >= 2;
@@ -162,10 +164,10 @@ static void print_tree(FILE *out, const struct diag *d)
 	for (size_t i = 0; i < t->nr; i++) {
 		if (t->v[i].level != 1)
 			continue;
-		print_node(out, &t->v[i]);
+		print_node(out, &t->v[i], pal);
 		for (size_t j = 0; j < t->nr && l2; j++)
 			if (t->v[j].parent && !strcmp(t->v[j].parent, t->v[i].key))
-				print_node(out, &t->v[j]);
+				print_node(out, &t->v[j], pal);
 	}
 	if (d->has_whole) {
 		const struct metric_tree *w = &d->whole;
@@ -199,14 +201,16 @@ static void print_tree(FILE *out, const struct diag *d)
 				snprintf(line + o, sizeof(line) - o, " (%.1f %%)", n->value);
 		}
 		fputc('\n', out);
+		fputs(pal_on(pal, PAL_VERDICT), out);
 		wrap(out, "   verdict:", 12, line);
+		fputs(pal_off(pal), out);
 	}
 	if (d->next_step)
 		wrap(out, "   next:", 12, d->next_step);
 }
 
 /* The PMU drill-down's sites: sampled figures (diagnose/drill-pmu.h), not totals. */
-static void print_sampled_sites(FILE *out, const struct diag *d, size_t n)
+static void print_sampled_sites(FILE *out, const struct diag *d, size_t n, const struct palette *pal)
 {
 	char where[320], a[32], b[32];
 	bool records = d->sampling.method != DIAG_SAMPLE_IP, flags = records && d->sampling.has_flags;
@@ -223,16 +227,18 @@ static void print_sampled_sites(FILE *out, const struct diag *d, size_t n)
 		const struct diag_site *s = &d->sites[i];
 
 		site_name(s, where, sizeof(where));
+		fputs(i ? "" : pal_on(pal, PAL_HOT), out); /* the hottest row */
 		put_names(out, i + 1, where, s->function ? s->function : "???", sw, fw);
 		if (flags)
-			fprintf(out, "%13s %13s %5.1f%% %6.1f%%\n", str_grouped_u64(s->mispredicts, a, sizeof(a)),
+			fprintf(out, "%13s %13s %5.1f%% %6.1f%%", str_grouped_u64(s->mispredicts, a, sizeof(a)),
 				str_grouped_u64(s->branches, b, sizeof(b)), s->mispredict_rate, s->share);
 		else
-			fprintf(out, "%13s %6.1f%%\n", str_grouped_u64(s->samples, a, sizeof(a)), s->share);
+			fprintf(out, "%13s %6.1f%%", str_grouped_u64(s->samples, a, sizeof(a)), s->share);
+		fprintf(out, "%s\n", i ? "" : pal_off(pal));
 	}
 }
 
-static void print_sites(FILE *out, const struct diag *d, size_t max)
+static void print_sites(FILE *out, const struct diag *d, size_t max, const struct palette *pal)
 {
 	char where[320], a[32], b[32], c[32];
 	size_t n = d->nr_sites < max ? d->nr_sites : max, sw, fw;
@@ -244,7 +250,7 @@ static void print_sites(FILE *out, const struct diag *d, size_t max)
 		return;
 	}
 	if (d->has_sampling) {
-		print_sampled_sites(out, d, n);
+		print_sampled_sites(out, d, n, pal);
 		if (d->nr_sites > n)
 			fprintf(out, "   (%zu more: -n or --json)\n", d->nr_sites - n);
 		return;
@@ -272,6 +278,7 @@ static void print_sites(FILE *out, const struct diag *d, size_t max)
 		const char *fn = s->function ? s->function : "???";
 
 		site_name(s, where, sizeof(where));
+		fputs(i ? "" : pal_on(pal, PAL_HOT), out); /* the hottest row */
 		put_names(out, i + 1, where, fn, sw, fw);
 		switch (d->drill) {
 		case DIAG_DRILL_BRANCHES:
@@ -293,7 +300,7 @@ static void print_sites(FILE *out, const struct diag *d, size_t max)
 				s->share);
 			break;
 		}
-		fputc('\n', out);
+		fprintf(out, "%s\n", i ? "" : pal_off(pal));
 	}
 	if (d->nr_sites > n)
 		fprintf(out, "   (%zu more: -n or --json)\n", d->nr_sites - n);
@@ -478,7 +485,7 @@ static void print_drill(FILE *out, const struct why_report *r)
 		fputs("   memory versus core: the simulation charges Backend Bound to data misses only (Memory Bound); "
 		      "Core Bound is not simulated\n",
 		      out);
-	print_sites(out, d, r->verbose ? d->nr_sites : 10);
+	print_sites(out, d, r->verbose ? d->nr_sites : 10, r->pal);
 	if (d->drill == DIAG_DRILL_BRANCHES)
 		print_disasm(out, d);
 	if (d->drill == DIAG_DRILL_ICACHE)
@@ -521,9 +528,10 @@ void why_text_print(FILE *out, const struct why_report *r)
 
 	WIDTH = fit_columns(r->columns);
 	print_header(out, r);
+	why_lead_text(out, d, WIDTH); /* the vendor's Bottlenecks view leads, where the model has it */
 	print_triage(out, d);
 	if (d->has_tree) {
-		print_tree(out, d);
+		print_tree(out, d, r->pal);
 	} else if (d->reason[0]) {
 		fputs("\n2. top-down\n", out);
 		wrap(out, "   none:", 12, d->reason);

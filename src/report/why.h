@@ -43,16 +43,19 @@
  *                  diagnosis (verdict, sites, findings) is the last run's
  *
  * pprof (--format=pprof): report_why_pprof(), a perftools.profiles.Profile, gzipped.
+ * CSV (--format=csv, -x SEP): why_csv(), the findings as rows (why-csv.c says the columns).
  */
 #ifndef TDPROF_REPORT_WHY_H
 #define TDPROF_REPORT_WHY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "diagnose/diagnose.h"
 
 struct model_runs;
+struct palette;
 struct tdp_err;
 
 struct why_report {
@@ -64,10 +67,28 @@ struct why_report {
 	unsigned columns;        /* text: the terminal's width (0: 80; report/fit.h) */
 	const struct model_runs *repeat; /* -r N: the runs whose means d->tree holds (report/repeat.h adds
 	                                    repeat, runs, ci95, stddev to the JSON); NULL: one run */
+	const char *csv_sep;     /* csv: the field separator (-x SEP); NULL: "," */
+	const struct palette *pal; /* text: colours (report/palette.h); NULL: none */
 };
+
+struct strbuf;
+
+/** Append the findings as CSV rows separated by r->csv_sep (why-csv.c). */
+void why_csv(struct strbuf *sb, const struct why_report *r);
 
 /** Print the workflow as text to out (which the caller owns). */
 void why_text_print(FILE *out, const struct why_report *r);
+
+/**
+ * why-lead.c: the Bottlenecks lead (d->bottlenecks: every cost above its threshold and at
+ * least the three largest, each with its node, its code and its fix) as text wrapped at
+ * width; false (nothing printed) when d has none. As JSON: "bottlenecks": [{rank, name,
+ * value, threshold, flagged, description, leaf, leaf_value, node, fix, hint, site {rank,
+ * file, line, function} | null, locate_with}], every measured cost.
+ */
+bool why_lead_text(FILE *out, const struct diag *d, size_t width);
+struct json_t;
+void why_lead_json(struct json_t *doc, const struct diag *d, bool *failed);
 
 /** Print one JSON document (indented, ending in a newline). Returns 0, TDP_ENOMEM or TDP_EIO. */
 int why_json_print(FILE *out, const struct why_report *r, struct tdp_err *err) __attribute__((warn_unused_result));
@@ -76,7 +97,6 @@ int why_json_print(FILE *out, const struct why_report *r, struct tdp_err *err) _
  * Append the diagnosis as a gzipped pprof profile (pprof-why.c says what is in it).
  * Returns 0, TDP_ENOMEM or TDP_EIO.
  */
-struct strbuf;
 int report_why_pprof(struct strbuf *out, const struct why_report *r, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 

@@ -22,6 +22,7 @@
 #include "base/str.h"
 #include "base/strbuf.h"
 #include "sim/sim-internal.h"
+#include "sim/vglog.h"
 
 extern char **environ;
 
@@ -139,6 +140,21 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* True when the log of process pid reports an instruction valgrind could not execute (vglog.h). */
+static bool log_unhandled(const char *dir, pid_t pid, struct sim_unhandled *u)
+{
+	char path[4096];
+	struct tdp_file f = TDP_FILE_INIT;
+	bool found;
+
+	snprintf(path, sizeof(path), "%s/%s%ld", dir, LOG_PREFIX, (long)pid);
+	if (tdp_file_open(&f, path, SIM_MAX_LOG, NULL))
+		return false;
+	found = sim_log_unhandled((const char *)f.data, f.size, u);
+	tdp_file_close(&f);
+	return found;
 }
 
 /*
@@ -364,6 +380,7 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 	struct strbuf dirbuf = STRBUF_INIT;
 	char *vg = NULL, *prog = NULL, **argv = NULL;
 	char reason[256];
+	struct sim_unhandled unhandled;
 	bool made_dir = false;
 	enum sim_tool tool = o->tool;
 	char tool_path[4096], **env = NULL;
@@ -481,6 +498,18 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 		r->status = 128 + r->signo;
 	} else {
 		r->status = WEXITSTATUS(wstatus);
+	}
+	if (r->signaled && r->signo == SIGILL && log_unhandled(dirbuf.buf, pid, &unhandled)) {
+		/* the program died where valgrind stopped understanding it: estimating what ran until
+		 * then (the dynamic loader, mostly) would answer a question nobody asked */
+		ret = tdp_err_set(err, TDP_EANALYSIS, "valgrind cannot execute an instruction of '%s'%s%s: %s (bytes %s); "
+				  "the program died of SIGILL under valgrind, so there is no run to estimate",
+				  o->argv[0], unhandled.where[0] ? " in " : "", unhandled.where, unhandled.what,
+				  unhandled.bytes);
+		tdp_err_hint(err, "build the program for the simulation without AVX-512, e.g. -march=x86-64-v3, or "
+			     "-march=native -mno-avx512f (valgrind simulates up to AVX2); on a machine with a PMU "
+			     "tdprof measures the real binary");
+		goto out;
 	}
 
 	ret = read_costs(dirbuf.buf, pid, tool, p, &r->nr_files, err);

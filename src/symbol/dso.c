@@ -361,7 +361,7 @@ static size_t path_len(const char *name)
 	return len;
 }
 
-static bool is_anon(const char *name)
+bool symbol_dso_is_anon(const char *name)
 {
 	return (name[0] == '[' && strcmp(name, "[vdso]") && strcmp(name, "[vsyscall]")) ||
 	       !strncmp(name, "//anon", 6) || !strncmp(name, "/memfd:", 7) ||
@@ -483,6 +483,37 @@ static Elf *find_debug(struct search *st, const struct symbol_dso *dso, Elf *bin
 	return NULL;
 ok:
 	*found = arena_strdup(&s->arena, path->buf);
+	return e;
+}
+
+/*
+ * No debug info here: ask debuginfod (debuginfod.c) by the recorded build-id, else
+ * the one of the binary found. The file it fetched is a candidate as any other
+ * (its build-id must match).
+ */
+static Elf *fetch_debug(struct search *st, Elf *bin, char **found)
+{
+	uint8_t own[20];
+	const uint8_t *bid = st->bid;
+	size_t size = st->bid_size;
+	char *path;
+	Elf *e;
+
+	if (!size && bin && (size = symbol_elf_build_id(bin, own)))
+		bid = own;
+	if (!size || !(path = symbol_debuginfod_find(st->s, bid, size)))
+		return NULL;
+	if (!st->bid_size) {
+		st->bid = bid;
+		st->bid_size = size;
+	}
+	e = try_candidate(st, path, true);
+	if (st->bid == own) {
+		st->bid = NULL;
+		st->bid_size = 0;
+	}
+	if (e)
+		*found = path;
 	return e;
 }
 
@@ -669,7 +700,7 @@ void symbol_dso_load(struct symbol_session *s, struct symbol_dso *dso)
 	st.bid = dso->build_id;
 	st.bid_size = dso->build_id_size;
 	strbuf_init(&path, SYMBOL_MAX_PATH * 2);
-	if (is_anon(dso->name) && !st.bid_size) {
+	if (symbol_dso_is_anon(dso->name) && !st.bid_size) {
 		dso->status = SYMBOL_NO_BINARY;
 		dso->note = "anonymous memory (generated or JIT code)";
 		goto out;
@@ -682,6 +713,8 @@ void symbol_dso_load(struct symbol_session *s, struct symbol_dso *dso)
 		}
 	} else if (!dbg) {
 		dbg = find_debug(&st, dso, elf, bin_path ? bin_path : dso->name, &path, &dbg_path);
+		if (!dbg && !(s->opts.flags & SYMBOL_NO_LINES) && s->opts.debuginfod_client)
+			dbg = fetch_debug(&st, elf, &dbg_path);
 	}
 	if (!elf && !dbg) {
 		fail(s, dso, &st);

@@ -159,6 +159,15 @@ int symbol_resolve(struct symbol_session *s, const struct symbol_addr *addrs, si
 		r->kernel = loc.kernel;
 		r->dso = loc.path;
 		r->dso_addr = loc.dso_addr;
+		if (!loc.kernel && loc.path && symbol_dso_is_anon(loc.path)) {
+			/* JIT code: its process's perf map names it (perfmap.c), by runtime address */
+			if (symbol_perfmap_resolve(s, addrs[i].pid, addrs[i].addr, r))
+				continue;
+			if (r->note) {
+				r->status = SYMBOL_NO_BINARY;
+				continue;
+			}
+		}
 		w[nw++] = (struct work){ (uintptr_t)loc.dso, loc.dso_addr, i };
 	}
 	qsort(w, nw, sizeof(*w), work_cmp);

@@ -19,6 +19,7 @@ void symbol_opts_init(struct symbol_opts *o)
 	o->debug_dirs = default_debug_dirs;
 	o->running_kallsyms = "/proc/kallsyms";
 	o->running_notes = "/sys/kernel/notes";
+	o->perf_map_dir = "/tmp";
 }
 
 int symbol_session_new(struct symbol_session **out, const struct symbol_opts *opts,
@@ -46,6 +47,7 @@ void symbol_session_free(struct symbol_session *s)
 	symbol_disasm_close(s);
 	symbol_maps_release(s);
 	symbol_dsos_release(s);
+	symbol_perfmaps_release(s);
 	symtab_release(&s->ksyms.symtab);
 	tdp_free(s->ksyms.buf);
 	strbuf_release(&s->scratch);

@@ -209,6 +209,17 @@ struct kallsyms {
 	int64_t delta;           /* recorded address - kallsyms address (KASLR) */
 };
 
+/* A process's JIT map, read on first use. */
+struct symbol_perfmap {
+	uint32_t pid;
+	const char *path;     /* session arena */
+	char *text;           /* the file (names point into it); NULL: none */
+	size_t len;
+	struct symbol_perfmap_sym *v; /* sorted by start */
+	size_t nr;
+	const char *note;     /* why it is not used (naming the file and line); NULL: fine or absent */
+};
+
 struct symbol_session {
 	struct symbol_opts opts;
 	struct symbol_arena arena;
@@ -239,6 +250,10 @@ struct symbol_session {
 	size_t cs[4];
 	bool cs_opened[4];
 
+	/* JIT maps of the processes whose anonymous code was asked for (perfmap.c) */
+	struct symbol_perfmap *perfmaps;
+	size_t nr_perfmaps, alloc_perfmaps;
+
 	/* symbol_map()'s one-entry cache */
 	bool cache_valid;
 	uint32_t cache_pid;
@@ -259,6 +274,18 @@ struct symbol_dso *symbol_dso_get(struct symbol_session *s, const char *name, si
 				  const uint8_t *bid, size_t bid_size, bool kernel,
 				  struct tdp_err *err);
 void symbol_dso_load(struct symbol_session *s, struct symbol_dso *dso);
+
+/* dso.c: a map of no file (anonymous memory, JIT code, "//anon", "[anon:...]") */
+bool symbol_dso_is_anon(const char *name);
+
+/* perfmap.c: addr of process pid in anonymous memory, named by its JIT map into r
+ * (true); false with r->note saying why not when the map has a problem. */
+bool symbol_perfmap_resolve(struct symbol_session *s, uint32_t pid, uint64_t addr, struct symbol_result *r);
+void symbol_perfmaps_release(struct symbol_session *s);
+
+/* debuginfod.c: the path of the debug file of build-id bid, fetched by the session's
+ * debuginfod client (session arena), or NULL. */
+char *symbol_debuginfod_find(struct symbol_session *s, const uint8_t *bid, size_t bid_size);
 void symbol_dsos_release(struct symbol_session *s);
 const struct bid_ent *symbol_bid_find(const struct symbol_session *s, const char *name);
 bool symbol_dso_file_to_vaddr(const struct symbol_binary *b, uint64_t off, uint64_t *vaddr);

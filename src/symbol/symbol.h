@@ -149,12 +149,21 @@ struct symbol_opts {
 	const char *running_notes;         /* the running kernel's ELF notes
 					    * ("/sys/kernel/notes"); NULL: none */
 	unsigned flags;                    /* enum symbol_flags */
+	const char *perf_map_dir;          /* where JITs write perf-PID.map ("/tmp", as perf):
+					    * anonymous code of process PID is named from it;
+					    * NULL: never */
+	const char *debuginfod_client;     /* libdebuginfod's client program (debuginfod-find)
+					    * asked, by build-id, for the debug info of a binary
+					    * that has none here; NULL: never (no network) */
+	char *const *debuginfod_envp;      /* its environment (DEBUGINFOD_URLS and the cache
+					    * path are read by the client from there); NULL: none */
 };
 
 /**
  * Fill o with the defaults: no symfs, no build-id cache, debug_dirs
  * {"/usr/lib/debug"}, running_kallsyms "/proc/kallsyms", running_notes
- * "/sys/kernel/notes", flags 0. The strings are static.
+ * "/sys/kernel/notes", flags 0, perf_map_dir "/tmp", no debuginfod. The strings
+ * are static.
  */
 void symbol_opts_init(struct symbol_opts *o);
 
@@ -216,6 +225,21 @@ struct symbol_mmap {
 /** Add a map as MMAP2 would. Returns 0, TDP_EINVAL (len 0, path NULL), TDP_ENOMEM, TDP_ELIMIT. */
 int symbol_session_add_mmap(struct symbol_session *s, const struct symbol_mmap *m,
 			    struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * Map the executable segments of the ELF file at path into process pid as the
+ * loader would at load bias `bias` (runtime address = bias + ELF virtual address;
+ * 0 for a file valgrind reports in its own addresses), so that symbol_resolve()
+ * and symbol_disasm() take the file's virtual addresses plus bias. Reads the
+ * program headers only (elfmap.c). Returns 0; TDP_ENOENT (cannot open),
+ * TDP_EFORMAT (not an ELF file, or no executable segment), or as
+ * symbol_session_add_mmap().
+ */
+int symbol_session_add_elf(struct symbol_session *s, uint32_t pid, const char *path, uint64_t bias,
+			   struct tdp_err *err) __attribute__((warn_unused_result));
+
+/** The GNU build-id of the ELF file at path into out; returns its size (0: none, or unreadable). */
+size_t symbol_file_build_id(const char *path, uint8_t out[20]);
 
 struct symbol_dso;
 
@@ -456,5 +480,34 @@ enum symbol_arch symbol_arch_from_elf(unsigned e_machine);
 
 /** "x86_64", "i386", "aarch64", "unknown". */
 const char *symbol_arch_name(enum symbol_arch arch);
+
+/* ---------------------------------------------------------------------------
+ * JIT maps (perfmap.c): /tmp/perf-PID.map, "START SIZE NAME" a line, START and
+ * SIZE hex (0x optional), NAME the rest of the line; a session reads the map of a
+ * process whose anonymous code it is asked to name (symbol_opts.perf_map_dir).
+ * ------------------------------------------------------------------------- */
+
+#define SYMBOL_PERFMAP_MAX_BYTES (256u << 20) /* a map larger than this is not read */
+#define SYMBOL_PERFMAP_MAX_NAME 4096          /* longest symbol name accepted */
+
+struct symbol_perfmap_sym {
+	uint64_t start, size; /* runtime addresses of the process */
+	const char *name;     /* into the parsed text */
+	size_t line;          /* 1-based, in the file */
+};
+
+/**
+ * Parse the perf map text buf[0..len) (untrusted; buf[len] must be a NUL; lines
+ * are cut in place, the names point into buf): *out (heap, sorted by start, then
+ * by line: of two symbols at one start, the later line is the one found; tdp_free)
+ * and *nr.
+ * Returns 0, TDP_ENOMEM, or TDP_EFORMAT with *bad_line the first line that is not
+ * "START SIZE NAME" (the whole map is then refused: *out NULL).
+ */
+int symbol_perfmap_parse(char *buf, size_t len, struct symbol_perfmap_sym **out, size_t *nr, size_t *bad_line)
+	__attribute__((warn_unused_result));
+
+/** The symbol of v[0..nr) (as symbol_perfmap_parse() sorted it) holding addr, or NULL. */
+const struct symbol_perfmap_sym *symbol_perfmap_find(const struct symbol_perfmap_sym *v, size_t nr, uint64_t addr);
 
 #endif

@@ -445,6 +445,104 @@ if r:
           "says how it sampled and that no branch recording exists"
           + ('' if r['rc'] == 0 else f"; stderr {r['err'].strip()[:300]!r}"))
 
+# --- issue 18: the drill-down's reruns and group-read sampling ----------------------
+
+r = section('drilldown')
+doc = json_of('drilldown', r) if r else None
+if doc:
+    dd = doc.get('drilldown') or {}
+    nodes = {n['key']: n for n in dd.get('nodes', [])}
+    ca = doc.get('cycle_accounting') or {}
+    check('drilldown runs', dd.get('steps', 0) >= 1 and ca and all(k in nodes for k in ca)
+          and all(nodes[k]['step'] == 1 and nodes[k]['run'] >= 1 and not nodes[k]['mismeasured'] for k in ca)
+          and 'drill-down step 1' in r['err'],
+          f"{dd.get('steps')} step(s); each level-1 node with its step and run: "
+          f"{ {k: (n['step'], n['run'], n['running_pct']) for k, n in nodes.items()} }")
+    check('drilldown values', all(isinstance(v, float) and v == 0 for v in ca.values()),
+          f"cycle_accounting {ca} (QEMU counts STALL_FRONTEND and STALL_BACKEND as 0: measured zeros)")
+r = section('drilldown-nomux')
+if r:
+    steps = re.findall(r'step (\d+), run (\d+)', r['out'])
+    check('drilldown no-multiplex', r['rc'] == 0 and steps and 'drill-down:' in r['out'],
+          f"exit {r['rc']}; nodes with their step and run: {steps}")
+r = section('drilldown-n2')
+doc = json_of('drilldown n2', r) if r else None
+if doc:
+    # QEMU counts N2's stall slots (as 0) but not OP_RETIRED / OP_SPEC: those nodes are null with their
+    # reason, never a made-up figure, and the drill stops at N2's one level
+    nodes = {n['key']: n for n in doc.get('nodes', [])}
+    l1 = doc.get('level1') or {}
+    null = [k for k, v in l1.items() if v is None]
+    check('drilldown unsupported', null and all(nodes[k]['why'] for k in null)
+          and all(v in (None, 0.0) for v in l1.values()) and (doc.get('drilldown') or {}).get('steps') == 1,
+          f"level1 {l1}; the null ones say why: { {k: nodes[k]['why'] for k in null} }; "
+          f"{(doc.get('drilldown') or {}).get('steps')} step")
+
+gr_doc = None
+r = section('byfunc-group')
+gr_doc = json_of('byfunc group', r) if r else None
+if gr_doc:
+    bf = gr_doc.get('by_function') or {}
+    fns = {f['function']: f for f in gr_doc.get('functions', [])}
+    sp = fns.get('spin') or {}
+    cnt = sp.get('counts') or {}
+    want = k_busy * 20e6
+    check('byfunc group', gr_doc.get('backend') == 'pmu' and bf.get('source') == 'group_read'
+          and bf.get('events') == ['cycles', 'instructions'] and bf.get('leader') == 'cycles'
+          and (sp.get('share_pct') or 0) >= 90,
+          f"by_function {json.dumps({k: bf.get(k) for k in ('source', 'events', 'leader', 'samples')})}; "
+          f"spin {sp.get('share_pct')} % of the cycles")
+    # QEMU's icount: every instruction is 2^S cycles, in every function's reads as in the totals
+    check('byfunc group counts', cnt.get('instructions') and near(cnt.get('cycles'), ratio * cnt['instructions'], 0.01)
+          and 0.9 * want <= cnt['instructions'] <= 1.05 * want,
+          f"spin: {cnt.get('cycles')} cycles, {cnt.get('instructions')} instructions (expected {ratio} cycles each, "
+          f"and about {want:.0f} instructions, less the part after the last sample)")
+    check('byfunc group nodes', all(v is None for v in (sp.get('level1') or {}).values())
+          and all(v is None for v in (sp.get('level1_extra') or {}).values()) and sp.get('why')
+          and sp.get('dominant') is None,
+          f"no node invented from cycles and instructions: level1 {sp.get('level1')}, cycle accounting "
+          f"{sp.get('level1_extra')}, why {sp.get('why')!r}")
+if gr_doc and 'gr.data' in files:
+    path = os.path.join(args.out, 'gr.data')
+    with open(path, 'wb') as f:
+        f.write(gzip.decompress(base64.b64decode(files['gr.data'])))
+    p = subprocess.run(['perf', 'report', '-i', path, '--symfs', root, '--group', '--sort', 'symbol', '-F',
+                        'period,sym', '--stdio'], capture_output=True, text=True)
+    perf_rows = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r'^\s*(\d+)\s+(\d+)\s+\[[.k]\] (\S+)', line)
+        if m:
+            perf_rows[m.group(3)] = (int(m.group(1)), int(m.group(2)))
+    mine = {f['function']: (f['counts']['cycles'], f['counts']['instructions']) for f in gr_doc['functions']
+            if not f['kernel']}
+    same = [k for k in mine if perf_rows.get(k) == mine[k]]
+    check('byfunc group perf', p.returncode == 0 and 'spin' in same and len(same) == len(mine),
+          f"perf report --group on the guest's recording: {len(same)} of {len(mine)} user functions with the "
+          f"same counts (spin: perf {perf_rows.get('spin')}, tdprof {mine.get('spin')})"
+          + (f"; exit {p.returncode} {p.stderr.strip()[:200]}" if p.returncode else ''))
+    p = subprocess.run([args.tdprof, 'topdown', '--by', 'function', '-i', path, '--symfs', root, '--cpu',
+                        'neoverse-n1', '--json'], capture_output=True, text=True)
+    try:
+        host = {f['function']: f['counts'] for f in json.loads(p.stdout)['functions']}
+    except (ValueError, KeyError):
+        host = {}
+    check('byfunc group import', host.get('spin') == (fns.get('spin') or {}).get('counts'),
+          f"the host's import of the file: spin {host.get('spin')} (the guest said "
+          f"{(fns.get('spin') or {}).get('counts')}); exit {p.returncode} {p.stderr.strip()[:200]}")
+r = section('byfunc-model')
+doc = json_of('byfunc model', r) if r else None
+if doc:
+    bf = doc.get('by_function') or {}
+    ev = bf.get('events') or []
+    sp = next((f for f in doc.get('functions', []) if f['function'] == 'spin'), {})
+    stalls = {e: c for e, c in (sp.get('counts') or {}).items() if 'stall' in e.lower()}
+    ca = sp.get('level1_extra') or {}
+    check('byfunc model group', len(ev) >= 3 and 'cycles' in (bf.get('leader') or '').lower() and len(stalls) >= 2
+          and all(c == 0 for c in stalls.values()) and sp.get('samples')
+          and ca and all(v == 0.0 for v in ca.values()),
+          f"the model's group {ev} led by {bf.get('leader')}; spin's stall counts {stalls} (QEMU counts them as 0), "
+          f"its cycle accounting {ca}")
+
 # --- the harness library --------------------------------------------------------
 
 harness = {}

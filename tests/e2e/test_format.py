@@ -79,7 +79,7 @@ def test_bad_format():
         r = topdown(path, "--json", "--format=text")
         tdp.expect_exit(r, 2)
         tdp.expect_in("--format=json", r.err, "stderr", r)
-        r = tdp.run("why", "--format=csv", "--", "/bin/true")
+        r = tdp.run("why", "--format=folded", "--", "/bin/true")
         tdp.expect_exit(r, 2)
         r = tdp.run("why", "--json", "--format=text", "--", "/bin/true")
         tdp.expect_exit(r, 2)

@@ -40,7 +40,8 @@ except ImportError:
     sys.exit(77)
 
 SCHEMA_DIR = os.path.join(tdp.SOURCE_ROOT, "docs", "json")
-KINDS = ["info", "stat", "topdown", "branches-report", "branches-samples", "why", "loop", "diff", "list", "explain", "selftest"]
+KINDS = ["info", "stat", "topdown", "branches-report", "branches-samples", "why", "loop", "diff", "list", "explain", "selftest",
+         "annotate"]
 TMP = tempfile.mkdtemp(prefix="tdprof-schema-")
 atexit.register(shutil.rmtree, TMP, True)
 EXAMPLES = os.path.join(tdp.BUILD_ROOT, "examples")
@@ -555,6 +556,25 @@ def test_topdown_sim():
     finish(problems)
 
 
+def test_topdown_by_function_group_read():
+    """--by function over group reads (a synthetic Sapphire Rapids recording, test_byfunc_pmu.py's) and
+    over the simulation."""
+    import test_byfunc_pmu
+    problems = []
+    path, _ = test_byfunc_pmu.spr_file(TMP)
+    doc = run_json("topdown --by function -i spr.data", "topdown", "--by", "function", "-i", path, "--json")
+    validate("topdown --by function -i (group reads)", "topdown", doc, problems)
+    contract("topdown --by function -i", doc, problems)
+    if doc["by_function"]["source"] != "group_read" or len(doc["functions"]) != 2:
+        problems.append("topdown --by function -i: %r" % doc["by_function"])
+    doc = run_json("topdown --by function --backend=sim", "topdown", "--by", "function", "--backend=sim", "--json",
+                   "--", need_example("arith"))
+    validate("topdown --by function --backend=sim (arith demo)", "topdown", doc, problems)
+    if doc["by_function"]["source"] != "sim":
+        problems.append("topdown --by function --backend=sim: %r" % doc["by_function"])
+    finish(problems)
+
+
 def test_why_sim():
     problems = []
     unmodelled = {(n["parent"], n["key"]) for n in sim_topdown()["nodes"] if n["why"] and n["level"] == 2}
@@ -658,6 +678,25 @@ def test_branches_report():
                     not close(top.get("share"), 1.0, 1e-12) or not top.get("line") or not doc["disassembly"]:
                 problems.append("%s: counts %r, top site %s" % (label, (doc["samples"], doc["branch_entries"],
                                                                          doc["mispredicted_entries"]), top))
+    finish(problems)
+
+
+def test_annotate():
+    # a recording whose stacks walk a -g binary (bench/gen-branch-perfdata), and a simulated run
+    problems = []
+    gen = os.path.join(tdp.BUILD_ROOT, "bench", "gen-branch-perfdata")
+    wl = os.path.join(tdp.BUILD_ROOT, "tests", "e2e", "workloads", "wl-twofn")
+    if not (os.access(gen, os.X_OK) and os.access(wl, os.X_OK)):
+        raise tdp.Skip("bench/gen-branch-perfdata or wl-twofn is not built")
+    subprocess.run([gen, wl, path("twofn.data"), "500", "16"], check=True, capture_output=True)
+    for fn in ("branchy", "main"):
+        label = "annotate %s -i (recording)" % fn
+        validate(label, "annotate", run_json(label, "annotate", fn, "-i", path("twofn.data"), "--json"), problems)
+    label = "annotate -- demo-branch (simulated)"
+    doc = run_json(label, "annotate", "--json", "--backend=sim", "--", need_example("branch"))
+    validate(label, "annotate", doc, problems)
+    if doc["backend"] != "sim" or not doc["estimate"]:
+        problems.append("%s: backend %r, estimate %r" % (label, doc["backend"], doc["estimate"]))
     finish(problems)
 
 

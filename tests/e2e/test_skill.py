@@ -74,6 +74,11 @@ def test_every_command_runs_as_written():
         tdp.check(k in st["metrics"], "stat: metrics.%s" % k)
     tdp.check("next" in st["route"] and "command" in st["route"], "stat: route.next and route.command")
     tdp.check("hardware_events_open" in docs["info"], "info: hardware_events_open")
+    an = docs["annotate"]
+    for k in ("file", "line", "text", "counts", "rate"):
+        tdp.check(k in an["hottest_line"], "annotate: hottest_line.%s" % k)
+    tdp.check("mispredicts" in an["hottest_line"]["counts"] and an["lines"] and an["instructions"],
+              "annotate: counts.mispredicts, lines, instructions")
 
 
 def test_thresholds_are_the_models():

@@ -285,7 +285,7 @@ def schema_problems(doc):
 
 def test_pmu_drill_documents_match_the_schema():
     checked = 0
-    for scenario in ("lbr", "brs", "nofacility", "frontend", "backend", "retiring", "nomodel"):
+    for scenario in ("lbr", "brs", "nofacility", "frontend", "backend", "retiring", "nomodel", "intel"):
         doc = pmu_doc(scenario)
         problems = schema_problems(doc)
         if problems is None:
@@ -293,7 +293,29 @@ def test_pmu_drill_documents_match_the_schema():
         tdp.check(not problems, "%s: %s" % (scenario, problems))
         tdp.check(doc["backend"] == "pmu" and doc["drilldown"]["sampling"] is not None, scenario)
         checked += 1
-    tdp.check(checked == 7, "every scenario")
+    tdp.check(checked == 8, "every scenario")
+
+
+def test_pmu_bottlenecks_lead():
+    """Intel's Bottlenecks view leads why (made-up Sapphire Rapids counts, 45 % Bad Speculation, drilled with
+    LBR records): the costs most first, Mispredictions pointing at the drill-down's branch, with its fix."""
+    j = pmu_doc("intel")
+    b = j["bottlenecks"]
+    tdp.check(len(b) >= 8 and [x["rank"] for x in b] == list(range(1, len(b) + 1)), "ranked: %r" % b)
+    tdp.check([x["value"] for x in b] == sorted((x["value"] for x in b), reverse=True), "most first")
+    m = b[0]
+    tdp.check(m["name"] == "Mispredictions" and m["flagged"] and m["node"] == "branch_mispredicts" and m["fix"],
+              "Mispredictions leads: %r" % m)
+    tdp.check(m["located_by"] == "drilldown" and m["site"]["line"] == target_line("BRANCH") and
+              m["site"]["function"] == "pick", "it points at the mispredicting branch: %r" % m)
+    other = [x for x in b if x["node"] == "memory_bound"]
+    tdp.check(other and all(x["site"] is None and x["located_by"] == "locate_with" and x["locate_with"]
+                            for x in other), "memory costs are not what the drill-down located: %r" % other)
+    text = pmu_doc("intel", "text")
+    tdp.check(0 < text.index("bottlenecks (the vendor's view") < text.index("1. triage"), "the lead comes first")
+    tdp.expect_in("1. Mispredictions 40.7 %, above its threshold", text, "the text")
+    for scenario in ("lbr", "backend"):  # the simulated tree of the other scenarios has no view
+        tdp.check(pmu_doc(scenario)["bottlenecks"] == [], scenario)
 
 
 def test_pmu_drill_lbr():

@@ -1,7 +1,7 @@
 /*
  * fuzz-groupread.c: a perf.data image read for its group reads
- * (diagnose/groupread.h: groupread_load): on success the rows are sorted by IP, each
- * IP once, and the totals are the sums of the rows; on failure the result is empty.
+ * (diagnose/groupread.h: groupread_load): on success the rows are sorted by (IP, pid),
+ * each once, and the totals are the sums of the rows; on failure the result is empty.
  */
 #include "fuzz.h"
 
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(sum == r.totals[e]); /* u64 sums wrap alike */
 	}
 	for (size_t i = 1; i < r.nr; i++)
-		FUZZ_CHECK(r.v[i - 1].ip < r.v[i].ip);
+		FUZZ_CHECK(r.v[i - 1].ip < r.v[i].ip || (r.v[i - 1].ip == r.v[i].ip && r.v[i - 1].pid < r.v[i].pid));
 	groupread_release(&r);
 	return 0;
 }

@@ -34,7 +34,8 @@ for i, s in enumerate([
         "armv8_pmuv3_0/stall_slot/", "cpu/mem-loads,ldlat=30/P", "task-clock,cs,migrations,faults",
         "L1-dcache-load-misses,LLC-loads,dTLB-load-misses", "cpu/config=0x1234,config1=5,name=x/S",
         "{cycles,instructions}:W", "cpu/period=1000,freq=0/D", "de_no_dispatch_per_slot.no_ops_from_frontend",
-        "cpu/event=0x3c/,cpu/frontend=0x11/", "ls_not_halted_cyc:G,ex_ret_ops:H", "cpu/wide=0xff/"]):
+        "cpu/event=0x3c/,cpu/frontend=0x11/", "ls_not_halted_cyc:G,ex_ret_ops:H", "cpu/wide=0xff/",
+        "cycles/period=1000,name=c/u,cpu-clock/freq=99/:k"]):
     put("events", "%02d" % i, s)
 for i, s in enumerate([
         "INT_MISC.RECOVERY_CYCLES:c=1:e", "inst_retired.any:upp", "INST_RETIRED:ANY_P:k",
@@ -384,3 +385,11 @@ put("loop-asm", "arm64", "g\ng:\n.L4:\n\tldr\td0, [x1], 8\n\tfadd\td1, d1, d0\n\
 put("loop-asm", "mca", "x\nIterations:        100\nInstructions:      1200\nTotal Cycles:      353\n"
     "Total uOps:        1300\n\nDispatch Width:    6\nuOps Per Cycle:    3.68\nIPC:               3.40\n"
     "Block RThroughput: 3.0\n")
+
+
+# --- JIT maps, /tmp/perf-PID.map (symbol/perfmap.c) --------------------------
+put("perfmap", "node", "7f1234500000 200 LazyCompile:*hot_loop app.js:12\n0x7f1234502000 0x40 Stub:cold\n\n")
+put("perfmap", "overlap", "1000 100 a\n1000 100 b\n1080 10 inner\r\nffffffffffffff00 100 top\n")
+put("perfmap", "bad-line", "1000 10 fine\nnot a map line\n")
+put("perfmap", "no-name", "1000 10 \n")
+put("perfmap", "wrap", "ffffffffffffffff 2 wraps\n")

@@ -949,6 +949,9 @@ def write_model(out, mdl, cfg):
                   f'.group = {cstr(i["group"])}', f'.unit = {cstr(unit)}',
                   f'.description = {cstr(mdl.sheet.field(r, "Metric Description") or None)}',
                   f'.threshold = {cnum(thr)}']
+        if i['bottleneck'] and mdl.sheet.field(r, 'Metric Group'):
+            # its "Bv.." group names the tree nodes it covers (why's Bottlenecks lead)
+            fields.append(f'.groups = {cstr(mdl.sheet.field(r, "Metric Group"))}')
         out.append('\t{ ' + ', '.join(fields) + ' },')
     out.append('};')
     al = ', '.join(cstr(a) for a in p.get('aliases', []))

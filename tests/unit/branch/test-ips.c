@@ -2,7 +2,8 @@
  * test-ips: plain samples (branch/ips.h) counted from hand-made records: self
  * and total samples per address (a recursive chain counts once), call-chain
  * markers left out, thread names from COMM and inherited through FORK, samples
- * of a second event kept apart, and stacks of the same names merged when folded.
+ * of a second event kept apart, stacks of the same names merged when folded, and
+ * self samples per IP (ips_agg_ips()).
  * No maps are given, so every address stays unresolved: its own row, and
  * "[unknown]" in a folded stack.
  */
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "base/alloc.h"
 #include "base/err.h"
 #include "branch/annotate.h"
 #include "branch/ips.h"
@@ -165,6 +167,40 @@ static void no_chains(void **state)
 	branch_annot_free(an);
 }
 
+/*
+ * Self samples per instruction pointer (ips_agg_ips(), for annotate): stacks that
+ * share their IP but not their chain add up; sorted by address; the sum is every
+ * sample counted. IP 0x2000 is sampled twice with two chains and once without.
+ */
+static void per_ip(void **state)
+{
+	static const uint64_t c1[] = { MARK, 0x2000, 0x3000 }, c2[] = { MARK, 0x2000, 0x3100 }, c3[] = { MARK, 0x1000 };
+	struct tdp_err err = TDP_ERR_INIT;
+	struct ips_agg *a = NULL;
+	struct ips_ip *v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(ips_agg_new(&a, &err), 0);
+	assert_int_equal(ips_agg_ips(a, &v, &n, &err), 0);
+	assert_null(v);
+	assert_int_equal(n, 0);
+	sample(a, &attr_a, 10, 0x2000, c1, 3);
+	sample(a, &attr_a, 10, 0x2000, c2, 3);
+	sample(a, &attr_a, 10, 0x2000, c2, 3);
+	sample(a, &attr_a, 10, 0x1000, c3, 2);
+	assert_int_equal(ips_agg_ips(a, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].addr, 0x1000);
+	assert_int_equal(v[0].samples, 1);
+	assert_int_equal(v[1].addr, 0x2000);
+	assert_int_equal(v[1].samples, 3);
+	assert_int_equal(v[1].pid, 10);
+	assert_int_equal(v[0].samples + v[1].samples, ips_agg_samples(a));
+	tdp_free(v);
+	ips_agg_free(a);
+}
+
 static void comm(struct ips_agg *a, uint32_t tid, const char *name)
 {
 	struct tdp_err err = TDP_ERR_INIT;
@@ -213,6 +249,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counts),
 		cmocka_unit_test(no_chains),
+		cmocka_unit_test(per_ip),
 		cmocka_unit_test(names_in_file_order),
 	};
 

@@ -15,6 +15,8 @@
 #include "base/countset.h"
 #include "base/err.h"
 #include "base/file.h"
+#include "base/strbuf.h"
+#include "import/import.h"
 #include "model/model.h"
 #include "perfdata/perfdata-write.h"
 #include "perfdata/perfdata.h"
@@ -466,5 +468,82 @@ int fx_plan(struct diag_pmu_plan *p, const char *category, enum cpu_branch_facil
 
 	snprintf(br.reason, sizeof(br.reason), "%s", f == CPU_BRANCH_NONE ? "the test machine records no branch"
 									    : "the test machine's facility");
-	return diag_pmu_plan(p, &(struct diag_pmu_plan_in){ category, &br, NULL, 1.0, 0 }, &err);
+	return diag_pmu_plan(p, &(struct diag_pmu_plan_in){ category, &br, NULL, 1.0, 0, NULL, -1 }, &err);
+}
+
+/* A count per event of m: the PERF_METRICS shares given, cycles = slots / 6, every other event a
+ * fraction of the cycles fixed by its name (so the deeper nodes are in range and differ). */
+static void counts_json(const struct model *m, double ret, double bad, double mem, struct strbuf *sb)
+{
+	const double slots = 6e9, cycles = slots / 6;
+	const struct { const char *name; double share; } pm[] = {
+		{ "topdown-retiring", ret }, { "topdown-bad-spec", bad }, { "topdown-fe-bound", 0.10 },
+		{ "topdown-be-bound", 0.90 - ret - bad }, { "topdown-heavy-ops", 0.05 }, { "topdown-br-mispredict", bad * 0.9 },
+		{ "topdown-fetch-lat", 0.06 }, { "topdown-mem-bound", mem },
+	};
+
+	for (size_t i = 0; i < m->nr_events; i++) {
+		const char *n = m->events[i].name;
+		double v = cycles;
+		unsigned h = 0;
+
+		for (const char *p = n; *p; p++)
+			h = h * 31 + (unsigned char)*p;
+		if (!strcmp(n, "TOPDOWN.SLOTS"))
+			v = slots;
+		for (size_t k = 0; k < sizeof(pm) / sizeof(pm[0]); k++)
+			if (!strcmp(n, pm[k].name))
+				v = slots * pm[k].share;
+		if (v == cycles && !m->events[i].clock && strncmp(n, "CPU_CLK_UNHALTED", 16))
+			v = cycles * (0.0005 + (h % 97) / 100000.0);
+		strbuf_adds(sb, "{\"counter-value\" : \"");
+		strbuf_addf(sb, "%.0f\", \"unit\" : \"\", \"event\" : \"", v);
+		for (const char *p = n; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				strbuf_addch(sb, '\\');
+			strbuf_addch(sb, *p);
+		}
+		strbuf_adds(sb, "\", \"event-runtime\" : 1000000, \"pcnt-running\" : 100.00}\n");
+	}
+}
+
+int fx_model_tree(const char *model, double ret, double bad, double mem, struct countset *cs, struct metric_tree *t)
+{
+	const struct model *m = model_find(model);
+	struct import_result res = IMPORT_RESULT_INIT;
+	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	int rc = -1;
+
+	if (!m)
+		return -1;
+	counts_json(m, ret, bad, mem, &sb);
+	if (!strbuf_failed(&sb) && !import_perf_stat_result((const uint8_t *)sb.buf, sb.len, "made-up.json", &res, NULL)) {
+		o.max_level = model_depth(m);
+		if (!model_evaluate(m, &res.counts, &o, t, NULL)) {
+			model_classify(t);
+			rc = 0;
+			for (size_t i = 0; i < res.counts.nr && !rc; i++)
+				if (!countset_add(cs, res.counts.v[i].name, res.counts.v[i].unit, res.counts.v[i].value,
+						  res.counts.v[i].group))
+					rc = -1;
+		}
+	}
+	import_result_release(&res);
+	strbuf_release(&sb);
+	return rc;
+}
+
+int fx_diag_model(struct diag *d, const char *model, double ret, double bad, double mem, struct diag_opts *o)
+{
+	struct metric_tree *t = tdp_calloc(1, sizeof(*t));
+	struct countset cs = COUNTSET_INIT;
+	int rc = -1;
+
+	*o = (struct diag_opts){ .exe = fx.binary, .cwd = fx.srcdir, .command = "drill-target", .level = 2, .top = 10 };
+	if (t && !fx_model_tree(model, ret, bad, mem, &cs, t) && !diag_from_counts(d, BACKEND_PMU, &cs, t, o, NULL))
+		rc = 0;
+	countset_release(&cs);
+	tdp_free(t);
+	return rc;
 }

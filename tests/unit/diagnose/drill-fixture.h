@@ -67,6 +67,18 @@ int fx_recording(enum fx_kind kind, uint8_t **buf, size_t *len);
  */
 int fx_diag(struct diag *d, const char *category, double pct, struct diag_opts *o);
 
+/*
+ * Made-up counts for every event of model (its PERF_METRICS shares: ret retiring, bad bad
+ * speculation, 0.10 frontend, the rest backend, 90 % of bad mispredicts, mem memory bound;
+ * cycles slots / 6; every other event a small fraction of the cycles fixed by its name)
+ * read through the import path (perf stat -j lines) into cs (appended) and evaluated to
+ * the model's depth into t (classified). Returns 0 or -1.
+ */
+int fx_model_tree(const char *model, double ret, double bad, double mem, struct countset *cs, struct metric_tree *t);
+
+/* fx_diag() over fx_model_tree()'s tree and counts (Intel's: a Bottlenecks view). */
+int fx_diag_model(struct diag *d, const char *model, double ret, double bad, double mem, struct diag_opts *o);
+
 /** A plan for category on a machine whose branch facility is f (reason "test machine"). */
 int fx_plan(struct diag_pmu_plan *p, const char *category, enum cpu_branch_facility f);
 

@@ -27,6 +27,8 @@
 #include "base/err.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/drill-pmu.h"
+#include "model/advice.h"
+#include "model/locate.h"
 #include "perfdata/perfdata.h"
 #include "drill-fixture.h"
 
@@ -89,7 +91,7 @@ static void test_plan_facilities(void **state)
 	assert_int_equal(p.method, DIAG_SAMPLE_IP);
 	/* a refused branch recording falls back to IP samples, saying why */
 	assert_int_equal(fx_plan(&p, "bad_speculation", CPU_BRANCH_LBR), 0);
-	diag_pmu_plan_fallback(&p, &(struct diag_pmu_plan_in){ "bad_speculation", NULL, NULL, 1.0, 0 },
+	diag_pmu_plan_fallback(&p, &(struct diag_pmu_plan_in){ "bad_speculation", NULL, NULL, 1.0, 0, NULL, -1 },
 			       "the kernel said EOPNOTSUPP");
 	assert_int_equal(p.method, DIAG_SAMPLE_IP);
 	assert_int_equal(p.branch_sample_type, 0);
@@ -110,7 +112,7 @@ static void test_plan_spe(void **state)
 	struct diag_pmu_plan p;
 
 	(void)state;
-	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "bad_speculation", &br, &list, 1.0, 0 }, &err), 0);
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "bad_speculation", &br, &list, 1.0, 0, NULL, -1 }, &err), 0);
 	assert_int_equal(p.method, DIAG_SAMPLE_SPE);
 	/* every sampled branch (no event_filter): the rates can be told */
 	assert_string_equal(p.event, "arm_spe_0/branch_filter=1,ts_enable=1,jitter=1/");
@@ -119,7 +121,7 @@ static void test_plan_spe(void **state)
 	assert_int_equal(p.spe_pmu_type, 9);
 	/* an SPE PMU without the branch_filter term: IP samples, and why */
 	pmus[0].nr_format = 0;
-	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "bad_speculation", &br, &list, 1.0, 0 }, &err), 0);
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "bad_speculation", &br, &list, 1.0, 0, NULL, -1 }, &err), 0);
 	assert_int_equal(p.method, DIAG_SAMPLE_IP);
 	assert_non_null(strstr(p.reason, "'arm_spe_0' PMU has no 'branch_filter' format term"));
 }
@@ -145,7 +147,7 @@ static void test_plan_frequency(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "retiring", &br, NULL, cases[i].seconds,
-										cases[i].max_rate }, &err), 0);
+										cases[i].max_rate, NULL, -1 }, &err), 0);
 		assert_int_equal(p.freq, cases[i].want);
 	}
 }
@@ -271,6 +273,93 @@ static void test_ip_backend(void **state)
 	assert_true(near(r.d.findings[1].share, 42.0)); /* 70 x 0.60 */
 	assert_non_null(strstr(r.d.findings[1].title, "hot line at drill-target.c:"));
 	diag_release(&r.d);
+}
+
+/*
+ * Item 4 of issue 18: with a tree whose dominant leaf has a Locate-with event (Intel's data), the
+ * drill-down samples that event (":pp" on a PMU that samples precisely) instead of cycles, and each
+ * finding names the leaf it located; Bad Speculation keeps the branch stacks; an event that does not
+ * open falls back to cycles, saying why.
+ */
+static void test_plan_locate(void **state)
+{
+	struct metric_tree *t = tdp_calloc(1, sizeof(*t));
+	struct countset cs = COUNTSET_INIT;
+	struct cpu_branch br = { .facility = CPU_BRANCH_LBR, .depth = 32, .reason = "Intel LBR" };
+	struct tdp_err err = TDP_ERR_INIT;
+	struct diag_pmu_plan p;
+	struct locate_plan lp;
+
+	(void)state;
+	assert_int_equal(fx_model_tree("sapphirerapids", 0.10, 0.02, 0.60, &cs, t), 0);
+	assert_string_equal(t->verdict.category, "backend_bound");
+	assert_int_equal(locate_plan(t, 2, &lp), 0);
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, t, 2 }, &err), 0);
+	assert_int_equal(p.method, DIAG_SAMPLE_IP);
+	assert_string_equal(p.locate_leaf, lp.leaf);
+	assert_string_equal(p.event, lp.spec);
+	assert_string_equal(p.locate_event, lp.event);
+	assert_non_null(strstr(p.reason, "dominant leaf"));
+	assert_true(lp.precise == (strstr(p.event, ":pp") != NULL));
+	/* no precise sampling here: the event without :pp */
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, t, 0 }, &err), 0);
+	assert_null(strstr(p.event, ":pp"));
+	/* the event did not open: cycles, and why */
+	diag_pmu_plan_unlocate(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, t, 0 }, "not supported");
+	assert_string_equal(p.event, "cycles");
+	assert_null(p.locate_leaf);
+	assert_non_null(strstr(p.reason, "did not open (not supported)"));
+	/* no tree: cycles as before */
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, NULL, 2 }, &err), 0);
+	assert_string_equal(p.event, "cycles");
+	countset_release(&cs);
+	/* Bad Speculation keeps the branch-stack path */
+	assert_int_equal(fx_model_tree("sapphirerapids", 0.30, 0.45, 0.05, &cs, t), 0);
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "bad_speculation", &br, NULL, 1.0, 0, t, 2 }, &err), 0);
+	assert_int_equal(p.method, DIAG_SAMPLE_BRANCH_STACK);
+	assert_null(p.locate_leaf);
+	countset_release(&cs);
+	tdp_free(t);
+}
+
+/* The located leaf's samples (an IP recording of drill-target) become findings that name the leaf. */
+static void test_ip_located(void **state)
+{
+	struct diag d;
+	struct diag_opts o;
+	struct diag_pmu_plan p;
+	struct cpu_branch br = { .facility = CPU_BRANCH_NONE, .depth = -1, .reason = "none" };
+	struct tdp_err err = TDP_ERR_INIT;
+	const struct diag_finding *f;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(fx_diag_model(&d, "sapphirerapids", 0.10, 0.02, 0.60, &o), 0);
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ d.category, &br, NULL, 1.0, 0, &d.tree, 2 }, &err),
+			 0);
+	assert_non_null(p.locate_leaf);
+	assert_int_equal(fx_recording(FX_IP, &buf, &len), 0);
+	assert_int_equal(diag_pmu_drill(&d, buf, len, &(struct diag_pmu_drill_opts){ &p, &o, NULL, 0 }, &err), 0);
+	assert_string_equal(d.sampling.located, p.locate_leaf);
+	f = NULL;
+	for (size_t i = 0; i < d.nr_findings && !f; i++)
+		if (strstr(d.findings[i].title, " located at drill-target.c:"))
+			f = &d.findings[i];
+	assert_non_null(f);
+	assert_int_equal(f->line, fx.hot_line);
+	assert_non_null(strstr(f->evidence, p.event));
+	assert_non_null(strstr(f->evidence, "Locate-with"));
+	assert_non_null(f->node);
+	assert_non_null(advice_find(f->node)); /* a fix from the knowledge base */
+	assert_true(f->fix && strlen(f->fix) > 20);
+	/* the Bottlenecks lead: the memory costs point at the located code */
+	for (size_t i = 0; i < d.nr_bottlenecks; i++)
+		if (!strcmp(d.bottlenecks[i].node ? d.bottlenecks[i].node : "", "memory_bound") && d.bottlenecks[i].leaf)
+			assert_int_equal(d.bottlenecks[i].site, 0);
+	tdp_free(buf);
+	diag_release(&d);
 }
 
 /* Frontend: the footprint per function. */
@@ -615,6 +704,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_no_facility),     cmocka_unit_test(test_no_model),
 		cmocka_unit_test(test_top),             cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_alloc_failures),  cmocka_unit_test(test_record_cpu_clock),
+		cmocka_unit_test(test_plan_locate),     cmocka_unit_test(test_ip_located),
 	};
 
 	if (argc < 3 || fx_init(argv[1], argv[2]))

@@ -30,6 +30,7 @@ static const char *const seeds[] = {
 	"task-clock,cs,migrations,faults,minor-faults",
 	"cpu/event=0x3c,umask=0x00,cmask=1,edge,inv,any/u",
 	"cpu/config=0x5300c0,config1=1,config2=2,period=1000,name=x/",
+	"cycles/period=1000,name=c/u,cpu-clock/freq=99/:k,cycles//",
 	"cpu/topdown-retiring,umask=0x81/:k",
 	"power/energy-pkg/,msr/tsc/",
 	"r1a8,r0x5300c0:pp",

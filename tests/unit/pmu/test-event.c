@@ -383,6 +383,67 @@ static void test_syntax_errors(void **state)
 	}
 }
 
+/* perf's event/terms/ on a generic or software event: "cycles/period=1000/" (perf 6.1 takes it too). */
+static void test_generic_terms(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t type;
+		uint64_t config, period, freq;
+		const char *name;
+		bool exclude_kernel;
+		int line;
+	} rows[] = {
+		{ "cycles/period=1000/", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000, 0, "cycles/period=1000/",
+		  false, __LINE__ },
+		{ "cpu-clock/freq=99/", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, 99, "cpu-clock/freq=99/", false,
+		  __LINE__ },
+		{ "instructions/period=0x10,name=ins/u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 16, 0, "ins",
+		  true, __LINE__ },
+		{ "L1-dcache-load-misses/period=7/:u", PERF_TYPE_HW_CACHE, CACHE(L1D, READ, MISS), 7, 0,
+		  "L1-dcache-load-misses/period=7/:u", true, __LINE__ },
+	};
+	static const struct syntax_row bad[] = {
+		{ "cycles/umask=3/", 8, "a named event takes perf's terms period=, freq= and name= only", __LINE__ },
+		{ "cycles/period=1000,config=2/", 20, "a named event takes perf's terms", __LINE__ },
+		{ "cycles/period=x/", 15, "expected a number", __LINE__ },
+		{ "cycles//", 8, "no terms between", __LINE__ },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct pmu_event_list l = PMU_EVENT_LIST_INIT;
+		struct tdp_err err = TDP_ERR_INIT;
+		const struct perf_event_attr *a;
+
+		if (pmu_event_list_parse(&l, rows[i].spec, &no_env, &err))
+			fail_msg("line %d: '%s': %s", rows[i].line, rows[i].spec, err.msg);
+		a = &l.v[0].attr;
+		assert_int_equal(a->type, rows[i].type);
+		assert_int_equal(a->config, rows[i].config);
+		assert_int_equal(a->freq, rows[i].freq != 0);
+		assert_int_equal(rows[i].freq ? a->sample_freq : a->sample_period, rows[i].freq ? rows[i].freq
+												   : rows[i].period);
+		assert_int_equal(a->exclude_kernel, rows[i].exclude_kernel);
+		assert_string_equal(l.v[0].name, rows[i].name);
+		pmu_event_list_release(&l);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct pmu_event_list l = PMU_EVENT_LIST_INIT;
+		struct tdp_err err = TDP_ERR_INIT;
+		char want[600];
+		int ret = pmu_event_list_parse(&l, bad[i].spec, &no_env, &err);
+
+		snprintf(want, sizeof(want), "cannot parse event list '%s': %s", bad[i].spec, bad[i].what);
+		if (ret != TDP_EUSAGE || strncmp(err.msg, want, strlen(want)))
+			fail_msg("line %d: '%s': ret %d, message '%s'", bad[i].line, bad[i].spec, ret, err.msg);
+		snprintf(want, sizeof(want), "at position %zu", bad[i].pos);
+		if (!str_ends_with(err.msg, want))
+			fail_msg("line %d: '%s': '%s' does not end with '%s'", bad[i].line, bad[i].spec, err.msg, want);
+		assert_int_equal(l.nr, 0);
+	}
+}
+
 struct unknown_row {
 	const char *spec;
 	const char *suggested;
@@ -574,7 +635,7 @@ int main(void)
 		cmocka_unit_test(test_groups),        cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_unknown_suggests), cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_describe),      cmocka_unit_test(test_alloc_failures),
-		cmocka_unit_test(test_known_list),
+		cmocka_unit_test(test_known_list),    cmocka_unit_test(test_generic_terms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -465,7 +465,7 @@ static void test_dwz(void **state)
 
 	/* moved away: only its build-id finds it, under a debug root */
 	char root[1024], byid[2048];
-	uint8_t cid[20];
+	uint8_t cid[20] = { 0 };
 	size_t cn = st_build_id(common, cid);
 
 	assert_true(cn > 0);
