@@ -1,6 +1,13 @@
 /*
- * runner.h: run a workload once under valgrind (cachegrind by default, or callgrind)
- * with our machine's caches and branch simulation, and parse what it recorded.
+ * runner.h: run a workload once under valgrind, with tdprof's own tool (vgtool/,
+ * tdpsim: the machine of mach.h) where it was built, else cachegrind (per line) or
+ * callgrind (per instruction) with our machine's caches and branch simulation, and
+ * parse what it recorded.
+ *
+ * tdprof's tool is loaded through a private VALGRIND_LIB: the private directory
+ * holds links to the system's valgrind files and to the tool (vglib.c); the
+ * machine goes to it as --tdp-* options (sim_machine_tool_args()). r->tool says
+ * which tool ran.
  *
  * valgrind is started with posix_spawn and an argv (never a shell string). The
  * workload's stdin, stdout and stderr are this process's; valgrind's own messages go
