@@ -36,11 +36,14 @@ check: all
 	-meson test -C $(BUILD) --print-errorlogs --num-processes 2 $(TESTS)
 	@scripts/test-summary.py $(BUILD)
 
-# Only what the demo runs: tdprof and the branch demo (not the tests, fuzzers and
-# benchmarks), so that a new user sees the first result in about a minute.
-DEMO_TARGETS = tdprof examples/branch/demo-branch
-demo: $(BUILD)/build.ninja
+# Only what the demo runs: tdprof, the branch demo and tdprof's valgrind tool
+# (`sim-tool`: the tool where Meson configured it, else tdprof again; valgrind's
+# static libraries come with deps.sh's valgrind), not the tests, fuzzers and
+# benchmarks, so that a new user sees the first result in about a minute.
+DEMO_TARGETS = tdprof examples/branch/demo-branch sim-tool
+demo:
 	@scripts/deps.sh demo
+	@$(MAKE) --no-print-directory $(BUILD)/build.ninja
 	$(NINJA) -C $(BUILD) $(DEMO_TARGETS)
 	@scripts/demo.sh $(BUILD)
 

@@ -134,7 +134,10 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		strbuf_addf(ev, " loads at this line miss the L1 data cache (%.1f %%) and ", diag_pct(v[SIM_D1MR], v[SIM_DR]));
 		diag_add_grouped(ev, v[SIM_DLMR]);
 		strbuf_addf(ev, " the last level too (%s); an estimated %.1f %% of all slots wait for them",
-			    ss->stream ? "costed as a prefetched stream" : "each one paying the full latency", share);
+			    !ss->tool ? (ss->stream ? "costed as a prefetched stream" : "each one paying the full latency")
+			    : ss->chase  ? "each waiting for the value the one before loaded: a pointer chase"
+			    : ss->stream ? "a stream the prefetchers cover: what is left is bandwidth"
+					 : "overlapping as far as the reorder and fill buffers let them", share);
 		*node = "memory_bound";
 		diag_kb_fix(*node, ss->stream ? "Block (tile)" : "linked structures", fix);
 		break;

@@ -601,7 +601,15 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 	d->backend = BACKEND_SIM;
 	d->estimate = true;
 	snprintf(d->machine_name, sizeof(d->machine_name), "%s", m->name);
-	sim_machine_describe(m, d->machine, sizeof(d->machine));
+	if (sim_profile_from_tool(p))
+		sim_machine_describe_tool(m, d->machine, sizeof(d->machine));
+	else
+		sim_machine_describe(m, d->machine, sizeof(d->machine));
+	if (p->creator[0]) { /* which simulator ran: tdprof's tool or valgrind's */
+		size_t len = strlen(d->machine);
+
+		snprintf(d->machine + len, sizeof(d->machine) - len, "; simulated by %s", p->creator);
+	}
 	d->width = m->width;
 	if (o->exe) {
 		struct tdp_err xerr = TDP_ERR_INIT;

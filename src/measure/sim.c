@@ -38,8 +38,13 @@ int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, str
 	o.tool = s->per_insn ? SIM_TOOL_CALLGRIND : SIM_TOOL_CACHEGRIND;
 	sim_machine_describe(&s->machine, s->machine_desc, sizeof(s->machine_desc));
 	if (n->progress) {
+		/* tdprof's own tool (vgtool/) replaces cachegrind and callgrind where it was built */
 		strbuf_addf(&line, "simulating '%s' under valgrind (%s, machine %s): expect 20-100x its normal "
-			    "run time", argv[0], s->per_insn ? "callgrind, per instruction" : "cachegrind", s->machine.name);
+			    "run time", argv[0],
+			    sim_tdpsim_available() ? "tdpsim, tdprof's tool"
+			    : s->per_insn	   ? "callgrind, per instruction"
+						   : "cachegrind",
+			    s->machine.name);
 		n->progress(line.buf);
 	}
 	ret = sim_run(&o, &s->profile, &s->run, err);
@@ -50,8 +55,20 @@ int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, str
 		strbuf_addf(&line, "simulation done in %.1f s", s->run.wall_ns / 1e9);
 		n->progress(line.buf);
 	}
-	/* The per-block pipeline model needs per-instruction counts (callgrind). */
-	if (s->profile.has_addr) {
+	{
+		size_t len;
+
+		/* the parameters of the simulator that ran, and which it was */
+		if (s->run.tool == SIM_TOOL_TDPSIM)
+			sim_machine_describe_tool(&s->machine, s->machine_desc, sizeof(s->machine_desc));
+		len = strlen(s->machine_desc);
+		snprintf(s->machine_desc + len, sizeof(s->machine_desc) - len, "; simulated by %s",
+			 sim_tool_name(s->run.tool));
+	}
+	/* The per-block pipeline model needs per-instruction counts (callgrind, tdprof's
+	 * tool) and runs for the commands that ask for them (why); stat, topdown and
+	 * selftest keep their quicker estimate without it, whichever tool ran. */
+	if (s->per_insn && s->profile.has_addr) {
 		struct simcore_opts co = { .tmpdir = tmpdir, .llvm_mca = NULL };
 
 		sim_core_release(&s->core);

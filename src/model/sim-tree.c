@@ -8,6 +8,10 @@
  * never simulated. A sim_topdown without level 2 (made by
  * hand) maps as before: branch_mispredicts = Bad Speculation, fetch_latency =
  * Frontend Bound, memory_bound = Backend Bound, light_operations = NAN.
+ * With tdprof's valgrind tool (td->level3) level 3 splits Memory Bound by the
+ * level that served the loads, Fetch Latency into i-cache misses and resteers,
+ * Fetch Bandwidth into the legacy decoders (MITE) and the rest (DSB); each parent
+ * is again the sum of its children. Without the tool they are absent.
  */
 #include <math.h>
 #include <stddef.h>
@@ -44,6 +48,22 @@ struct sim_node {
 	size_t l2;         /* offsetof the level-2 field in struct sim_topdown; 0: a level-1 node */
 	double threshold;  /* percent (classify.c gives the sources) */
 	const char *why;   /* why a node without a bucket is not estimated */
+};
+
+/* Level 3 (the tool's): key, parent, label, field, TMA's threshold (Intel TMA metrics 5.2). */
+static const struct {
+	const char *key, *parent, *label;
+	size_t field;
+	double threshold;
+} sim_l3[] = {
+	{ "icache_misses", "fetch_latency", "ICache Misses", L2(icache_misses), 5 },
+	{ "branch_resteers", "fetch_latency", "Branch Resteers", L2(branch_resteers), 5 },
+	{ "mite", "fetch_bandwidth", "MITE", L2(mite), 10 },
+	{ "dsb", "fetch_bandwidth", "DSB", L2(dsb), 15 },
+	{ "l1_bound", "memory_bound", "L1 Bound", L2(l1_bound), 10 },
+	{ "l2_bound", "memory_bound", "L2 Bound", L2(l2_bound), 5 },
+	{ "l3_bound", "memory_bound", "L3 Bound", L2(l3_bound), 5 },
+	{ "dram_bound", "memory_bound", "DRAM Bound", L2(dram_bound), 10 },
 };
 
 static const struct sim_node sim_nodes[] = {
@@ -87,7 +107,7 @@ void model_tree_from_sim(const struct sim_topdown *td, double width, int max_lev
 	out->simulated = true;
 	out->kind = MODEL_KIND_SLOTS;
 	out->slots = width;
-	out->max_level = max_level >= 2 ? 2 : 1;
+	out->max_level = max_level >= 3 && td->level2 && td->level3 ? 3 : max_level >= 2 ? 2 : 1;
 	for (size_t i = 0; i < sizeof(sim_nodes) / sizeof(sim_nodes[0]) && out->nr < MODEL_MAX_NODES; i++) {
 		const struct sim_node *d = &sim_nodes[i];
 		struct metric_node *n;
@@ -111,6 +131,20 @@ void model_tree_from_sim(const struct sim_topdown *td, double width, int max_lev
 			snprintf(n->why, sizeof(n->why), "%s", d->why);
 		if (!d->parent)
 			sum += n->value;
+	}
+	for (size_t i = 0; out->max_level >= 3 && i < sizeof(sim_l3) / sizeof(sim_l3[0]) && out->nr < MODEL_MAX_NODES;
+	     i++) {
+		struct metric_node *n = &out->v[out->nr++];
+
+		n->key = sim_l3[i].key;
+		n->parent = sim_l3[i].parent;
+		n->label = sim_l3[i].label;
+		n->level = 3;
+		n->value = *(const double *)(const void *)((const char *)td + sim_l3[i].field);
+		n->threshold = sim_l3[i].threshold;
+		n->group = -1;
+		n->formula = sim_l3[i].key;
+		n->source = isnan(n->value) ? NULL : "src/sim/cost.h";
 	}
 	out->level1_sum = sum;
 	out->sum_off = fabs(sum - 100.0) > 1.0;

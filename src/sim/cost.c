@@ -2,6 +2,7 @@
 #include "sim/cost.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "base/countset.h"
 #include "base/err.h"
@@ -41,8 +42,8 @@ void sim_estimate_sites(const struct sim_site *v, size_t nr, const struct sim_ma
 			const struct sim_core *core, struct sim_estimate *out)
 {
 	struct sim_estimate est = { 0 };
-	double core_c = 0, heavy = 0, fetch_bw = 0;
-	bool modelled = core && core->valid;
+	double core_c = 0, heavy = 0, fetch_bw = 0, mem[4] = { 0 }, icache = 0, mite = 0;
+	bool modelled = core && core->valid, tool = false;
 	struct sim_topdown *td = &est.topdown;
 
 	/* The terms are sums over lines: backend's overlap is decided line by line. */
@@ -54,6 +55,11 @@ void sim_estimate_sites(const struct sim_site *v, size_t nr, const struct sim_ma
 		core_c += v[i].core;
 		heavy += v[i].heavy;
 		fetch_bw += v[i].fetch_bw;
+		tool |= v[i].tool;
+		for (int l = 0; l < 4; l++)
+			mem[l] += v[i].mem[l];
+		icache += v[i].icache;
+		mite += v[i].mite;
 	}
 	est.core = modelled ? core : NULL;
 	/* Retiring cycles are µops / width: the µops follow from them. */
@@ -78,9 +84,12 @@ void sim_estimate_sites(const struct sim_site *v, size_t nr, const struct sim_ma
 	td->machine_clears = NAN;
 	td->fetch_latency = td->frontend_bound;
 	td->fetch_bandwidth = NAN;
-	if (modelled) {
+	if (modelled || tool) {
+		/* the tool's µop-cache misses are fetch bandwidth too, with or without the block model */
 		td->fetch_bandwidth = fmin(td->frontend_bound, 100.0 * fetch_bw / est.cycles);
 		td->fetch_latency = td->frontend_bound - td->fetch_bandwidth;
+	}
+	if (modelled) {
 		td->core_bound = fmin(td->backend_bound, 100.0 * core_c / est.cycles);
 		td->memory_bound = td->backend_bound - td->core_bound;
 		td->heavy_operations = fmin(td->retiring, 100.0 * heavy / est.cycles);
@@ -90,6 +99,25 @@ void sim_estimate_sites(const struct sim_site *v, size_t nr, const struct sim_ma
 		td->memory_bound = td->backend_bound;
 		td->heavy_operations = NAN;
 		td->light_operations = td->retiring;
+	}
+	/* Level 3 with the tool: each parent again the sum of its children, the last
+	 * child taking the remainder (L1 Bound, Branch Resteers, DSB). */
+	td->level3 = tool;
+	td->l1_bound = td->l2_bound = td->l3_bound = td->dram_bound = NAN;
+	td->icache_misses = td->branch_resteers = td->mite = td->dsb = NAN;
+	if (tool) {
+		double left = td->memory_bound;
+
+		td->dram_bound = fmin(left, 100.0 * mem[3] / est.cycles);
+		left -= td->dram_bound;
+		td->l3_bound = fmin(left, 100.0 * mem[2] / est.cycles);
+		left -= td->l3_bound;
+		td->l2_bound = fmin(left, 100.0 * mem[1] / est.cycles);
+		td->l1_bound = fmax(0.0, left - td->l2_bound);
+		td->icache_misses = fmin(td->fetch_latency, 100.0 * icache / est.cycles);
+		td->branch_resteers = td->fetch_latency - td->icache_misses;
+		td->mite = fmin(td->fetch_bandwidth, 100.0 * mite / est.cycles);
+		td->dsb = td->fetch_bandwidth - td->mite;
 	}
 	est.dominant = SIM_RETIRING;
 	for (int b = 1; b < SIM_NR_BUCKETS; b++)
@@ -164,10 +192,21 @@ int sim_estimate_countset(const struct sim_profile *p, const struct sim_estimate
 	for (size_t i = 0; i < sizeof(perf_counts) / sizeof(perf_counts[0]); i++) {
 		const struct perf_count *pc = &perf_counts[i];
 		bool ok = sim_profile_has(p, pc->events);
-		double v = (double)p->totals.v[pc->a];
+		enum sim_event a = pc->a;
+		double v;
 
+		/* tdprof's tool has an L2: the LLC sees what misses it, and it counts returns apart */
+		if (sim_profile_from_tool(p) && !strcmp(pc->name, "LLC-loads"))
+			a = SIM_D2MR;
+		if (sim_profile_from_tool(p) && !strcmp(pc->name, "LLC-stores"))
+			a = SIM_D2MW;
+		v = (double)p->totals.v[a];
 		if (pc->b != pc->a)
 			v += (double)p->totals.v[pc->b];
+		if (sim_profile_from_tool(p) && !strcmp(pc->name, "branches"))
+			v += (double)p->totals.v[SIM_BR];
+		if (sim_profile_from_tool(p) && !strcmp(pc->name, "branch-misses"))
+			v += (double)p->totals.v[SIM_BRM];
 		if ((ret = add(cs, pc->name, ok, v, err)))
 			return ret;
 	}

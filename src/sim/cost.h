@@ -63,7 +63,28 @@ struct sim_topdown {
 	double core_bound;         /* the block model's cycles beyond issue at full width; NAN without it */
 	double light_operations;   /* µops of 1-µop instructions (all of Retiring without the block model) */
 	double heavy_operations;   /* µops of instructions of 2 or more µops; NAN without the block model */
+	bool level3;               /* the fields below are set: tdprof's tool ran (sim_profile_from_tool) */
+	double l1_bound;           /* of memory_bound: load-latency chains through L1 hits (block model) */
+	double l2_bound;           /* ... loads served by L2 (the tool's exposed cycles) */
+	double l3_bound;           /* ... by L3 */
+	double dram_bound;         /* ... by DRAM (latency and bandwidth) */
+	double icache_misses;      /* of fetch_latency: instruction-cache misses */
+	double branch_resteers;    /* ... the rest: resteers after mispredicts, indirect branches, BTB misses */
+	double mite;               /* of fetch_bandwidth: code fetched past the µop cache (legacy decode) */
+	double dsb;                /* ... the rest: the taken-branch limit of the block model */
 };
+
+/* The events only tdprof's tool (vgtool/) gives: a profile with them is costed by
+ * its exposed cycles (docs/sim-machine.md section 4, "With the tool"). */
+#define SIM_TOOL_EVENTS                                                                                    \
+	((1u << SIM_DCY2) | (1u << SIM_DCY3) | (1u << SIM_DCYM) | (1u << SIM_BR) | (1u << SIM_BRM) |       \
+	 (1u << SIM_BTBM) | (1u << SIM_I2MR) | (1u << SIM_D2MR))
+
+/** True when p comes from tdprof's tool (it has every event of SIM_TOOL_EVENTS). */
+static inline bool sim_profile_from_tool(const struct sim_profile *p)
+{
+	return sim_profile_has(p, SIM_TOOL_EVENTS);
+}
 
 /*
  * What the per-block pipeline model (src/simcore/, llvm-mca) found, for the cost
@@ -197,20 +218,25 @@ struct sim_site {
 	double core;          /* of cycles.v[SIM_BACKEND_BOUND], the block model's core stall */
 	double heavy;         /* of cycles.v[SIM_RETIRING], heavy operations (>= 2-µop instructions) */
 	double resteer;       /* of cycles.v[SIM_FRONTEND_BOUND], branch resteers */
-	double fetch_bw;      /* of cycles.v[SIM_FRONTEND_BOUND], fetch bandwidth (block model) */
+	double fetch_bw;      /* of cycles.v[SIM_FRONTEND_BOUND], fetch bandwidth (block model, µop cache) */
 	bool chase;           /* its data misses come from a pointer chase (overlap 1) */
+	/* with tdprof's tool (sim_profile_from_tool): the parts of the terms by level */
+	bool tool;            /* the fields below are set */
+	double mem[4];        /* of Backend: L1 (load chains), L2, L3, DRAM exposed cycles */
+	double icache;        /* of Frontend: instruction-cache misses */
+	double mite;          /* of fetch_bw: windows past the µop cache */
 };
 
-/** Branches executed at a site (Bc + Bi). */
+/** Branches executed at a site (Bc + Bi, + Br from tdprof's tool, which counts returns apart). */
 static inline uint64_t sim_site_branches(const struct sim_site *s)
 {
-	return s->cost.v[SIM_BC] + s->cost.v[SIM_BI];
+	return s->cost.v[SIM_BC] + s->cost.v[SIM_BI] + s->cost.v[SIM_BR];
 }
 
-/** Mispredicted branches at a site (Bcm + Bim). */
+/** Mispredicted branches at a site (Bcm + Bim, + Brm). */
 static inline uint64_t sim_site_mispredicts(const struct sim_site *s)
 {
-	return s->cost.v[SIM_BCM] + s->cost.v[SIM_BIM];
+	return s->cost.v[SIM_BCM] + s->cost.v[SIM_BIM] + s->cost.v[SIM_BRM];
 }
 
 /**

@@ -19,7 +19,24 @@
 #define MIB(x) ((uint64_t)(x) << 20)
 
 /* The cost model's assumptions, shared by every preset (docs/sim-machine.md). */
-#define MODEL_ASSUMPTIONS .uops_per_insn = 1.0, .mlp = 1.0, .stream_mlp = 8.0, .stream_ratio = 0.125, .indep_mlp = 6.0
+#define MODEL_ASSUMPTIONS .uops_per_insn = 1.0, .mlp = 1.0, .stream_mlp = 8.0, .stream_ratio = 0.125, .indep_mlp = 6.0, \
+	.pf_stride = 1, .pf_stream = 1, .pf_max_stride = 2048, .dep_range = 512, .btb_assoc = 8, .dsb_assoc = 8
+
+/*
+ * The valgrind tool's parameters (docs/sim-machine.md "The tool"): L2, load-to-use
+ * latencies per level, ROB, L1D fill buffers (MSHR), one core's DRAM bandwidth,
+ * BTB, µop cache and legacy decode. Shared assumptions: both prefetchers on,
+ * strides up to 2 KiB prefetched (Intel's IP prefetcher's limit), a load within
+ * 512 B above a loaded pointer depends on it, 8-way BTB and µop cache. One core's
+ * bandwidth from L2, L3 and DRAM (l2_bw, l3_bw, mem_bw) is an assumption: single-core
+ * read bandwidth as Chips and Cheese measured it for each core, in bytes per core
+ * cycle, rounded down. The
+ * µop cache is given in windows (its µops / 6, the µops of one way).
+ */
+#define TOOL(l2size, l2assoc, l1l, l2l, l3l, rob_, mshr_, l2bw, l3bw, bw, btb, btbp, dsbw, dsbb, dec, sw) \
+	.l2 = { l2size, l2assoc, 64 }, .l1_latency = l1l, .l2_latency = l2l, .l3_latency = l3l, .rob = rob_, .mshr = mshr_, \
+	.l2_bw = l2bw, .l3_bw = l3bw, .mem_bw = bw, .btb_entries = btb, .btb_penalty = btbp, .dsb_windows = dsbw, .dsb_window = dsbb, \
+	.decode_width = dec, .dsb_switch = sw
 
 /* The front-end share of a mispredict (resteer_latency) is the refill of the
  * pipeline up to allocation after the flush: about a third of the penalty (the
@@ -34,7 +51,7 @@ static const struct sim_machine_preset presets[] = {
 		.name = "generic",
 		.description = "a modern desktop core: Golden Cove's L1 caches, Zen 4's L3, 6-wide",
 		.sources = "composite of the zen4 and alderlake presets below (their sources); "
-			   "costs between the two",
+			   "costs between the two; the tool: Golden Cove's L2, ROB and fill buffers, Zen 4's L3 latency",
 		.m = {
 			.name = "generic",
 			.i1 = { KIB(32), 8, 64 },
@@ -46,6 +63,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 35,
 			.mem_latency = 400,
 			.resteer_latency = 5, .indirect_resteer = 2, .mcpu = "alderlake",
+			TOOL(KIB(1280), 10, 5, 15, 50, 512, 16, 48, 20, 7, 8192, 9, 512, 64, 6, 2),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -56,7 +74,8 @@ static const struct sim_machine_preset presets[] = {
 			   "L1I/L1D 32 KiB 8-way, L2 1 MiB 14 cycles, L3 32 MiB 16-way ~50 cycles, "
 			   "6 macro-ops dispatched per cycle, mispredict 11-18 cycles (13 common); "
 			   "DRAM ~80 ns at ~5 GHz (Chips and Cheese, \"AMD's Zen 4 Part 2: Memory "
-			   "Subsystem\", 2022)",
+			   "Subsystem\", 2022); tool: L1D 4 cycles, ROB 320, 24 L1D misses in flight, L1 BTB 1.5K + "
+			   "L2 BTB 7K (as 8K), op cache 6.75K ops, 4-wide decode (Chips and Cheese, \"Zen 4 Part 1\", 2022)",
 		.m = {
 			.name = "zen4",
 			.i1 = { KIB(32), 8, 64 },
@@ -68,6 +87,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 32,
 			.mem_latency = 400,
 			.resteer_latency = 4, .indirect_resteer = 2, .mcpu = "znver3",
+			TOOL(MIB(1), 8, 4, 14, 50, 320, 24, 48, 24, 8, 8192, 8, 1024, 64, 4, 1),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -77,7 +97,8 @@ static const struct sim_machine_preset presets[] = {
 		.sources = "Intel 64 and IA-32 Architectures Optimization Reference Manual (248966), "
 			   "Golden Cove: L1I 32 KiB 8-way, L1D 48 KiB 12-way, L2 1.25 MiB 15 cycles, "
 			   "6-wide allocation; L3 ~65 cycles, mispredict ~17 cycles, DRAM ~90 ns at ~5 GHz "
-			   "(Chips and Cheese, \"Popping the Hood on Golden Cove\", 2021)",
+			   "(Chips and Cheese, \"Popping the Hood on Golden Cove\", 2021); tool: ROB 512, 16 L1D fill "
+			   "buffers, BTB 12K, µop cache 4K µops (64 B windows), 6-wide decode",
 		.m = {
 			.name = "alderlake",
 			.i1 = { KIB(32), 8, 64 },
@@ -89,6 +110,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 40,
 			.mem_latency = 450,
 			.resteer_latency = 6, .indirect_resteer = 2, .mcpu = "alderlake",
+			TOOL(KIB(1280), 10, 5, 15, 65, 512, 16, 48, 20, 6.5, 12288, 9, 512, 64, 6, 2),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -98,7 +120,9 @@ static const struct sim_machine_preset presets[] = {
 		.sources = "Intel 64 and IA-32 Architectures Optimization Reference Manual (248966), "
 			   "Skylake: L1I/L1D 32 KiB 8-way, L2 256 KiB 12 cycles, 4-wide allocation "
 			   "(top-down's 4 slots), mispredict ~16 cycles; L3 8 MiB 16-way ~42 cycles, "
-			   "DRAM ~42 cycles + 51 ns at 4 GHz (7-cpu.com, Skylake)",
+			   "DRAM ~42 cycles + 51 ns at 4 GHz (7-cpu.com, Skylake); tool: L1D 4 cycles, ROB 224, 12 fill "
+			   "buffers, BTB ~4K, DSB 1.5K µops (32 sets x 8 ways of 32 B windows), 4-wide legacy decode "
+			   "(the same manual), TMA's BAClear_Cost 9",
 		.m = {
 			.name = "skylake",
 			.i1 = { KIB(32), 8, 64 },
@@ -110,6 +134,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 27,
 			.mem_latency = 250,
 			.resteer_latency = 5, .indirect_resteer = 2, .mcpu = "skylake",
+			TOOL(KIB(256), 4, 4, 12, 42, 224, 12, 32, 16, 5, 4096, 9, 256, 32, 4, 2),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -119,7 +144,8 @@ static const struct sim_machine_preset presets[] = {
 		.sources = "Intel 64 and IA-32 Architectures Optimization Reference Manual (248966), "
 			   "Ice Lake: L1I 32 KiB 8-way, L1D 48 KiB 12-way, L2 1.25 MiB 14 cycles, 5-wide "
 			   "allocation; L3 1.5 MiB/core on a mesh ~70 cycles, DRAM ~110 ns at ~3 GHz "
-			   "(Chips and Cheese, \"Intel's Ice Lake-SP\", 2021); mispredict ~17 cycles",
+			   "(Chips and Cheese, \"Intel's Ice Lake-SP\", 2021); mispredict ~17 cycles; tool: ROB 352, "
+			   "12 fill buffers, BTB ~5K, DSB 2.25K µops, 4 decoders",
 		.m = {
 			.name = "icelake-server",
 			.i1 = { KIB(32), 8, 64 },
@@ -131,6 +157,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 42,
 			.mem_latency = 330,
 			.resteer_latency = 6, .indirect_resteer = 2, .mcpu = "icelake-server",
+			TOOL(KIB(1280), 20, 5, 14, 70, 352, 12, 40, 10, 4.5, 5120, 9, 384, 64, 4, 2),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -139,7 +166,8 @@ static const struct sim_machine_preset presets[] = {
 		.description = "AMD Zen 3 (Ryzen 5000, EPYC 7003): 32 MiB L3 per CCX, 6-wide",
 		.sources = "AMD, Software Optimization Guide for AMD EPYC 7003 Processors (pub. 56665): "
 			   "L1I/L1D 32 KiB 8-way, L2 512 KiB 12 cycles, L3 32 MiB 16-way ~46 cycles, "
-			   "6 macro-ops dispatched per cycle, mispredict ~13 cycles; DRAM ~80 ns at ~4.5 GHz",
+			   "6 macro-ops dispatched per cycle, mispredict ~13 cycles; DRAM ~80 ns at ~4.5 GHz; tool: ROB 256, "
+			   "24 L1D misses in flight, op cache 4K ops, 4-wide decode",
 		.m = {
 			.name = "zen3",
 			.i1 = { KIB(32), 8, 64 },
@@ -151,6 +179,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 29,
 			.mem_latency = 360,
 			.resteer_latency = 4, .indirect_resteer = 2, .mcpu = "znver3",
+			TOOL(KIB(512), 8, 4, 12, 46, 256, 24, 32, 24, 7.5, 8192, 8, 640, 64, 4, 1),
 			MODEL_ASSUMPTIONS,
 		},
 	},
@@ -160,7 +189,8 @@ static const struct sim_machine_preset presets[] = {
 		.sources = "Arm Neoverse N1 Technical Reference Manual (100616): L1I/L1D 64 KiB 4-way, "
 			   "L2 1 MiB 8-way; Arm Neoverse N1 Software Optimization Guide: 4-wide decode, "
 			   "mispredict 11 cycles, L2 ~11 cycles; Ampere Altra: 32 MiB system level "
-			   "cache ~90 cycles, DRAM ~120 ns at 3 GHz",
+			   "cache ~90 cycles, DRAM ~120 ns at 3 GHz; tool: ROB 128, BTB 6K; its macro-op cache is not "
+			   "modelled (x86 code decodes differently)",
 		.m = {
 			.name = "neoverse-n1",
 			.i1 = { KIB(64), 4, 64 },
@@ -172,6 +202,7 @@ static const struct sim_machine_preset presets[] = {
 			.ll_latency = 50,
 			.mem_latency = 360,
 			.resteer_latency = 4, .indirect_resteer = 2, .mcpu = "neoverse-n1", .mtriple = "aarch64",
+			TOOL(MIB(1), 8, 4, 11, 90, 128, 16, 32, 12, 6.5, 6144, 8, 0, 64, 4, 0),
 			MODEL_ASSUMPTIONS,
 		},
 	},

@@ -37,6 +37,26 @@ static const struct num_param num_params[] = {
 	NUM("resteer-latency", resteer_latency, 0, 200, "cycles"),
 	NUM("indirect-resteer", indirect_resteer, 0, 100, "cycles"),
 	NUM("indep-mlp", indep_mlp, 1, 64, "misses in flight"),
+	NUM("l1-latency", l1_latency, 1, 100, "cycles"),
+	NUM("l2-latency", l2_latency, 1, 1000, "cycles"),
+	NUM("l3-latency", l3_latency, 1, 1000, "cycles"),
+	NUM("rob", rob, 1, 4096, "reorder buffer entries"),
+	NUM("mshr", mshr, 1, 64, "L1D misses in flight"),
+	NUM("l2-bw", l2_bw, 0, 1000, "bytes per cycle from L2, 0: unlimited"),
+	NUM("l3-bw", l3_bw, 0, 1000, "bytes per cycle from L3, 0: unlimited"),
+	NUM("mem-bw", mem_bw, 0, 1000, "bytes per cycle from DRAM, 0: unlimited"),
+	NUM("btb-entries", btb_entries, 0, 1 << 20, "BTB entries, 0: none"),
+	NUM("btb-assoc", btb_assoc, 1, 64, "ways"),
+	NUM("btb-penalty", btb_penalty, 0, 100, "cycles"),
+	NUM("dsb-windows", dsb_windows, 0, 65536, "µop-cache windows, 0: none"),
+	NUM("dsb-assoc", dsb_assoc, 1, 64, "ways"),
+	NUM("dsb-window", dsb_window, 16, 4096, "bytes"),
+	NUM("decode-width", decode_width, 1, 16, "instructions per cycle"),
+	NUM("dsb-switch", dsb_switch, 0, 50, "cycles"),
+	NUM("prefetch-stride", pf_stride, 0, 1, "1 on, 0 off"),
+	NUM("prefetch-stream", pf_stream, 0, 1, "1 on, 0 off"),
+	NUM("prefetch-max-stride", pf_max_stride, 0, 1 << 20, "bytes"),
+	NUM("dep-range", dep_range, 0, 65536, "bytes"),
 };
 #define NR_NUM (sizeof(num_params) / sizeof(num_params[0]))
 
@@ -45,7 +65,10 @@ static const char *const all_keys[] = {
 	"i1", "i1-size", "i1-assoc", "i1-line", "d1", "d1-size", "d1-assoc", "d1-line",
 	"ll", "ll-size", "ll-assoc", "ll-line", "width", "uops-per-insn", "branch-penalty",
 	"i1-latency", "ll-latency", "mem-latency", "mlp", "stream-mlp", "stream-ratio",
-	"resteer-latency", "indirect-resteer", "indep-mlp",
+	"resteer-latency", "indirect-resteer", "indep-mlp", "l2", "l2-size", "l2-assoc", "l2-line",
+	"l1-latency", "l2-latency", "l3-latency", "rob", "mshr", "l2-bw", "l3-bw", "mem-bw", "btb-entries", "btb-assoc",
+	"btb-penalty", "dsb-windows", "dsb-assoc", "dsb-window", "decode-width", "dsb-switch",
+	"prefetch-stride", "prefetch-stream", "prefetch-max-stride", "dep-range",
 };
 #define NR_KEYS (sizeof(all_keys) / sizeof(all_keys[0]))
 
@@ -160,6 +183,8 @@ static struct sim_cache *cache_of(struct sim_machine *m, const char *key, const 
 		c = &m->d1;
 	else if (str_starts_with(key, "ll"))
 		c = &m->ll;
+	else if (str_starts_with(key, "l2") && (key[2] == '\0' || key[2] == '-'))
+		c = &m->l2;
 	else
 		return NULL;
 	*field = key + 2;
@@ -238,9 +263,9 @@ int sim_machine_set(struct sim_machine *m, const char *key, const char *value, s
 				    all_keys[idx[0]]);
 		else
 			tdp_err_set(err, TDP_EUSAGE, "unknown machine key '%s'", key);
-		tdp_err_hint(err, "keys: i1, d1, ll (SIZE:ASSOC:LINE) or their -size/-assoc/-line, width, "
-				    "uops-per-insn, branch-penalty, i1-latency, ll-latency, mem-latency, mlp, "
-				    "stream-mlp, stream-ratio");
+		tdp_err_hint(err, "keys: i1, d1, l2, ll (SIZE:ASSOC:LINE) or their -size/-assoc/-line, width, "
+				    "branch-penalty, latencies (i1-, l1-, l2-, l3-, ll-, mem-latency), rob, mshr, "
+				    "l2-bw, l3-bw, mem-bw, ... (see " TDP_DOC_SIM_MACHINE ")");
 		return TDP_EUSAGE;
 	}
 }
@@ -261,7 +286,7 @@ static void size_value(uint64_t b, char *out, size_t n)
 		snprintf(out, n, "%llu", (unsigned long long)b);
 }
 
-static int check_cache(const struct sim_cache *c, const char *k, struct tdp_err *err)
+static int check_cache(const struct sim_cache *c, const char *k, bool pow2, struct tdp_err *err)
 {
 	uint64_t way_bytes, sets, lo;
 
@@ -285,7 +310,7 @@ static int check_cache(const struct sim_cache *c, const char *k, struct tdp_err 
 		return TDP_EUSAGE;
 	}
 	sets = c->size / way_bytes;
-	if (c->size % way_bytes || !is_pow2(sets)) {
+	if (c->size % way_bytes || (pow2 && !is_pow2(sets))) {
 		/* valgrind's simulator indexes sets by address bits (cg-arch.c: "Cache set count
 		 * is not a power of two"): offer the two nearest sizes that work. */
 		char below[32], above[32];
@@ -309,8 +334,8 @@ int sim_machine_validate(const struct sim_machine *m, struct tdp_err *err)
 {
 	int ret;
 
-	if ((ret = check_cache(&m->i1, "i1", err)) || (ret = check_cache(&m->d1, "d1", err)) ||
-	    (ret = check_cache(&m->ll, "ll", err)))
+	if ((ret = check_cache(&m->i1, "i1", true, err)) || (ret = check_cache(&m->d1, "d1", true, err)) ||
+	    (ret = check_cache(&m->ll, "ll", true, err)) || (ret = check_cache(&m->l2, "l2", false, err)))
 		return ret;
 	for (size_t i = 0; i < NR_NUM; i++) {
 		const struct num_param *np = &num_params[i];
@@ -333,6 +358,34 @@ int sim_machine_validate(const struct sim_machine *m, struct tdp_err *err)
 	if (m->ll.line < m->d1.line || m->ll.line < m->i1.line) {
 		tdp_err_set(err, TDP_EUSAGE, "machine: the LL line (%u B) is smaller than an L1 line", m->ll.line);
 		tdp_err_hint(err, "use the same line size on every level, e.g. ll-line=64");
+		return TDP_EUSAGE;
+	}
+	if (m->l2.line != m->d1.line || m->i1.line != m->d1.line || m->ll.line != m->d1.line) {
+		tdp_err_set(err, TDP_EUSAGE, "machine: the caches' lines differ (%u, %u, %u and %u B)", m->i1.line,
+			    m->d1.line, m->l2.line, m->ll.line);
+		tdp_err_hint(err, "use the same line size on every level, e.g. l2-line=%u", m->d1.line);
+		return TDP_EUSAGE;
+	}
+	if (m->l2.size / ((uint64_t)m->l2.assoc * m->l2.line) > (1u << 24)) {
+		tdp_err_set(err, TDP_EUSAGE, "machine key 'l2-size': more than 2^24 sets");
+		tdp_err_hint(err, "give the L2's real size, e.g. l2-size=1M");
+		return TDP_EUSAGE;
+	}
+	if (m->btb_entries > 0 && fmod(m->btb_entries, m->btb_assoc) != 0) {
+		tdp_err_set(err, TDP_EUSAGE, "machine key 'btb-entries': %g is not a multiple of btb-assoc (%g)",
+			    m->btb_entries, m->btb_assoc);
+		tdp_err_hint(err, "use e.g. btb-entries=8192 with btb-assoc=8");
+		return TDP_EUSAGE;
+	}
+	if (m->dsb_windows > 0 && fmod(m->dsb_windows, m->dsb_assoc) != 0) {
+		tdp_err_set(err, TDP_EUSAGE, "machine key 'dsb-windows': %g is not a multiple of dsb-assoc (%g)",
+			    m->dsb_windows, m->dsb_assoc);
+		tdp_err_hint(err, "use e.g. dsb-windows=256 with dsb-assoc=8");
+		return TDP_EUSAGE;
+	}
+	if (!is_pow2((uint64_t)m->dsb_window) || m->dsb_window != floor(m->dsb_window)) {
+		tdp_err_set(err, TDP_EUSAGE, "machine key 'dsb-window': %g B is not a power of two", m->dsb_window);
+		tdp_err_hint(err, "use dsb-window=32 (Skylake) or dsb-window=64 (Golden Cove, Zen)");
 		return TDP_EUSAGE;
 	}
 	if (m->ll.size < m->d1.size || m->ll.size < m->i1.size) {
@@ -517,6 +570,31 @@ void sim_machine_valgrind_args(const struct sim_machine *m, char i1[SIM_VG_ARG_M
 	snprintf(ll, SIM_VG_ARG_MAX, "--LL=%llu,%u,%u", (unsigned long long)m->ll.size, m->ll.assoc, m->ll.line);
 }
 
+void sim_machine_tool_args(const struct sim_machine *m, char args[SIM_TOOL_ARGS][SIM_VG_ARG_MAX], size_t *nr)
+{
+	const struct sim_cache *c[4] = { &m->i1, &m->d1, &m->l2, &m->ll };
+	const char *cn[4] = { "l1i", "l1d", "l2", "l3" };
+	size_t n = 0;
+
+	for (int i = 0; i < 4; i++)
+		snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-%s=%llu,%u,%u", cn[i], (unsigned long long)c[i]->size,
+			 c[i]->assoc, c[i]->line);
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-latency=%.0f,%.0f,%.0f,%.0f", m->l1_latency, m->l2_latency,
+		 m->l3_latency, m->mem_latency);
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-width=%.3f", m->width);
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-rob=%.0f", m->rob);
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-mshr=%.0f", m->mshr);
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-bandwidth=%.3f,%.3f,%.3f", m->l2_bw, m->l3_bw, m->mem_bw);
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-btb=%.0f,%.0f", m->btb_entries, m->btb_assoc);
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-dsb=%.0f,%.0f,%.0f", m->dsb_windows, m->dsb_assoc, m->dsb_window);
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-prefetch=%.0f,%.0f,%.0f", m->pf_stride, m->pf_stream,
+		 m->pf_max_stride);
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-dep-range=%.0f", m->dep_range);
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-machine=%s%s", m->name, m->modified ? "+" : "");
+	snprintf(args[n++], SIM_VG_ARG_MAX, "--tdp-bpred=%s", m->name);
+	*nr = n;
+}
+
 static void size_str(uint64_t b, char *out, size_t n)
 {
 	if (b >= (1ull << 20) && !(b & ((1ull << 20) - 1)))
@@ -541,4 +619,20 @@ void sim_machine_describe(const struct sim_machine *m, char *buf, size_t size)
 		 m->name, m->modified ? " (modified)" : "", i1, m->i1.assoc, d1, m->d1.assoc, ll, m->ll.assoc,
 		 m->d1.line, m->width, m->branch_penalty, m->resteer_latency, m->i1_latency, m->ll_latency,
 		 m->mem_latency, m->mlp, m->stream_mlp, m->indep_mlp, m->mcpu[0] ? m->mcpu : "none");
+}
+
+void sim_machine_describe_tool(const struct sim_machine *m, char *buf, size_t size)
+{
+	char i1[32], d1[32], l2[32], ll[32];
+
+	size_str(m->i1.size, i1, sizeof(i1));
+	size_str(m->d1.size, d1, sizeof(d1));
+	size_str(m->l2.size, l2, sizeof(l2));
+	size_str(m->ll.size, ll, sizeof(ll));
+	snprintf(buf, size,
+		 "%s%s: L1I %s, L1D %s, L2 %s, L3 %s, %u B lines; %g slots/cycle; ROB %g, %g misses in flight; "
+		 "load latency %g/%g/%g/%g cycles; mispredict %g cycles (%g resteer); core: llvm-mca %s",
+		 m->name, m->modified ? " (modified)" : "", i1, d1, l2, ll, m->d1.line, m->width, m->rob, m->mshr,
+		 m->l1_latency, m->l2_latency, m->l3_latency, m->mem_latency, m->branch_penalty, m->resteer_latency,
+		 m->mcpu[0] ? m->mcpu : "none");
 }

@@ -60,6 +60,31 @@ struct sim_machine {
 				  * addresses are independent (no pointer chase); chases get 1 */
 	char mcpu[24];           /* llvm-mca's -mcpu for the block model ("skylake"); "" none */
 	char mtriple[24];        /* llvm-mca's -mtriple ("" the default, x86-64) */
+	/* tdprof's valgrind tool (vgtool/, docs/sim-machine.md "The tool"): three cache
+	 * levels (i1, d1, l2, and ll as the L3), latencies per level, the interval
+	 * model, the prefetchers, the BTB and the µop cache. */
+	struct sim_cache l2;     /* unified L2 (any number of sets) */
+	double l1_latency;       /* load-to-use cycles of an L1 hit */
+	double l2_latency;       /* ... of an L2 hit */
+	double l3_latency;       /* ... of an L3 (ll) hit; mem_latency: DRAM */
+	double rob;              /* reorder buffer entries: misses this close together overlap */
+	double mshr;             /* L1D misses in flight at most (fill buffers) */
+	double l2_bw;            /* bytes per cycle one core moves from L2 at most; 0: unlimited */
+	double l3_bw;            /* ... from L3 */
+	double mem_bw;           /* ... from DRAM */
+	double btb_entries;      /* BTB entries (0: no BTB model) */
+	double btb_assoc;
+	double btb_penalty;      /* cycles per taken branch predicted right whose BTB entry was missing
+				  * (the decoder finds it and resteers: TMA's Unknown_Branches) */
+	double dsb_windows;      /* µop-cache capacity in fetch windows (0: none) */
+	double dsb_assoc;
+	double dsb_window;       /* bytes of code per window */
+	double decode_width;     /* instructions per cycle the legacy decoders deliver */
+	double dsb_switch;       /* cycles lost per window fetched past the µop cache (the switch) */
+	double pf_stride;        /* 1: the per-instruction stride prefetcher is on */
+	double pf_stream;        /* 1: the stream (next-line) prefetcher is on */
+	double pf_max_stride;    /* bytes: longer strides are not prefetched */
+	double dep_range;        /* bytes above a loaded pointer whose loads depend on it */
 };
 
 /* A preset: the machine and where its numbers come from. */
@@ -126,6 +151,14 @@ int sim_machine_load(struct sim_machine *m, const char *spec, struct tdp_err *er
 	__attribute__((warn_unused_result));
 
 #define SIM_VG_ARG_MAX 64
+#define SIM_TOOL_ARGS 16 /* options sim_machine_tool_args() writes at most */
+
+/**
+ * The options of tdprof's valgrind tool (vgtool/) that make it simulate m:
+ * "--tdp-l1i=32768,8,64", "--tdp-latency=5,15,50,400", ... into args[0..*nr),
+ * SIM_VG_ARG_MAX bytes each. m must be valid.
+ */
+void sim_machine_tool_args(const struct sim_machine *m, char args[SIM_TOOL_ARGS][SIM_VG_ARG_MAX], size_t *nr);
 
 /**
  * The valgrind options that make it simulate m's caches: "--I1=32768,8,64" etc.
@@ -139,5 +172,12 @@ void sim_machine_valgrind_args(const struct sim_machine *m, char i1[SIM_VG_ARG_M
  * LL 32 MiB 16-way, 64 B lines; 6-wide; mispredict 15 cycles; ..." into buf.
  */
 void sim_machine_describe(const struct sim_machine *m, char *buf, size_t size);
+
+/**
+ * The same for a run of tdprof's valgrind tool, which simulates other parameters:
+ * "generic: L1I 32 KiB, L1D 48 KiB, L2 1.25 MiB, L3 32 MiB, 64 B lines; 6 slots/cycle;
+ * ROB 512, 16 misses in flight; load latency 5/15/50/400 cycles; ...".
+ */
+void sim_machine_describe_tool(const struct sim_machine *m, char *buf, size_t size);
 
 #endif

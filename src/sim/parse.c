@@ -649,7 +649,16 @@ static int parse_header(struct parser *ps, struct span key, struct span v)
 	if (key_is(key, "creator")) {
 		struct span rest;
 
-		ps->by_callgrind = starts(trim(v), "callgrind", &rest);
+		/* callgrind and tdprof's tool end their files with totals: (a truncated one has none) */
+		ps->by_callgrind = starts(trim(v), "callgrind", &rest) || starts(trim(v), "tdpsim", &rest);
+		if (!ps->p->creator[0]) {
+			struct span c = trim(v);
+			size_t n = c.n < sizeof(ps->p->creator) - 1 ? c.n : sizeof(ps->p->creator) - 1;
+
+			for (size_t i = 0; i < n; i++)
+				ps->p->creator[i] = isprint((unsigned char)c.s[i]) ? c.s[i] : '?';
+			ps->p->creator[n] = '\0';
+		}
 		return 0;
 	}
 	/* pid:, part:, thread:, event: and unknown keys carry nothing we use. */

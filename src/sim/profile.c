@@ -17,8 +17,12 @@ struct sim_profile_index {
 static const char *const event_names[SIM_NR_EVENTS] = {
 	[SIM_IR] = "Ir",     [SIM_I1MR] = "I1mr", [SIM_ILMR] = "ILmr", [SIM_DR] = "Dr",   [SIM_D1MR] = "D1mr",
 	[SIM_DLMR] = "DLmr", [SIM_DW] = "Dw",     [SIM_D1MW] = "D1mw", [SIM_DLMW] = "DLmw", [SIM_BC] = "Bc",
-	[SIM_BCM] = "Bcm",   [SIM_BI] = "Bi",     [SIM_BIM] = "Bim",
+	[SIM_BCM] = "Bcm",   [SIM_BI] = "Bi",     [SIM_BIM] = "Bim",  [SIM_I2MR] = "I2mr", [SIM_D2MR] = "D2mr",
+	[SIM_D2MW] = "D2mw", [SIM_BR] = "Br",     [SIM_BRM] = "Brm",  [SIM_BTK] = "Btk",   [SIM_BTBM] = "Btbm",
+	[SIM_DPF] = "Dpf",   [SIM_DSW] = "Dsw",   [SIM_DDEP] = "Ddep", [SIM_DCY2] = "Dcy2", [SIM_DCY3] = "Dcy3",
+	[SIM_DCYM] = "DcyM", [SIM_IDSBM] = "Idsbm", [SIM_IMITE] = "Imite",
 };
+_Static_assert(SIM_NR_EVENTS <= 32, "sim_profile.have is a 32-bit mask");
 
 const char *sim_event_name(enum sim_event e)
 {

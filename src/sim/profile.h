@@ -53,6 +53,22 @@ enum sim_event {
 	SIM_BCM,    /* conditional branches mispredicted */
 	SIM_BI,     /* indirect branches executed */
 	SIM_BIM,    /* indirect branches mispredicted */
+	/* tdprof's valgrind tool (vgtool/, src/sim/mach.h) adds these: */
+	SIM_I2MR,   /* instruction fetches missing L2 too */
+	SIM_D2MR,   /* D1 read misses that miss L2 too (the tool's LL misses are L3 misses) */
+	SIM_D2MW,   /* D1 write misses that miss L2 too */
+	SIM_BR,     /* returns (not in Bi with the tool) */
+	SIM_BRM,    /* returns mispredicted */
+	SIM_BTK,    /* taken branches */
+	SIM_BTBM,   /* taken branches predicted right that missed the BTB */
+	SIM_DPF,    /* D1 read misses a hardware prefetcher covers */
+	SIM_DSW,    /* software prefetches that missed D1 */
+	SIM_DDEP,   /* D1 read misses that waited for a load in flight (pointer chases) */
+	SIM_DCY2,   /* exposed cycles of loads served by L2 (the interval model) */
+	SIM_DCY3,   /* ... by L3 */
+	SIM_DCYM,   /* ... by DRAM */
+	SIM_IDSBM,  /* fetch windows missing the µop cache */
+	SIM_IMITE,  /* instructions decoded by the legacy decoders (in those windows) */
 	SIM_NR_EVENTS
 };
 
@@ -95,6 +111,7 @@ struct sim_profile {
 	struct sim_cost totals;  /* sum of all self costs */
 	struct sim_cost summary; /* sum of the files' summary:/totals: lines */
 	char *cmd;               /* the first file's `cmd:` value; NULL when none */
+	char creator[32];        /* the first file's `creator:` ("callgrind-3.19.0", "tdpsim-1"); "" none */
 	struct sim_cache_desc i1, d1, ll; /* from the first file that gave them */
 	struct sim_profile_index *index;  /* private lookup tables (profile.c) */
 };

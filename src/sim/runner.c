@@ -29,6 +29,23 @@ extern char **environ;
 #define COST_PREFIX "cost."
 #define LOG_PREFIX "valgrind."
 
+const char *sim_tool_name(enum sim_tool t)
+{
+	switch (t) {
+	case SIM_TOOL_CACHEGRIND: return "cachegrind";
+	case SIM_TOOL_CALLGRIND: return "callgrind";
+	case SIM_TOOL_TDPSIM: return "tdpsim";
+	}
+	return "?";
+}
+
+bool sim_tdpsim_available(void)
+{
+	char path[4096];
+
+	return sim_vgtool_find(path, sizeof(path)) == 0;
+}
+
 /*
  * A script's "#!" interpreter, checked as execve() would: a missing one is the
  * same "not found" (127) as under the PMU backend, not a valgrind failure (1).
@@ -254,8 +271,8 @@ static int read_costs(const char *dir, pid_t main_pid, enum sim_tool tool, struc
 			ret = tdp_file_open(&f, path, SIM_MAX_FILE_SIZE, err);
 			if (ret)
 				break;
-			ret = tool == SIM_TOOL_CALLGRIND ? sim_callgrind_parse(p, f.data, f.size, path, err)
-							 : sim_cachegrind_parse(p, f.data, f.size, path, err);
+			ret = tool != SIM_TOOL_CACHEGRIND ? sim_callgrind_parse(p, f.data, f.size, path, err)
+							  : sim_cachegrind_parse(p, f.data, f.size, path, err);
 			tdp_file_close(&f);
 			if (!ret)
 				(*nr_files)++;
@@ -265,34 +282,45 @@ static int read_costs(const char *dir, pid_t main_pid, enum sim_tool tool, struc
 }
 
 struct argv_buf {
-	char *v[32];
+	char *v[32 + SIM_TOOL_ARGS];
 	size_t nr;
 	char i1[SIM_VG_ARG_MAX], d1[SIM_VG_ARG_MAX], ll[SIM_VG_ARG_MAX];
+	char tool[SIM_TOOL_ARGS][SIM_VG_ARG_MAX];
 	struct strbuf out, log;
 };
 
 /* valgrind's argv followed by the workload's. */
-static char **make_argv(const struct sim_run_opts *o, const char *vg, const char *dir, const char *prog,
-			struct argv_buf *ab)
+static char **make_argv(const struct sim_run_opts *o, enum sim_tool tool, const char *vg, const char *dir,
+			const char *prog, struct argv_buf *ab)
 {
 	size_t nargs = 0;
 	char **argv;
-	bool cg = o->tool != SIM_TOOL_CALLGRIND;
 
-	sim_machine_valgrind_args(o->machine, ab->i1, ab->d1, ab->ll);
-	strbuf_addf(&ab->out, "--%s-out-file=%s/%s%%p", cg ? "cachegrind" : "callgrind", dir, COST_PREFIX);
+	strbuf_addf(&ab->out, "--%s-out-file=%s/%s%%p",
+		    tool == SIM_TOOL_TDPSIM ? "tdp" : tool == SIM_TOOL_CALLGRIND ? "callgrind" : "cachegrind", dir,
+		    COST_PREFIX);
 	strbuf_addf(&ab->log, "--log-file=%s/%s%%p", dir, LOG_PREFIX);
 	if (strbuf_failed(&ab->out) || strbuf_failed(&ab->log))
 		return NULL;
 	ab->v[ab->nr++] = (char *)vg;
-	ab->v[ab->nr++] = cg ? "--tool=cachegrind" : "--tool=callgrind";
-	ab->v[ab->nr++] = "--cache-sim=yes";
-	ab->v[ab->nr++] = "--branch-sim=yes";
-	if (!cg)
-		ab->v[ab->nr++] = "--dump-instr=yes";
-	ab->v[ab->nr++] = ab->i1;
-	ab->v[ab->nr++] = ab->d1;
-	ab->v[ab->nr++] = ab->ll;
+	if (tool == SIM_TOOL_TDPSIM) {
+		size_t n;
+
+		ab->v[ab->nr++] = "--tool=tdpsim";
+		sim_machine_tool_args(o->machine, ab->tool, &n);
+		for (size_t i = 0; i < n; i++)
+			ab->v[ab->nr++] = ab->tool[i];
+	} else {
+		sim_machine_valgrind_args(o->machine, ab->i1, ab->d1, ab->ll);
+		ab->v[ab->nr++] = tool == SIM_TOOL_CACHEGRIND ? "--tool=cachegrind" : "--tool=callgrind";
+		ab->v[ab->nr++] = "--cache-sim=yes";
+		ab->v[ab->nr++] = "--branch-sim=yes";
+		if (tool == SIM_TOOL_CALLGRIND)
+			ab->v[ab->nr++] = "--dump-instr=yes";
+		ab->v[ab->nr++] = ab->i1;
+		ab->v[ab->nr++] = ab->d1;
+		ab->v[ab->nr++] = ab->ll;
+	}
 	ab->v[ab->nr++] = o->no_children ? "--trace-children=no" : "--trace-children=yes";
 	/* no gdbserver: its FIFOs and shared memory in TMPDIR would outlive a killed valgrind */
 	ab->v[ab->nr++] = "--vgdb=no";
@@ -354,6 +382,9 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 	char reason[256];
 	struct sim_unhandled unhandled;
 	bool made_dir = false;
+	enum sim_tool tool = o->tool;
+	char tool_path[4096], **env = NULL;
+	struct strbuf vglib = STRBUF_INIT;
 	pid_t pid = 0;
 	double t0;
 	int ret, wstatus = 0;
@@ -424,14 +455,32 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 		goto out;
 	}
 	made_dir = true;
-	argv = make_argv(o, vg, dirbuf.buf, prog, &ab);
+	/* tdprof's own tool when it is there: the private directory is its VALGRIND_LIB */
+	if (!o->valgrind_only && tool != SIM_TOOL_TDPSIM && !sim_vgtool_find(tool_path, sizeof(tool_path)))
+		tool = SIM_TOOL_TDPSIM;
+	if (tool == SIM_TOOL_TDPSIM) {
+		if (sim_vgtool_find(tool_path, sizeof(tool_path))) {
+			ret = tdp_err_set(err, TDP_ENOTSUP, "tdprof's valgrind tool (tdpsim) is not built");
+			tdp_err_hint(err, "install valgrind (its static libraries) and rebuild tdprof");
+			goto out;
+		}
+		if ((ret = sim_vglib_make(dirbuf.buf, vg, tool_path, err)))
+			goto out;
+		strbuf_addf(&vglib, "VALGRIND_LIB=%s", dirbuf.buf);
+		if (strbuf_failed(&vglib) || !(env = sim_env_with(o->envp ? o->envp : environ, vglib.buf))) {
+			ret = tdp_err_oom(err);
+			goto out;
+		}
+	}
+	r->tool = tool;
+	argv = make_argv(o, tool, vg, dirbuf.buf, prog, &ab);
 	if (!argv) {
 		ret = tdp_err_oom(err);
 		goto out;
 	}
 
 	t0 = now_ns();
-	ret = spawn_and_wait(argv, o->envp, &pid, &wstatus, err);
+	ret = spawn_and_wait(argv, env ? env : o->envp, &pid, &wstatus, err);
 	if (ret)
 		goto out;
 	if (tdp_sigfwd_received()) {
@@ -463,7 +512,7 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 		goto out;
 	}
 
-	ret = read_costs(dirbuf.buf, pid, o->tool, p, &r->nr_files, err);
+	ret = read_costs(dirbuf.buf, pid, tool, p, &r->nr_files, err);
 	if (ret == TDP_EFORMAT) {
 		/* callgrind, giving up on the debug info, leaves a cost file with no events: the
 		 * log says why, which matters more than the file's damage */
@@ -492,8 +541,10 @@ int sim_run(const struct sim_run_opts *o, struct sim_profile *p, struct sim_run_
 			tdp_err_hint(err, "if the workload is a wrapper script that runs the program with exec, "
 				     "simulate its children too");
 		else
-			tdp_err_hint(err, "run the same command under 'valgrind --tool=%s' to see its messages",
-				     o->tool == SIM_TOOL_CALLGRIND ? "callgrind" : "cachegrind");
+			tdp_err_hint(err, "run the same command under 'valgrind --tool=%s' to see its messages%s",
+				     sim_tool_name(tool),
+				     tool == SIM_TOOL_TDPSIM ? " (VALGRIND_LIB must name a directory with tdprof's "
+							       "tdpsim-amd64-linux and valgrind's files)" : "");
 	}
 out:
 	if (made_dir)
@@ -504,6 +555,8 @@ out:
 	strbuf_release(&dirbuf);
 	strbuf_release(&ab.out);
 	strbuf_release(&ab.log);
+	strbuf_release(&vglib);
+	tdp_free(env);
 	tdp_free(argv);
 	tdp_free(vg);
 	tdp_free(prog);

@@ -1,6 +1,13 @@
 /*
- * runner.h: run a workload once under valgrind (cachegrind by default, or callgrind)
- * with our machine's caches and branch simulation, and parse what it recorded.
+ * runner.h: run a workload once under valgrind, with tdprof's own tool (vgtool/,
+ * tdpsim: the machine of mach.h) where it was built, else cachegrind (per line) or
+ * callgrind (per instruction) with our machine's caches and branch simulation, and
+ * parse what it recorded.
+ *
+ * tdprof's tool is loaded through a private VALGRIND_LIB: the private directory
+ * holds links to the system's valgrind files and to the tool (vglib.c); the
+ * machine goes to it as --tdp-* options (sim_machine_tool_args()). r->tool says
+ * which tool ran.
  *
  * valgrind is started with posix_spawn and an argv (never a shell string). The
  * workload's stdin, stdout and stderr are this process's; valgrind's own messages go
@@ -36,7 +43,15 @@ struct tdp_err;
 enum sim_tool {
 	SIM_TOOL_CACHEGRIND = 0, /* per source line (file, function, line); the faster */
 	SIM_TOOL_CALLGRIND,      /* per instruction (--dump-instr=yes): adds addresses, ~3x slower */
+	SIM_TOOL_TDPSIM,         /* tdprof's own tool (vgtool/): per instruction, three cache levels,
+				  * prefetchers, overlapping misses, a modern predictor, a BTB */
 };
+
+/** The tool's name ("cachegrind", "callgrind", "tdpsim"). */
+const char *sim_tool_name(enum sim_tool t);
+
+/** True when tdprof's own tool (vgtool/) was built and is where the runner looks for it. */
+bool sim_tdpsim_available(void);
 
 struct sim_run_opts {
 	char *const *argv;      /* the workload, NULL-terminated; argv[0] is looked up in `path`
@@ -47,13 +62,16 @@ struct sim_run_opts {
 	const char *valgrind;   /* valgrind to run: a path, or a name looked up in `path`;
 				 * NULL: "valgrind" */
 	const char *tmpdir;     /* where the private directory is made; NULL: "/tmp" */
-	enum sim_tool tool;
+	enum sim_tool tool;     /* what is wanted: CACHEGRIND (per line) or CALLGRIND (per
+				 * instruction); tdprof's tool replaces either when it is available,
+				 * unless valgrind_only */
+	bool valgrind_only;     /* never use tdprof's tool (vgtool/) */
 	bool no_children;       /* do not follow children (--trace-children=no); by default
 				 * every process the workload starts is simulated and merged */
 	const struct sim_machine *machine; /* required, valid (sim_machine_validate) */
 };
 
-#define SIM_RUN_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, SIM_TOOL_CACHEGRIND, false, NULL }
+#define SIM_RUN_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, SIM_TOOL_CACHEGRIND, false, false, NULL }
 
 struct sim_run_result {
 	bool ran;         /* valgrind was started (the fields below are meaningful) */
@@ -62,6 +80,7 @@ struct sim_run_result {
 	int signo;
 	double wall_ns;   /* how long valgrind ran */
 	size_t nr_files;  /* cost files merged (1 + the children that were simulated) */
+	enum sim_tool tool; /* the tool that ran */
 };
 
 /**

@@ -9,6 +9,8 @@
 
 #include "sim/profile.h"
 
+struct tdp_err;
+
 /*
  * An open-addressing table of uint32_t values (0 marks an empty slot, so values are
  * stored +1). The caller hashes and compares; the table only finds slots.
@@ -60,5 +62,29 @@ enum sim_format {
 
 int sim_parse(struct sim_profile *p, const uint8_t *buf, size_t len, const char *name, enum sim_format fmt,
 	      struct tdp_err *err) __attribute__((warn_unused_result));
+
+/* ---- tdprof's valgrind tool (vglib.c) ---- */
+
+/*
+ * The tool's path into path[0..size): the one built beside tdprof when this is
+ * the build tree's tdprof, else the installed one, else the other. Returns 0, or
+ * TDP_ENOENT when it was not built or is not there.
+ */
+int sim_vgtool_find(char *path, size_t size);
+
+/*
+ * Make dir a valgrind library directory for one run: links to every file of the
+ * system's (found beside `valgrind`, the launcher's path, or in the usual
+ * places) and to `tool`. Returns 0, TDP_ENOTSUP (no valgrind directory) or
+ * TDP_EIO.
+ */
+int sim_vglib_make(const char *dir, const char *valgrind, const char *tool, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/*
+ * envp (NULL-terminated) with the variable of "KEY=VALUE" kv set: a new array
+ * (tdp_free it) whose strings are borrowed from envp and kv; NULL on ENOMEM.
+ */
+char **sim_env_with(char *const *envp, const char *kv);
 
 #endif

@@ -7,8 +7,12 @@
  * The module is four contracts, used in this order:
  *   machine.h  the simulated machine (--sim-machine): presets, KEY=VAL, files,
  *              validation, valgrind's --I1/--D1/--LL;
- *   runner.h   sim_run(): valgrind (cachegrind, or callgrind for instruction
- *              addresses) on the workload, its exit status, its cost files parsed;
+ *   runner.h   sim_run(): valgrind (tdprof's own tool where it was built, else
+ *              cachegrind, or callgrind for instruction addresses) on the workload,
+ *              its exit status, its cost files parsed;
+ *   mach.h     the machine tdprof's valgrind tool (vgtool/) simulates: caches,
+ *              prefetchers, the interval model, BTB, µop cache, predictor
+ *              (freestanding; compiled into the tool);
  *   profile.h  the parsed costs and the hostile-input parsers of cachegrind.out and
  *              callgrind.out (also usable on files recorded elsewhere);
  *   cost.h     sim_estimate() (cycles and level-1 top-down, struct sim_topdown),

@@ -39,8 +39,42 @@ static void site_cycles(struct sim_site *s, const struct sim_machine *m, bool wi
 	s->cycles.v[SIM_BACKEND_BOUND] = with_memory ? miss_cycles(v, m, s->stream ? m->stream_mlp : m->mlp) : 0;
 }
 
+/*
+ * The same with tdprof's tool (cost.h, docs/sim-machine.md "With the tool"): the
+ * tool's exposed cycles per level are Memory Bound as they are; returns are
+ * predicted apart (Br, Brm), a BTB miss resteers at decode, the i-cache has three
+ * levels, and windows fetched past the µop cache cost their switch and the
+ * narrower legacy decode.
+ */
+static void site_cycles_tool(struct sim_site *s, const struct sim_machine *m)
+{
+	const uint64_t *v = s->cost.v;
+	double mispredicts = (double)(v[SIM_BCM] + v[SIM_BIM] + v[SIM_BRM]);
+	double i2 = v[SIM_I1MR] > v[SIM_I2MR] ? (double)(v[SIM_I1MR] - v[SIM_I2MR]) : 0;
+	double i3 = v[SIM_I2MR] > v[SIM_ILMR] ? (double)(v[SIM_I2MR] - v[SIM_ILMR]) : 0;
+	double narrow = m->decode_width < m->width ? 1.0 / m->decode_width - 1.0 / m->width : 0;
+
+	s->tool = true;
+	s->stream = v[SIM_D1MR] > 0 && 2 * v[SIM_DPF] > v[SIM_D1MR];
+	s->chase = v[SIM_D1MR] > 0 && 2 * v[SIM_DDEP] > v[SIM_D1MR];
+	s->cycles.v[SIM_RETIRING] = (double)v[SIM_IR] * m->uops_per_insn / m->width;
+	s->cycles.v[SIM_BAD_SPECULATION] = mispredicts * (m->branch_penalty - m->resteer_latency);
+	/* a return the return stack predicted costs no redirect: only indirect jumps and calls do */
+	s->resteer = mispredicts * m->resteer_latency + (double)v[SIM_BI] * m->indirect_resteer +
+		     (double)v[SIM_BTBM] * m->btb_penalty;
+	s->icache = i2 * m->i1_latency + i3 * m->l3_latency + (double)v[SIM_ILMR] * m->mem_latency;
+	s->mite = (double)v[SIM_IDSBM] * m->dsb_switch + (double)v[SIM_IMITE] * narrow;
+	s->fetch_bw = s->mite;
+	s->cycles.v[SIM_FRONTEND_BOUND] = s->icache + s->resteer + s->mite;
+	s->mem[1] = (double)v[SIM_DCY2];
+	s->mem[2] = (double)v[SIM_DCY3];
+	s->mem[3] = (double)v[SIM_DCYM];
+	s->cycles.v[SIM_BACKEND_BOUND] = s->mem[1] + s->mem[2] + s->mem[3];
+}
+
 /* One instruction's share with the block model: its µops, its core stall and its
- * misses at the overlap its load flags give. */
+ * misses at the overlap its load flags give (with the tool, its misses are already
+ * in the line's exposed cycles). */
 static void entry_cycles(struct sim_site *s, const struct sim_entry *e, const struct sim_core *core,
 			 const struct sim_machine *m)
 {
@@ -57,6 +91,8 @@ static void entry_cycles(struct sim_site *s, const struct sim_entry *e, const st
 		s->cycles.v[SIM_FRONTEND_BOUND] += ir * in->fetch;
 		if (!(in->flags & SIM_INSN_LOAD_CHAIN))
 			s->core += ir * in->stall;
+		else if (s->tool)
+			s->mem[0] += ir * in->stall; /* a chain of L1 hits: L1 Bound */
 		s->cycles.v[SIM_BACKEND_BOUND] += ir * in->stall;
 		if (in->flags & SIM_INSN_CHASE) {
 			overlap = m->mlp;
@@ -68,7 +104,7 @@ static void entry_cycles(struct sim_site *s, const struct sim_entry *e, const st
 			overlap = s->stream ? m->stream_mlp : m->indep_mlp;
 		}
 	}
-	if (e->cost.v[SIM_D1MR])
+	if (e->cost.v[SIM_D1MR] && !s->tool)
 		s->cycles.v[SIM_BACKEND_BOUND] += miss_cycles(e->cost.v, m, overlap);
 }
 
@@ -194,8 +230,12 @@ int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *
 			best_miss[k] = e->cost.v[SIM_D1MR];
 		}
 	}
-	for (size_t i = 0; i < g.nr; i++)
-		site_cycles(&g.v[i], m, !per_insn);
+	for (size_t i = 0; i < g.nr; i++) {
+		if (sim_profile_from_tool(p))
+			site_cycles_tool(&g.v[i], m);
+		else
+			site_cycles(&g.v[i], m, !per_insn);
+	}
 	/* The block model's pass: the sites exist, so their stream rule is known. */
 	for (size_t i = 0; per_insn && i < p->nr; i++)
 		entry_cycles(&g.v[site_of[i]], &p->v[i], core, m);
@@ -300,4 +340,9 @@ void sim_site_merge(struct sim_site *into, const struct sim_site *z)
 	into->heavy += z->heavy;
 	into->resteer += z->resteer;
 	into->fetch_bw += z->fetch_bw;
+	into->tool |= z->tool;
+	for (int l = 0; l < 4; l++)
+		into->mem[l] += z->mem[l];
+	into->icache += z->icache;
+	into->mite += z->mite;
 }

@@ -160,6 +160,13 @@ static struct object *object_of(struct ctx *c, uint32_t obj)
 	return o;
 }
 
+/* "rep movsb ...", "repe cmpsb ...", "repne scasb ...": capstone's text of a repeated string instruction. */
+static bool is_rep_string(const char *text)
+{
+	return !strncmp(text, "rep ", 4) || !strncmp(text, "repe ", 5) || !strncmp(text, "repne ", 6) ||
+	       !strncmp(text, "repz ", 5) || !strncmp(text, "repnz ", 6);
+}
+
 /* Decode block b; on a mismatch keep the prefix that decoded. */
 static int decode_block(struct ctx *c, struct block *b)
 {
@@ -189,11 +196,16 @@ static int decode_block(struct ctx *c, struct block *b)
 			k++;
 		for (; k < l->nr && got < b->n && l->v[k].addr == p->v[c->idx[b->first + got]].addr - o->delta;
 		     k++, got++) {
+			/* a rep-prefixed string instruction runs once per element under valgrind (each
+			 * counted as an execution) but is one microcoded instruction to llvm-mca: its
+			 * latency would be charged per byte. The block stops before it (plain rule). */
+			if (is_rep_string(l->v[k].text))
+				break;
 			snprintf(b->insns[got].text, sizeof(b->insns[got].text), "%s", l->v[k].text);
 			b->insns[got].branch_type = l->v[k].branch_type;
 		}
 		if (got == before || (k < l->nr && got < b->n))
-			break; /* nothing new, or an instruction between that did not run */
+			break; /* nothing new, an instruction between that did not run, or a rep string */
 	}
 	tdp_free(l);
 	b->n = got;
@@ -497,11 +509,35 @@ static int combine(struct ctx *c, struct sim_core *out)
 		} else {
 			stall = 0;
 			fetch = b->insns[b->n - 1].branch_type ? fmax(0.0, r->cycles - ideal) : 0.0;
+			/* with tdprof's tool the branch's taken count is known: a branch that falls
+			 * through does not end the fetch block */
+			if (fetch > 0 && sim_profile_has(c->p, 1u << SIM_BTK)) {
+				const struct sim_entry *last = &c->p->v[c->idx[b->first + b->n - 1]];
+
+				if (last->cost.v[SIM_IR])
+					fetch *= fmin(1.0, (double)last->cost.v[SIM_BTK] / (double)last->cost.v[SIM_IR]);
+			}
 		}
 		out->fetch_cycles += fetch * (double)b->execs;
 		chain = false;
-		for (size_t k = 0; k < b->n; k++)
-			chain |= (b->flags[k] & SIM_INSN_CHASE) != 0;
+		{
+			double dr = 0, miss = 0;
+
+			for (size_t k = 0; k < b->n; k++) {
+				const struct sim_entry *e = &c->p->v[c->idx[b->first + k]];
+
+				if (!(b->flags[k] & SIM_INSN_CHASE))
+					continue;
+				chain = true;
+				dr += (double)e->cost.v[SIM_DR];
+				miss += (double)e->cost.v[SIM_D1MR];
+			}
+			/* With tdprof's tool a chained load that misses L1 has its whole latency in
+			 * the tool's exposed cycles: llvm-mca's chain (L1 latency) is charged only
+			 * for the iterations whose chained load hit L1, not twice. */
+			if (chain && sim_profile_from_tool(c->p) && dr > 0)
+				stall *= 1.0 - fmin(1.0, miss / dr);
+		}
 		out->nr_blocks += (size_t)(c->r[b->region].block == i);
 		out->nr_hot++;
 		if (!chain)

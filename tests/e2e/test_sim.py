@@ -17,6 +17,11 @@ def demo(name):
     return path
 
 
+def tool_built():
+    """tdprof's own valgrind tool (vgtool/) was built: the simulated runs use it."""
+    return os.access(os.path.join(tdp.BUILD_ROOT, "vgtool", "tdpsim-amd64-linux"), os.X_OK)
+
+
 def test_stat_sim_text_says_estimate():
     r = tdp.run("stat", "--backend=sim", "--", demo("branch"), timeout=240)
     tdp.expect_exit(r, 0)
@@ -34,7 +39,12 @@ def test_stat_sim_json():
     # the if of examples/branch/branch.c alone runs 16384 * 150 = 2,457,600 conditional branches,
     # about half of them mispredicted on random bytes; the loops add as many predicted branches
     tdp.check(ev["branches"] > 2 * 2457600, "branches %r" % ev["branches"], r)
-    tdp.check(0.45 * 2457600 < ev["branch-misses"] < 0.6 * 2457600 + 20000, "branch-misses %r" % ev["branch-misses"], r)
+    if tool_built():
+        # tdprof's tool predicts with a TAGE, which learns part of the 16,384 random outcomes by heart
+        # (they repeat 150 times): fewer mispredicts than a coin, more than a tenth
+        tdp.check(0.1 * 2457600 < ev["branch-misses"] < 0.6 * 2457600 + 20000, "branch-misses %r" % ev["branch-misses"], r)
+    else:
+        tdp.check(0.45 * 2457600 < ev["branch-misses"] < 0.6 * 2457600 + 20000, "branch-misses %r" % ev["branch-misses"], r)
     tdp.check(j["metrics"]["branch_mpki"] > 5, "triage sees the branch: %r" % j["metrics"], r)
 
 
@@ -45,6 +55,7 @@ def test_topdown_sim_json():
     tdp.check(j["backend"] == "sim" and j["cpu"] == "sim", "backend and model: %s %s" % (j["backend"], j["cpu"]), r)
     tdp.check(abs(sum(j["level1"].values()) - 100) < 0.01, "level 1 adds up: %r" % j["level1"], r)
     tdp.check(j["verdict"]["category"] == "backend_bound", "the chase is backend bound: %r" % j["verdict"], r)
+    # the block model (Core Bound) runs for why only, whichever tool simulated
     tdp.check(j["level2"]["backend_bound"]["core_bound"] is None, "core bound not simulated: null", r)
     tdp.check(j["level2"]["backend_bound"]["memory_bound"] == j["level1"]["backend_bound"], "memory = backend", r)
 

@@ -82,8 +82,13 @@ def test_chase_overlaps_less_than_a_strided_walk():
 def test_software_prefetch_hides_misses():
     walk, rw = why("stride")
     pf, rp = why("prefetch")
-    tdp.check(abs(walk["counts"]["l1d_misses"] - pf["counts"]["l1d_misses"]) < 0.05 * walk["counts"]["l1d_misses"],
-              "valgrind sees the same misses: %r %r" % (walk["counts"], pf["counts"]), rp)
+    if "tdpsim" in pf["machine"]["description"]:
+        # tdprof's tool runs the prefetches: the lines are in the cache when the loads come
+        tdp.check(pf["counts"]["l1d_misses"] < 0.5 * walk["counts"]["l1d_misses"],
+                  "the prefetches take the misses: %r %r" % (walk["counts"], pf["counts"]), rp)
+    else:
+        tdp.check(abs(walk["counts"]["l1d_misses"] - pf["counts"]["l1d_misses"]) < 0.05 * walk["counts"]["l1d_misses"],
+                  "valgrind sees the same misses: %r %r" % (walk["counts"], pf["counts"]), rp)
     tdp.check(pf["counts"]["cycles"] < walk["counts"]["cycles"],
               "the prefetched walk costs fewer cycles (%r vs %r)" % (pf["counts"], walk["counts"]), rp)
 

@@ -57,8 +57,10 @@ def test_branch_random_names_the_if_line():
     # branches at that line (examples/branch/branch.c), whatever the data.
     s = j["sites"][0]
     tdp.check(s["cond_branches"] == 16384 * 150, "branches at the if line: %d" % s["cond_branches"], r)
-    # random bytes: about half of them mispredict (a predictor cannot beat a coin)
-    tdp.check(0.35 < s["mispredicts"] / s["cond_branches"] < 0.65, "mispredict rate %r" % s, r)
+    # random bytes: about half of them mispredict (a predictor cannot beat a coin), or, with tdprof's
+    # tool, fewer: its TAGE learns part of the 16,384 outcomes by heart, as they repeat 150 times
+    low = 0.1 if "tdpsim" in j["machine"]["description"] else 0.35
+    tdp.check(low < s["mispredicts"] / s["cond_branches"] < 0.65, "mispredict rate %r" % s, r)
     # ranked by mispredicts: never increasing
     m = [x["mispredicts"] for x in j["sites"]]
     tdp.check(m == sorted(m, reverse=True), "sites ranked by mispredicts: %r" % m, r)

@@ -262,6 +262,55 @@ put("callgrind", "lines", "# callgrind format\nversion: 1\ncreator: callgrind-3.
     "part: 1\ndesc: I1 cache: 32768 B, 64 B, 8-way associative\npositions: line\nevents: Ir Dr Dw\n"
     "summary: 30 4 2\nob=(1) /lib/ld.so\nfl=(1) ???\nfn=(1) _start\n0 10 2 1\ncob=(2) /a\ncfi=(2) a.c\n"
     "cfn=(3) 'main'\ncalls=1 0\n0 20 2 1\nfl=(2)\nfn=(3)\n5 20 2 1\ntotals: 30 4 2\n")
+# tdprof's valgrind tool (vgtool/): callgrind's format with its events; the first lines of a real file
+put("callgrind", "tdpsim",
+    '# callgrind format\n'
+    'version: 1\n'
+    'creator: tdpsim-1\n'
+    'pid: 4242\n'
+    'cmd: /bin/true\n'
+    "desc: Tool: tdpsim 1 (tdprof's valgrind tool)\n"
+    'desc: Machine: generic: L1I 32768 B 8-way, L1D 49152 B 12-way, L2 1310720 B 10-way, L3 33554432 B 16-way, 64 B lines; latency L1 5, L2 15, L3 55, DRAM 400 cycles; width 6.000; ROB 512; MSHR 16; bandwidth L2 48, L3 20, DRAM 7.000 B/cycle; BTB 8192; uop cache 512 x 64 B; prefetch stride 1 (max 2048 B) stream 1; predictor generic\n'
+    'desc: I1 cache: 32768 B, 64 B, 8-way associative\n'
+    'desc: D1 cache: 49152 B, 64 B, 12-way associative\n'
+    'desc: L2 cache: 1310720 B, 64 B, 10-way associative\n'
+    'desc: LL cache: 33554432 B, 64 B, 16-way associative\n'
+    '\n'
+    'positions: instr line\n'
+    'events: Ir Dr Dw I1mr I2mr ILmr D1mr D2mr DLmr D1mw D2mw DLmw Bc Bcm Bi Bim Br Brm Btk Btbm Dpf Dsw Ddep Dcy2 Dcy3 DcyM Idsbm Imite\n'
+    '\n'
+    'ob=(1) /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n'
+    'fl=(2) ???\n'
+    'fn=(2) ???\n'
+    '0x1010 0 3 3 . 1 1 1 . . . . . . . . 3 1 . . 3 . . . . . . . 1 1\n'
+    '0x1040 0 1 1 . 1 1 1 . . . . . . . . 1 1 . . 1 . . . . . . . 1 1\n'
+    '0x1ab70 0 1 . . 1 1 1 . . . . . . . . . . . . . . . . . . . . 1 2\n'
+    '0x1ab73 0 1 . 1 . . . . . . 1 1 1 . . . . . . 1 1\n'
+    '0x1ab78 0 1 . . 1 . . . . . . . . . . . . . . . . . . . . . . 1 3\n'
+    '0x1ab7b 0 1 1 . . . . 1 . . . . . . . . . . . . . . . 1\n'
+    '0x1ab7f 0 1 . . 1 1 1 . . . . . . . . . . . . . . . . . . . . 1 7\n'
+    '0x1ab82 0 1\n'
+    '0x1ab85 0 1\n'
+    '0x1ab89 0 1 1\n'
+    '0x1ab90 0 1\n'
+    '0x1ab95 0 1\n'
+    '0x1ab99 0 1\n'
+    '0x1ab9b 0 1 . 1 . . . . . . . . . . . . . . . 1 1\n'
+    '0x1aba0 0 1\n'
+    '0x1aba7 0 1\n'
+    '0x1abaa 0 1 . . . . . . . . . . . . . 1 1 . . 1\n'
+    'fl=(4) ./elf/./elf/rtld.c\n'
+    'fn=(3) _dl_start\n'
+    '0x1b770 520 1 . 1 1 1 1 . . . . . . . . . . . . . . . . . . . . 1 4\n'
+    '0x1b771 520 1\n'
+    '0x1b778 520 1\n'
+    '0x1b77f 520 1 . . 1 1 1 . . . . . . . . . . . . . . . . . . . . 1 11\n'
+    '0x1b784 520 1\n'
+    '0x1b789 520 1\n'
+    '0x1b78d 520 1\n'
+    '\n'
+    'totals: 26 6 3 7 6 6 1 0 0 1 1 1 0 0 5 3 0 0 7 2 0 0 1 0 0 0 7 29\n'
+)
 
 # --- Arm SPE (branch/spe.h) ---------------------------------------------------
 # Packets from the Arm ARM's SPE chapter: address b0+i (8-byte payload: 56-bit

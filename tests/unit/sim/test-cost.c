@@ -402,6 +402,73 @@ static void test_no_instructions(void **state)
 	sim_profile_release(&p);
 }
 
+/*
+ * tdprof's tool (vgtool/): its exposed cycles are Memory Bound as they are, by level.
+ * Two instructions of g.c (callgrind format, tool events):
+ *   0x10 line 1: Ir 6000, Bc 1000, Bcm 10, Br 100, Brm 5, Btbm 20, I1mr 30, I2mr 10, ILmr 2,
+ *                Idsbm 4, Imite 40
+ *   0x20 line 2: Ir 2000, Dr 1000, D1mr 500, D2mr 300, DLmr 100, Dcy2 0, Dcy3 2000, DcyM 9000
+ */
+static const char tool_text[] =
+	"# callgrind format\ncreator: tdpsim-1\npositions: instr line\n"
+	"events: Ir Dr Dw I1mr I2mr ILmr D1mr D2mr DLmr D1mw D2mw DLmw Bc Bcm Bi Bim Br Brm Btk Btbm Dpf Dsw "
+	"Ddep Dcy2 Dcy3 DcyM Idsbm Imite\n"
+	"ob=(1) /g\nfl=(1) g.c\nfn=(1) g\n"
+	"0x10 1 6000 . . 30 10 2 . . . . . . 1000 10 . . 100 5 500 20 . . . . . . 4 40\n"
+	"0x20 2 2000 1000 . . . . 500 300 100 . . . . . . . . . . . . . 400 . 2000 9000\n"
+	"totals: 8000 1000 0 30 10 2 500 300 100 0 0 0 1000 10 0 0 100 5 500 20 0 0 400 0 2000 9000 4 40\n";
+
+static void test_tool_profile(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct sim_estimate est;
+	struct sim_machine m;
+	struct sim_profile p;
+	struct countset cs = COUNTSET_INIT;
+	const struct sim_topdown *td = &est.topdown;
+	double fe;
+
+	(void)state;
+	machine(&m);
+	m.resteer_latency = 4;
+	m.indirect_resteer = 2;
+	m.btb_penalty = 9;
+	m.l3_latency = 50;
+	m.decode_width = 3;
+	m.dsb_switch = 2;
+	sim_profile_init(&p);
+	assert_int_equal(sim_callgrind_parse(&p, (const uint8_t *)tool_text, strlen(tool_text), "t", &err), 0);
+	assert_true(sim_profile_from_tool(&p));
+	assert_int_equal(sim_estimate(&p, &m, &est, &err), 0);
+	/* retire = 8000 / 4 = 2000; bad_spec = (10 + 5) * (10 - 4) = 90 */
+	assert_float_equal(est.cycles_by.v[SIM_RETIRING], 2000, 1e-9);
+	assert_float_equal(est.cycles_by.v[SIM_BAD_SPECULATION], 90, 1e-9);
+	/* frontend = i-cache (20 * 10 + 8 * 50 + 2 * 100 = 800) + resteers (15 * 4 + 20 * 9 = 240: predicted
+	 *            returns cost nothing) + µop cache (4 * 2 + 40 * (1/3 - 1/4) = 8 + 3.33) */
+	fe = 800 + 240 + 8 + 40 * (1.0 / 3 - 1.0 / 4);
+	assert_float_equal(est.cycles_by.v[SIM_FRONTEND_BOUND], fe, 1e-9);
+	/* backend = the tool's exposed cycles, no overlap rule: 2000 + 9000 */
+	assert_float_equal(est.cycles_by.v[SIM_BACKEND_BOUND], 11000, 1e-9);
+	assert_true(td->level2 && td->level3);
+	assert_float_equal(td->retiring + td->bad_speculation + td->frontend_bound + td->backend_bound, 100, 1e-9);
+	/* level 3 adds up to level 2 */
+	assert_float_equal(td->l1_bound + td->l2_bound + td->l3_bound + td->dram_bound, td->memory_bound, 1e-9);
+	assert_float_equal(td->dram_bound, 100.0 * 9000 / est.cycles, 1e-9);
+	assert_float_equal(td->l3_bound, 100.0 * 2000 / est.cycles, 1e-9);
+	assert_float_equal(td->l2_bound, 0, 1e-9);
+	assert_float_equal(td->icache_misses + td->branch_resteers, td->fetch_latency, 1e-9);
+	assert_float_equal(td->icache_misses, 100.0 * 800 / est.cycles, 1e-9);
+	assert_float_equal(td->mite + td->dsb, td->fetch_bandwidth, 1e-9);
+	assert_float_equal(td->fetch_bandwidth, 100.0 * (fe - 1040) / est.cycles, 1e-9);
+	/* perf's names: the LLC sees what misses L2; returns are branches */
+	assert_int_equal(sim_estimate_countset(&p, &est, &cs, &err), 0);
+	assert_float_equal(countset_find(&cs, "LLC-loads", -1)->value, 300, 1e-9);
+	assert_float_equal(countset_find(&cs, "branches", -1)->value, 1100, 1e-9);
+	assert_float_equal(countset_find(&cs, "branch-misses", -1)->value, 15, 1e-9);
+	countset_release(&cs);
+	sim_profile_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_sites_addresses),
 		cmocka_unit_test(test_core_model),
 		cmocka_unit_test(test_countset),
+		cmocka_unit_test(test_tool_profile),
 		cmocka_unit_test(test_no_instructions),
 	};
 

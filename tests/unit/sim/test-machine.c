@@ -115,6 +115,15 @@ static const struct bad_spec bad_specs[] = {
 	{ __LINE__, "ll-size=16K", "the LL (16384 B) is smaller than an L1 cache", "ll-size=32M" },
 	{ __LINE__, "zen4,zen3", "'zen3' is not KEY=VAL", "zen4,mem-latency=300" },
 	{ __LINE__, "zenn4,width=4", "unknown machine 'zenn4'; did you mean 'zen4'?", "generic, zen4" },
+	/* the valgrind tool's keys */
+	{ __LINE__, "l2-size=1000000", "'l2-size': 1000000 B with 10 ways of 64 B lines", "l2-size=" },
+	{ __LINE__, "l2-line=128", "the caches' lines differ (64, 64, 128 and 64 B)", "l2-line=64" },
+	{ __LINE__, "rob=0", "bad value '0' for machine key 'rob'", "from 1 to 4096" },
+	{ __LINE__, "mshr=100", "bad value '100' for machine key 'mshr'", "from 1 to 64" },
+	{ __LINE__, "btb-entries=1000,btb-assoc=16", "'btb-entries': 1000 is not a multiple of btb-assoc (16)",
+	  "btb-entries=8192" },
+	{ __LINE__, "dsb-window=48", "'dsb-window': 48 B is not a power of two", "dsb-window=32" },
+	{ __LINE__, "prefetch-stride=2", "bad value '2' for machine key 'prefetch-stride'", "from 0 to 1" },
 };
 
 static void test_bad_specs(void **state)
@@ -129,6 +138,32 @@ static void test_bad_specs(void **state)
 		if (ret != TDP_EUSAGE || !strstr(err.msg, b->msg) || !strstr(err.hint, b->hint))
 			fail_msg("row at line %d: got %d '%s' / '%s'", b->line, ret, err.msg, err.hint);
 	}
+}
+
+static void test_tool_args(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	char args[SIM_TOOL_ARGS][SIM_VG_ARG_MAX];
+	struct sim_machine m;
+	size_t n;
+	bool l2 = false, lat = false, rob = false, bw = false, bpred = false;
+
+	(void)state;
+	/* any number of sets in the L2 (Golden Cove's 1.25 MiB 10-way has 2048; 1.5 MiB 12-way 2048 too) */
+	assert_int_equal(sim_machine_parse(&m, "alderlake,l2=1536K:12:64,rob=256,l3-latency=70", &err), 0);
+	sim_machine_tool_args(&m, args, &n);
+	assert_true(n <= SIM_TOOL_ARGS);
+	for (size_t i = 0; i < n; i++) {
+		l2 |= !strcmp(args[i], "--tdp-l2=1572864,12,64");
+		lat |= !strcmp(args[i], "--tdp-latency=5,15,70,450");
+		rob |= !strcmp(args[i], "--tdp-rob=256");
+		bw |= !strcmp(args[i], "--tdp-bandwidth=48.000,20.000,6.500");
+		bpred |= !strcmp(args[i], "--tdp-bpred=alderlake");
+		assert_true(!strncmp(args[i], "--tdp-", 6));
+	}
+	assert_true(l2 && lat && rob && bw && bpred);
+	/* a 3-set L2: the tool takes it (valgrind never sees the L2) */
+	assert_int_equal(sim_machine_parse(&m, "l2=1536:8:64", &err), 0);
 }
 
 static void test_file(void **state)
@@ -189,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_parse_spec),
 		cmocka_unit_test(test_bad_specs),
+		cmocka_unit_test(test_tool_args),
 		cmocka_unit_test(test_file),
 	};
 

@@ -14,6 +14,7 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "sim/cost.h"
 #include "sim/profile.h"
 
 static const char cachegrind_sample[] =
@@ -96,7 +97,7 @@ static void test_cachegrind(void **state)
 	sim_profile_init(&p);
 	assert_int_equal(parse_cg(&p, cachegrind_sample, &err), 0);
 	assert_int_equal(p.nr, 3);
-	assert_int_equal(p.have, (1u << SIM_NR_EVENTS) - 1);
+	assert_int_equal(p.have, (1u << (SIM_BIM + 1)) - 1); /* valgrind's 13 events, not the tool's */
 	assert_false(p.has_addr);
 	assert_int_equal(p.totals.v[SIM_IR], 18);
 	assert_int_equal(p.summary.v[SIM_IR], 18);
@@ -303,6 +304,65 @@ static void test_limits(void **state)
 	free(buf);
 }
 
+/* What tdprof's valgrind tool (vgtool/) writes: callgrind's format with its own events. */
+static const char tdpsim_sample[] =
+	"# callgrind format\nversion: 1\ncreator: tdpsim-1\npid: 77\ncmd: ./k chase\n"
+	"desc: Tool: tdpsim 1 (tdprof's valgrind tool)\ndesc: Machine: generic: ...\n"
+	"desc: I1 cache: 32768 B, 64 B, 8-way associative\ndesc: D1 cache: 49152 B, 64 B, 12-way associative\n"
+	"desc: L2 cache: 1310720 B, 64 B, 10-way associative\ndesc: LL cache: 33554432 B, 64 B, 16-way associative\n"
+	"\npositions: instr line\n"
+	"events: Ir Dr Dw I1mr I2mr ILmr D1mr D2mr DLmr D1mw D2mw DLmw Bc Bcm Bi Bim Br Brm Btk Btbm Dpf Dsw "
+	"Ddep Dcy2 Dcy3 DcyM Idsbm Imite\n\n"
+	"ob=(1) /k\nfl=(2) k.c\nfn=(3) k_chase\n"
+	"0x1190 40 1000 1000 . . . . 1000 900 800 . . . . . . . . . . . . . 990 100 2000 300000\n"
+	"0x1193 39 1000 . . . . . . . . . . . 1000 1 . . . . 999 1\n"
+	"fn=(4) main\n0x1040 50 1 . 1 1 1 1 . . . . . . . . . . 1 . 1\n"
+	"\ntotals: 2001 1000 1 1 1 1 1000 900 800 0 0 0 1000 1 0 0 1 0 1000 1 0 0 990 100 2000 300000\n";
+
+static void test_tdpsim(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct sim_profile p;
+	const struct sim_entry *e;
+
+	(void)state;
+	sim_profile_init(&p);
+	assert_int_equal(parse_clg(&p, tdpsim_sample, &err), 0);
+	assert_string_equal(p.creator, "tdpsim-1");
+	assert_true(sim_profile_from_tool(&p));
+	assert_true(p.has_addr);
+	assert_int_equal(p.ll.size, 33554432); /* the L3 is the last level */
+	e = find(&p, "k.c", "k_chase", 40, 0x1190);
+	assert_non_null(e);
+	assert_int_equal(e->cost.v[SIM_D2MR], 900);
+	assert_int_equal(e->cost.v[SIM_DLMR], 800);
+	assert_int_equal(e->cost.v[SIM_DDEP], 990);
+	assert_int_equal(e->cost.v[SIM_DCY2], 100);
+	assert_int_equal(e->cost.v[SIM_DCYM], 300000);
+	e = find(&p, "k.c", "main", 50, 0x1040);
+	assert_int_equal(e->cost.v[SIM_BR], 1);
+	assert_int_equal(e->cost.v[SIM_BTK], 1);
+	assert_int_equal(p.totals.v[SIM_IR], 2001);
+	sim_profile_release(&p);
+
+	/* the tool always ends its file with totals: a file without them was cut short */
+	sim_profile_init(&p);
+	{
+		const char *cut = strstr(tdpsim_sample, "\ntotals:");
+		char *buf = strndup(tdpsim_sample, (size_t)(cut - tdpsim_sample) + 1);
+
+		assert_int_equal(parse_clg(&p, buf, &err), TDP_EFORMAT);
+		assert_non_null(strstr(err.msg, "no 'totals:' line"));
+		free(buf);
+	}
+	sim_profile_release(&p);
+	/* callgrind's own files are no tool profile */
+	sim_profile_init(&p);
+	assert_int_equal(parse_clg(&p, callgrind_sample, &err), 0);
+	assert_false(sim_profile_from_tool(&p));
+	sim_profile_release(&p);
+}
+
 static void test_alloc_failures(void **state)
 {
 	static const char *const inputs[] = { cachegrind_sample, callgrind_sample };
@@ -335,6 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cachegrind),
 		cmocka_unit_test(test_callgrind),
+		cmocka_unit_test(test_tdpsim),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_alloc_failures),

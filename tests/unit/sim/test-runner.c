@@ -166,7 +166,9 @@ static void test_status_and_geometry(void **state)
 	assert_int_equal(x.r.nr_files, 1);
 	assert_true(x.r.wall_ns > 0);
 	assert_true(x.p.totals.v[SIM_IR] > 1000);
-	assert_int_equal(x.p.have, (1u << SIM_NR_EVENTS) - 1);
+	/* tdprof's tool when it was built (every event), else valgrind's (its 13) */
+	assert_int_equal(x.r.tool == SIM_TOOL_TDPSIM, sim_tdpsim_available());
+	assert_int_equal(x.p.have, x.r.tool == SIM_TOOL_TDPSIM ? (1u << SIM_NR_EVENTS) - 1 : (1u << (SIM_BIM + 1)) - 1);
 	/* valgrind simulated our caches, not the host's (this VM reports a 512 MiB LLC). */
 	assert_int_equal(x.p.i1.size, 32768);
 	assert_int_equal(x.p.i1.assoc, 8);
@@ -290,7 +292,9 @@ static void test_callgrind(void **state)
 		fail_msg("%s", x.err.msg);
 	assert_int_equal(x.r.status, 3);
 	assert_true(x.p.has_addr);
-	assert_int_equal(x.p.have, (1u << SIM_NR_EVENTS) - 1);
+	/* tdprof's tool when it was built (every event), else valgrind's (its 13) */
+	assert_int_equal(x.r.tool == SIM_TOOL_TDPSIM, sim_tdpsim_available());
+	assert_int_equal(x.p.have, x.r.tool == SIM_TOOL_TDPSIM ? (1u << SIM_NR_EVENTS) - 1 : (1u << (SIM_BIM + 1)) - 1);
 	assert_int_equal(x.p.ll.size, 33554432);
 	done(&x);
 }
@@ -321,12 +325,31 @@ static void test_valgrind_fails(void **state)
 	x.o.path = getenv("PATH");
 	x.o.tmpdir = x.workdir;
 	x.o.valgrind = fake;
+	x.o.valgrind_only = true; /* valgrind's cachegrind, not tdprof's tool */
 	sim_profile_init(&x.p);
 	assert_int_equal(sim_run(&x.o, &x.p, &x.r, &x.err), TDP_ECHILD);
 	assert_string_equal(x.err.msg, "valgrind failed (exit status 1) and wrote no results: Fatal error: something broke");
 	assert_non_null(strstr(x.err.hint, "valgrind --tool=cachegrind"));
 	assert_true(x.r.ran);
+	assert_int_equal(x.r.tool, SIM_TOOL_CACHEGRIND);
 	done(&x);
+	if (sim_tdpsim_available()) {
+		/* tdprof's tool: the hint names it and the private VALGRIND_LIB */
+		memset(&x, 0, sizeof(x));
+		assert_int_equal(sim_machine_preset(&x.m, "generic", NULL), 0);
+		snprintf(x.workdir, sizeof(x.workdir), "%s/fail2", tmp);
+		assert_int_equal(mkdir(x.workdir, 0700), 0);
+		x.o.argv = argv;
+		x.o.machine = &x.m;
+		x.o.path = getenv("PATH");
+		x.o.tmpdir = x.workdir;
+		x.o.valgrind = fake;
+		sim_profile_init(&x.p);
+		assert_int_equal(sim_run(&x.o, &x.p, &x.r, &x.err), TDP_ECHILD);
+		assert_non_null(strstr(x.err.hint, "valgrind --tool=tdpsim"));
+		assert_int_equal(x.r.tool, SIM_TOOL_TDPSIM);
+		done(&x);
+	}
 	unlink(fake);
 }
 
