@@ -4,7 +4,10 @@
  * through a model of cachegrind's own predictor (cg_branchpred.c), to compare
  * mispredict rates (bench/bpred-accuracy.py runs it; figures in bench/RESULTS.md).
  *
- *   bpred-replay BINARY LACKEY_LOG [PRESET...]
+ *   bpred-replay BINARY LACKEY_LOG [-s PC] [PRESET...]
+ *
+ * -s PC (hex) also counts the branches at that one address apart, for each model:
+ * the rate of one branch of the program (bench/bpred-accuracy.py: the demos' own).
  *
  * BINARY must be a static, non-PIE x86-64 executable (its code is at its link
  * addresses, libc included); LACKEY_LOG is the output of
@@ -265,6 +268,8 @@ static bool cut(const struct block *b, uint64_t next)
 }
 
 struct run {
+	uint64_t site;                   /* -s: the branch counted apart (0: none) */
+	struct counts s[MAX_MODELS + 1]; /* its counts */
 	size_t nr;
 	const char *name[MAX_MODELS];
 	struct bpred *bp[MAX_MODELS];
@@ -277,19 +282,23 @@ struct run {
 /* What the transfer that ended block b did, given the next superblock's address. */
 static void step(struct run *r, const struct block *b, uint64_t next)
 {
-	struct counts *cg = &r->c[r->nr];
-
 	if (cut(b, next))
 		return;
 	switch (b->term) {
 	case T_COND:
 		if (next != b->target && next != b->fall)
 			break;
-		cg->cond++;
-		cg->cond_miss += cg_cond(&r->cg, b->term_pc, next == b->target && next != b->fall);
-		for (size_t m = 0; m < r->nr; m++) {
+		for (size_t m = 0; m <= r->nr; m++) {
+			bool taken = next == b->target && next != b->fall;
+			bool miss = m < r->nr ? bpred_cond(r->bp[m], b->term_pc, taken)
+					      : cg_cond(&r->cg, b->term_pc, taken);
+
 			r->c[m].cond++;
-			r->c[m].cond_miss += bpred_cond(r->bp[m], b->term_pc, next == b->target && next != b->fall);
+			r->c[m].cond_miss += miss;
+			if (b->term_pc == r->site) {
+				r->s[m].cond++;
+				r->s[m].cond_miss += miss;
+			}
 		}
 		return;
 	case T_JMP:
@@ -308,12 +317,17 @@ static void step(struct run *r, const struct block *b, uint64_t next)
 		return;
 	case T_IJMP:
 	case T_ICALL:
-		cg->ind++;
-		cg->ind_miss += cg_ind(&r->cg, b->term_pc, next);
-		for (size_t m = 0; m < r->nr; m++) {
+		for (size_t m = 0; m <= r->nr; m++) {
+			bool miss = m < r->nr ? bpred_indirect(r->bp[m], b->term_pc, next)
+					      : cg_ind(&r->cg, b->term_pc, next);
+
 			r->c[m].ind++;
-			r->c[m].ind_miss += bpred_indirect(r->bp[m], b->term_pc, next);
-			if (b->term == T_ICALL)
+			r->c[m].ind_miss += miss;
+			if (b->term_pc == r->site) {
+				r->s[m].ind++;
+				r->s[m].ind_miss += miss;
+			}
+			if (m < r->nr && b->term == T_ICALL)
 				bpred_call(r->bp[m], b->term_pc, b->fall);
 		}
 		return;
@@ -373,6 +387,27 @@ static int replay(struct prog *p, FILE *f, struct run *r)
 	return ferror(f) ? -1 : 0;
 }
 
+static int add_model(struct run *r, const char *name)
+{
+	const struct bpred_preset *b = bpred_preset(name);
+	size_t n;
+
+	if (!b || r->nr == MAX_MODELS) {
+		fprintf(stderr, "bpred-replay: unknown preset '%s'\n", name);
+		return -1;
+	}
+	n = bpred_size(&b->config);
+	r->name[r->nr] = b->name;
+	r->mem[r->nr] = aligned_alloc(8, (n + 7) & ~(size_t)7);
+	r->bp[r->nr] = r->mem[r->nr] ? bpred_init(r->mem[r->nr], n, &b->config) : NULL;
+	if (!r->bp[r->nr]) {
+		fprintf(stderr, "bpred-replay: out of memory\n");
+		return -1;
+	}
+	r->nr++;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct prog p;
@@ -380,7 +415,7 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: bpred-replay BINARY LACKEY_LOG [PRESET...]\n");
+		fprintf(stderr, "usage: bpred-replay BINARY LACKEY_LOG [-s PC] [PRESET...]\n");
 		return 2;
 	}
 	if (load_elf(&p, argv[1]))
@@ -388,27 +423,23 @@ int main(int argc, char **argv)
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &p.cs) != CS_ERR_OK)
 		return 1;
 	cs_option(p.cs, CS_OPT_DETAIL, CS_OPT_ON);
-	for (size_t i = 0;; i++) { /* the presets named, or every preset */
-		const char *name = argc > 3 ? (i + 3 < (size_t)argc ? argv[i + 3] : NULL)
-					    : (bpred_preset_at(i) ? bpred_preset_at(i)->name : NULL);
-		const struct bpred_preset *b;
-		size_t n;
+	for (int i = 3; i < argc; i++) { /* -s PC, then the presets named (none: every preset) */
+		if (strcmp(argv[i], "-s") == 0 && i + 1 < argc) {
+			char *end;
 
-		if (!name)
-			break;
-		b = bpred_preset(name);
-		if (!b || r.nr == MAX_MODELS) {
-			fprintf(stderr, "bpred-replay: unknown preset '%s'\n", name);
-			return 2;
+			r.site = strtoull(argv[++i], &end, 16);
+			if (*end || !r.site) {
+				fprintf(stderr, "bpred-replay: -s wants a hex address, not '%s'\n", argv[i]);
+				return 2;
+			}
+			continue;
 		}
-		n = bpred_size(&b->config);
-		r.name[r.nr] = b->name;
-		r.mem[r.nr] = aligned_alloc(8, (n + 7) & ~(size_t)7);
-		r.bp[r.nr] = r.mem[r.nr] ? bpred_init(r.mem[r.nr], n, &b->config) : NULL;
-		if (!r.bp[r.nr])
-			return 1;
-		r.nr++;
+		if (add_model(&r, argv[i]))
+			return 2;
 	}
+	for (size_t i = 0, named = r.nr; !named && bpred_preset_at(i); i++)
+		if (add_model(&r, bpred_preset_at(i)->name))
+			return 2;
 	f = fopen(argv[2], "r");
 	if (!f) {
 		fprintf(stderr, "bpred-replay: cannot open '%s': %s\n", argv[2], strerror(errno));
@@ -435,6 +466,10 @@ int main(int argc, char **argv)
 		else
 			printf("%10s %8s %7s\n", "-", "-", "-");
 	}
+	for (size_t m = 0; r.site && m <= r.nr; m++)
+		printf("site %#" PRIx64 " %-16s cond %" PRIu64 " miss %" PRIu64 " indirect %" PRIu64 " miss %" PRIu64 "\n",
+		       r.site, m < r.nr ? r.name[m] : "cachegrind-model", r.s[m].cond, r.s[m].cond_miss, r.s[m].ind,
+		       r.s[m].ind_miss);
 	for (size_t m = 0; m < r.nr; m++)
 		free(r.mem[m]);
 	for (size_t i = 0; i < p.nr_seg; i++)

@@ -19,6 +19,7 @@ run python3 "$here/stat-startup.py" --tdprof "$build/tdprof"
 [ -f "$here/branches-report.py" ] && run python3 "$here/branches-report.py" --build "$build"
 [ -f "$here/why-sim.py" ] && run python3 "$here/why-sim.py" --build "$build" --write "$here/RESULTS.md"
 [ -f "$here/bpred-accuracy.py" ] && run python3 "$here/bpred-accuracy.py" --build "$build" --write
+[ -f "$here/bpred-speed.py" ] && run python3 "$here/bpred-speed.py" --build "$build" --lines 400000
 [ -f "$here/loop-spread.py" ] && run python3 "$here/loop-spread.py" --build "$build"
 [ -f "$here/branches-rss.py" ] && run python3 "$here/branches-rss.py" --build "$build"
 [ -f "$here/diff-large.py" ] && run python3 "$here/diff-large.py" --build "$build"

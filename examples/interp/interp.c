@@ -6,6 +6,8 @@
  * compiles to a jump table: one indirect jump per bytecode whose target depends on
  * the next opcode, which is random. A predictor that remembers targets cannot guess
  * it (7 times in 8 it is wrong), so most of the time goes to refilling the pipeline.
+ * The program is 256 Ki bytecodes: a predictor learns by heart a sequence that
+ * repeats if it is short enough (thousands of targets), and this one is far longer.
  * The usual fixes: threaded code (one dispatch jump per handler, "computed goto"),
  * superinstructions, or fewer and larger operations.
  *
@@ -13,8 +15,8 @@
  */
 #include <stdio.h>
 
-#define PROGRAM_LEN 4096
-#define RUNS 250
+#define PROGRAM_LEN (1 << 18)
+#define RUNS 4
 
 enum op { OP_ADD, OP_SUB, OP_XOR, OP_SHL, OP_SHR, OP_MUL, OP_INC, OP_SWAP };
 

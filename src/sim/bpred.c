@@ -5,25 +5,48 @@
  *
  * TAGE, as Seznec and Michaud describe it (JILP 2006): a bimodal base table and
  * nr_tagged tables indexed by a hash of the branch address with the global history
- * folded to the table's index width, the history lengths in geometric progression.
- * The longest table whose tag matches provides the prediction; the next one that
- * matches (or the base table) is the alternate, used instead when the provider's
- * entry is new and weak and the use_alt_on_na counters say alternates do better on
- * such entries. A misprediction allocates an entry in a longer table whose useful
- * counter is 0 (or, when none is free, ages theirs); the useful counters are halved
- * every 2^log_u_reset conditional branches.
+ * (here a rolling hash of each table's window, struct window), the history lengths
+ * in geometric progression. The longest table whose tag matches provides the
+ * prediction; the next one that matches (or the base table) is the alternate, used
+ * instead when the provider's entry is new and weak and the use_alt_on_na counters
+ * say alternates do better on such entries. A misprediction allocates an entry in a
+ * longer table whose useful counter is 0 (or, when none is free, ages theirs); the
+ * useful counters are halved every 2^log_u_reset conditional branches.
+ *
+ * It runs for every branch a simulated program executes (tdprof's valgrind tool),
+ * so the work per branch is kept small (bench/bpred-speed.py measures it): a history
+ * bit costs O(1) whatever the number of tables, a table's lookup a load and a
+ * multiplication whatever its history length, the search runs from the longest
+ * table a branch ever reached and stops at the alternate, the keys an allocation
+ * needs are recomputed only on a misprediction, and no division is left on the
+ * paths of a branch.
  */
 #include "bpred.h" /* by its directory: vgtool/ compiles this file by path */
 
-#define HIST_BUF 4096u /* ring of global history bits, > BPRED_MAX_HIST */
-#define PATH_BITS 16u  /* path history bits mixed into the indices */
+#define PATH_BITS 16u   /* path history bits a hardware predictor would keep (budget only) */
 #define NR_USE_ALT 16u
 #define LOOP_CONF_MAX 3u
 #define LOOP_AGE_MAX 7u
 #define LOOP_TAG_BITS 14u
 #define LOOP_ITER_MAX 0xffffu
 #define DEFAULT_LOG_U_RESET 18u
+#define TAG_SHIFT 20u   /* a key's tag bits start here; its index is its top bits (<= 20 of them) */
+#define BIM_CTR 3u      /* a base table entry: its 2-bit counter, then its reach (struct window) */
+#define BIM_REACH 2u
 
+/* A rare path kept out of the hot functions (GNU C: gcc and clang), so that their
+ * registers go to the common one. */
+#define COLD __attribute__((noinline, cold))
+
+/* The rolling hash of the history (struct bpred): its base (odd and 5 mod 8, so
+ * that its powers repeat only after 2^62 steps), what a direction (or target) bit
+ * of 1 and a path bit of 1 add, and the multipliers that spread a branch address
+ * over 64 bits for TAGE's and ITTAGE's keys. */
+#define HASH_BASE 0x9e3779b97f4a7c15ull
+#define HASH_DIR 0xc2b2ae3d27d4eb4full
+#define HASH_PATH 0x165667b19e3779f9ull
+#define MUL_PC 0xff51afd7ed558ccdull
+#define MUL_PC_ITT 0xc4ceb9fe1a85ec53ull
 
 struct tage_entry {
 	uint16_t tag;
@@ -50,44 +73,60 @@ struct loop_entry {
 };
 
 /*
- * The global history of each TAGE table folded (compressed) three times: to the
- * index width wi and to two tag widths wt0 and wt1 (Michaud's PPM-like predictor,
- * JILP 2005): the last hlen bits XORed together in chunks of the width. A new bit
- * updates a fold in O(1): rotate it left by one within its width, XOR the new bit
- * in at bit 0 and the bit leaving the window at hlen % width. The three folds of a
- * table are lanes of one 64-bit word (bits [0, wi), [wi, wi + wt0), then wt1), so
- * that one rotation updates all three. ITTAGE's tables use the folds of some TAGE
- * tables (src): one set of folds to update per history bit.
+ * The history window of one tagged table: the last hlen history bits, each with the
+ * path bit of its branch (one address bit per branch, on the first of an indirect
+ * branch's three). With H the rolling hash of the whole history,
+ *   H(t) = H(t-1) * base + bit * HASH_DIR + path_bit * HASH_PATH   (mod 2^64),
+ * the window's hash is
+ *   W = H(t) - H(t - hlen) * base^hlen,
+ * the sum of base^j times what the j-th newest step added, over the window only. So
+ * a table's window costs one load and one multiplication whatever its length, and a
+ * history bit one multiplication whatever the number of tables. Windows of different
+ * contents have different W unless such sums happen to cancel mod 2^64 (no short
+ * period: base's powers do not repeat within 2^62 steps). A table's key is W plus
+ * the address's hash; its index is the key's top bits, its tag the bits from
+ * TAG_SHIFT up. Windows are kept longest first, the order of the search.
+ *
+ * The reach: each base table entry also keeps the rank (0: the longest table) of the
+ * longest table any branch of that entry has allocated in, and a branch's search
+ * starts there. The tables above hold no entry of this branch (an entry is only
+ * ever allocated by the branch it is for), so a hit there could only be another
+ * branch's entry whose tag happens to match: the model leaves out those aliasing
+ * hits, and with them most of the lookups of a branch whose entries live in the
+ * short tables (most branches: they are predictable from a short history).
  */
-struct tables {
-	unsigned n, lg, tag_bits;
-	unsigned wi, wt0, wt1;                  /* fold widths (lanes at 0, wi, wi + wt0) */
-	uint64_t top, low, lane0, lane1, lane2; /* lanes' top bits, bottom bits, one bottom bit each */
-	uint32_t hlen[BPRED_MAX_TAGGED];
-	uint64_t fold[BPRED_MAX_TAGGED];        /* the three folds */
-	uint64_t out[BPRED_MAX_TAGGED];         /* where the leaving bit enters each lane */
-	uint32_t pmask[BPRED_MAX_TAGGED];       /* the path history bits a table uses */
-	unsigned src[BPRED_MAX_ITTAGE];         /* ITTAGE only: the TAGE table whose folds it uses */
+struct window {
+	int64_t neg_len;          /* -hlen: H(t - hlen) is now[neg_len] (history_now()) */
+	uint64_t neg_pow;         /* -(base^hlen) */
+	void *table;              /* its entries: struct tage_entry or struct itt_entry */
+	uint64_t pad;             /* 32 bytes: no division in a pointer difference */
 };
 
 struct bpred {
 	struct bpred_config c;
 	uint32_t rng;
-	uint32_t tick;            /* conditional branches since the useful bits were last halved */
-	uint32_t ghead;           /* ghist[ghead] is the newest bit */
+	uint32_t u_left;          /* conditional branches until the useful bits are halved */
+	uint32_t head;            /* ring[head] and ring[head + ring_len]: the newest H */
+	uint32_t ring_len;        /* a power of two > max_hist */
+	const uint64_t *now;      /* &ring[head + ring_len] */
 	uint32_t ras_top;         /* ras[ras_top] is the top of the stack */
-	uint32_t phist;           /* path history: one address bit per branch */
-	int32_t with_loop;        /* > = 0: the loop predictor's confident predictions are used */
+	int32_t with_loop;        /* >= 0: the loop predictor's confident predictions are used */
+	unsigned tg_ishift, it_ishift; /* 64 - log2 of the entries of a TAGE, an ITTAGE table */
+	unsigned bim_shift, loop_shift; /* 64 - log2 of the entries of the base table, the loop table */
+	uint32_t tmask;           /* (1 << tag_bits) - 1: TAGE's and ITTAGE's tags */
 	int8_t use_alt[NR_USE_ALT];
-	struct tables tg;         /* TAGE */
-	struct tables it;         /* ITTAGE */
-	uint8_t *bim;             /* 2-bit counters 0..3 */
+	struct window tg[BPRED_MAX_TAGGED]; /* TAGE's tables, longest first */
+	struct window it[BPRED_MAX_ITTAGE]; /* ITTAGE's, longest first, each with a TAGE table's length */
+	uint8_t *bim;             /* the base table: a 2-bit counter (bits 0-1) and the reach (bits
+				 * 2-7, struct window's last paragraph) per entry */
 	struct tage_entry *tagged;
 	uint64_t *itt_base;       /* last target per address */
 	struct itt_entry *itt;
 	uint64_t *ras;
 	struct loop_entry *loop;
-	uint8_t ghist[HIST_BUF];
+	/* H(t) for the last ring_len steps, each written twice so that reading
+	 * ring[head + ring_len - hlen] never wraps */
+	uint64_t *ring;
 };
 
 /* ---- configuration ---- */
@@ -103,7 +142,7 @@ const char *bpred_config_check(const struct bpred_config *c)
 	if (c->nr_ittage > BPRED_MAX_ITTAGE)
 		return "nr_ittage must be 0..16";
 	if (c->nr_ittage > c->nr_tagged)
-		return "nr_ittage must not exceed nr_tagged (ITTAGE uses TAGE's folded histories)";
+		return "nr_ittage must not exceed nr_tagged (ITTAGE uses TAGE's history lengths)";
 	if (c->nr_tagged) {
 		if (c->min_hist < 1 || c->max_hist > BPRED_MAX_HIST || c->min_hist > c->max_hist)
 			return "history lengths must satisfy 1 <= min_hist <= max_hist <= 2000";
@@ -136,13 +175,20 @@ static uint64_t align8(uint64_t n)
  * limits of bpred_config_check() the total stays under 2^28, so neither the uint64
  * arithmetic nor size_t on a 32-bit host can overflow. */
 struct layout {
-	uint64_t bim, tagged, itt_base, itt, ras, loop, total;
+	uint64_t ring_len, ring, bim, tagged, itt_base, itt, ras, loop, total;
 };
 
 static void layout_of(const struct bpred_config *c, struct layout *l)
 {
 	uint64_t off = align8(sizeof(struct bpred));
 
+	/* the history ring: a power of two > the longest window (max_hist matters only
+	 * with tagged tables) */
+	l->ring_len = 2;
+	while (c->nr_tagged && l->ring_len <= c->max_hist)
+		l->ring_len *= 2;
+	l->ring = off;
+	off += 2 * l->ring_len * sizeof(uint64_t);
 	l->bim = off;
 	off += align8((uint64_t)1 << c->log_bimodal);
 	l->tagged = off;
@@ -275,41 +321,33 @@ static void fill8(void *mem, uint64_t n, uint8_t byte)
 
 /* ---- setup ---- */
 
-static void tage_tables_init(struct tables *t, const struct bpred_config *c)
+static void window_set(struct window *w, unsigned hlen, void *table)
 {
-	t->n = c->nr_tagged;
-	t->lg = t->wi = c->log_tagged;
-	t->tag_bits = t->wt0 = c->tag_bits;
-	if (!t->n)
-		return;
-	/* Three different widths: a lone bit in a long run of equal ones (a loop's
-	 * previous exit) then aliases only every lcm of the widths bits. */
-	t->wt1 = c->tag_bits - 1 == c->log_tagged ? c->tag_bits - 2 : c->tag_bits - 1;
-	geometric(t->n, c->min_hist, c->max_hist, t->hlen);
-	t->lane0 = 1;
-	t->lane1 = (uint64_t)1 << t->wi;
-	t->lane2 = (uint64_t)1 << (t->wi + t->wt0);
-	t->low = t->lane0 | t->lane1 | t->lane2;
-	t->top = (t->lane0 << (t->wi - 1)) | (t->lane1 << (t->wt0 - 1)) | (t->lane2 << (t->wt1 - 1));
-	for (unsigned i = 0; i < t->n; i++) {
-		t->out[i] = (t->lane0 << (t->hlen[i] % t->wi)) | (t->lane1 << (t->hlen[i] % t->wt0)) |
-			    (t->lane2 << (t->hlen[i] % t->wt1));
-		t->pmask[i] = t->hlen[i] < PATH_BITS ? (1u << t->hlen[i]) - 1 : (1u << PATH_BITS) - 1;
-	}
+	uint64_t pow = 1;
+
+	for (unsigned k = 0; k < hlen; k++)
+		pow *= HASH_BASE;
+	w->neg_len = -(int64_t)hlen;
+	w->neg_pow = 0 - pow;
+	w->table = table;
 }
 
-/* ITTAGE's n tables take the folds of TAGE tables spread from the shortest history
- * to the longest (bpred_config_check(): nr_ittage <= nr_tagged). */
-static void itt_tables_init(struct tables *it, const struct tables *tg, const struct bpred_config *c)
+/* TAGE's windows: history lengths in geometric progression; then ITTAGE's, each
+ * with the history length of a TAGE table, spread from the shortest to the longest
+ * (bpred_config_check(): nr_ittage <= nr_tagged). Both longest first. */
+static void windows_init(struct bpred *p, const struct bpred_config *c)
 {
-	it->n = c->nr_ittage;
-	it->lg = c->log_ittage;
-	it->tag_bits = tg->tag_bits;
-	for (unsigned j = 0; j < it->n; j++) {
-		unsigned s = it->n == 1 ? tg->n - 1 : (j * (tg->n - 1) + (it->n - 1) / 2) / (it->n - 1);
+	unsigned n = c->nr_tagged, m = c->nr_ittage, hlen[BPRED_MAX_TAGGED];
 
-		it->src[j] = s;
-		it->hlen[j] = tg->hlen[s];
+	if (!n)
+		return;
+	geometric(n, c->min_hist, c->max_hist, hlen);
+	for (unsigned i = 0; i < n; i++)
+		window_set(&p->tg[n - 1 - i], hlen[i], p->tagged + ((uint64_t)i << c->log_tagged));
+	for (unsigned j = 0; j < m; j++) {
+		unsigned src = m == 1 ? n - 1 : (j * (n - 1) + (m - 1) / 2) / (m - 1);
+
+		window_set(&p->it[m - 1 - j], hlen[src], p->itt + ((uint64_t)j << c->log_ittage));
 	}
 }
 
@@ -328,102 +366,99 @@ struct bpred *bpred_init(void *mem, size_t len, const struct bpred_config *c)
 	p->c = *c;
 	if (!p->c.log_u_reset)
 		p->c.log_u_reset = DEFAULT_LOG_U_RESET;
+	p->u_left = (uint32_t)1 << p->c.log_u_reset;
 	p->rng = 0x2545f491u; /* fixed seed: the same input gives the same counts */
 	p->with_loop = -1;
+	if (c->nr_tagged) { /* else log_tagged and tag_bits are unchecked, and unused */
+		p->tg_ishift = 64 - c->log_tagged;
+		p->tmask = (1u << c->tag_bits) - 1;
+	}
+	p->it_ishift = 64 - c->log_ittage;
+	p->bim_shift = 64 - c->log_bimodal;
+	p->loop_shift = 64 - c->log_loop; /* 64 without a loop table: never used then */
+	p->ring_len = (uint32_t)l.ring_len;
+	p->ring = (uint64_t *)(void *)(base + l.ring);
+	p->now = &p->ring[p->ring_len];
 	p->bim = base + l.bim;
-	fill8(p->bim, align8((uint64_t)1 << c->log_bimodal), 1); /* weakly not taken */
+	/* weakly not taken, no tagged table reached */
+	fill8(p->bim, align8((uint64_t)1 << c->log_bimodal), (uint8_t)(1 | c->nr_tagged << BIM_REACH));
 	p->tagged = (struct tage_entry *)(void *)(base + l.tagged);
 	p->itt_base = (uint64_t *)(void *)(base + l.itt_base);
 	p->itt = (struct itt_entry *)(void *)(base + l.itt);
 	p->ras = (uint64_t *)(void *)(base + l.ras);
 	p->loop = c->log_loop ? (struct loop_entry *)(void *)(base + l.loop) : NULL;
-	tage_tables_init(&p->tg, c);
-	itt_tables_init(&p->it, &p->tg, c);
+	windows_init(p, c);
 	return p;
 }
 
 /* ---- histories ---- */
 
-static void push_bit(struct bpred *p, uint32_t bit)
+/* One step of the history: what it adds to H (struct window). */
+static inline void push(struct bpred *p, uint64_t add)
 {
-	/* locals: the byte stores below could alias the struct's fields */
-	struct tables *t = &p->tg;
-	const uint64_t top = t->top, l0 = t->lane0, l1 = t->lane1, l2 = t->lane2;
-	const uint64_t in = bit ? t->low : 0;
-	const unsigned s0 = t->wi - 1, s1 = t->wt0 - 1, s2 = t->wt1 - 1, n = t->n;
-	const uint32_t head = (p->ghead + 1) & (HIST_BUF - 1);
-	const uint8_t *gh = p->ghist;
+	const uint32_t len = p->ring_len, head = (p->head + 1) & (len - 1);
+	const uint64_t h = p->now[0] * HASH_BASE + add;
 
-	p->ghead = head;
-	p->ghist[head] = (uint8_t)bit;
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t old = gh[(head - t->hlen[i]) & (HIST_BUF - 1)];
-		uint64_t x = t->fold[i], tp = x & top;
-		uint64_t wrap = ((tp >> s0) & l0) | ((tp >> s1) & l1) | ((tp >> s2) & l2);
-
-		t->fold[i] = (((x & ~top) << 1) | wrap) ^ in ^ (t->out[i] & (0 - old));
-	}
+	p->head = head;
+	p->ring[head] = h;
+	p->ring[head + len] = h;
+	p->now = &p->ring[head + len];
 }
 
-static void push_path(struct bpred *p, uint64_t pc)
+/* The path bit of a branch whose address hashed to pc_key (pc * MUL_PC), as added
+ * to H: the hash's top bit, which depends on every bit of the address. */
+static inline uint64_t path_add(uint64_t pc_key)
 {
-	uint32_t a = pc32(pc);
-
-	p->phist = ((p->phist << 1) | ((a ^ (a >> 2) ^ (a >> 5)) & 1)) & ((1u << PATH_BITS) - 1);
+	return (0 - (pc_key >> 63)) & HASH_PATH;
 }
 
-/* One bit of a target address for the global history. */
-static uint32_t target_bit(uint64_t target)
+/* A conditional branch's step: its direction and its path bit. */
+static const uint64_t cond_add[4] = { 0, HASH_DIR, HASH_PATH, HASH_DIR + HASH_PATH };
+
+/* A target address's bit for the history, as added to H. */
+static inline uint64_t target_add(uint64_t target)
 {
-	return hash_bits(pc32(target), 0x9e3779b1u, 1);
+	return hash_bits(pc32(target), 0x9e3779b1u, 1) ? HASH_DIR : 0;
+}
+
+static inline const uint64_t *history_now(const struct bpred *p)
+{
+	return p->now;
+}
+
+/* Window w's key for a branch whose address hashed to pc_key (struct window). */
+static inline uint64_t window_key(const struct window *w, const uint64_t *now, uint64_t pc_key)
+{
+	return now[0] + pc_key + now[w->neg_len] * w->neg_pow;
+}
+
+/* Whether TAGE window w's entry for the key base + ... (tage_search()) has its tag. */
+static inline bool tage_hit(const struct window *w, const uint64_t *now, uint64_t base, unsigned ishift,
+			    uint32_t tmask)
+{
+	const uint64_t x = base + now[w->neg_len] * w->neg_pow;
+
+	return ((const struct tage_entry *)w->table)[x >> ishift].tag == (uint16_t)((x >> TAG_SHIFT) & tmask);
+}
+
+static inline struct tage_entry *tage_entry_of(const struct window *w, const uint64_t *now, uint64_t base,
+					       unsigned ishift)
+{
+	return (struct tage_entry *)w->table + ((base + now[w->neg_len] * w->neg_pow) >> ishift);
+}
+
+/* The first window from w (longest first) whose entry hits, end when none; base is
+ * now[0] + pc_key. */
+static inline const struct window *tage_search(const struct window *w, const struct window *end,
+					       const uint64_t *now, uint64_t base, unsigned ishift,
+					       uint32_t tmask)
+{
+	while (w < end && !tage_hit(w, now, base, ishift, tmask))
+		w++;
+	return w;
 }
 
 /* ---- TAGE ---- */
-
-/* x (of `from` bits) XOR-folded to `to` bits. */
-static uint32_t fold_down(uint32_t x, unsigned from, unsigned to)
-{
-	for (; from > to; from -= to)
-		x = (x & ((1u << to) - 1)) ^ (x >> to);
-	return x;
-}
-
-/* Index and tag in table i (of TAGE when t is p->tg, of ITTAGE when it is p->it,
- * whose folds are those of TAGE table t->src[i]) for an address hashed to ha
- * (index) and ht (tag). */
-static uint32_t rotl32(uint32_t x, unsigned r)
-{
-	r &= 31;
-	return r ? (x << r) | (x >> (32 - r)) : x;
-}
-
-/*
- * Index and tag in n tables of lg index bits and `bits` tag bits, table i using
- * the folds of TAGE table f[i] (TAGE: f = NULL, i itself). ha is the address
- * hashed to lg bits, ht to `bits` bits; the path history enters hashed whole for a
- * table whose history is at least PATH_BITS long (rotated by the table's number,
- * so that they differ), its last hlen bits for a shorter one. A fold's lanes need
- * no mask of their own: the final masks cut what lies above them.
- */
-static void table_hashes(const struct bpred *p, unsigned n, const unsigned *f, unsigned lg, unsigned bits,
-			 unsigned salt, uint32_t ha, uint32_t ht, uint32_t *idx, uint16_t *tag)
-{
-	const struct tables *t = &p->tg;
-	const uint32_t phist = p->phist, pfull = phist * 0x27d4eb2du;
-	const uint32_t imask = (1u << lg) - 1, tmask = (1u << bits) - 1;
-	const unsigned wi = t->wi, wt = t->wi + t->wt0;
-
-	for (unsigned i = 0; i < n; i++) {
-		unsigned k = f ? f[i] : i;
-		uint64_t x = t->fold[k];
-		uint32_t ph = t->hlen[k] < PATH_BITS ? (phist & t->pmask[k]) * 0x27d4eb2du : pfull;
-		uint32_t ci = (uint32_t)x & ((1u << wi) - 1);
-
-		ph = rotl32(ph, 3 * i + salt) >> (32 - lg);
-		idx[i] = (ha ^ ph ^ (lg >= wi ? ci : fold_down(ci, wi, lg))) & imask;
-		tag[i] = (uint16_t)((ht ^ (uint32_t)(x >> wi) ^ ((uint32_t)(x >> wt) << 1)) & tmask);
-	}
-}
 
 static void ctr_update(int8_t *ctr, bool taken, int lo, int hi)
 {
@@ -435,301 +470,270 @@ static void ctr_update(int8_t *ctr, bool taken, int lo, int hi)
 
 static void bim_update(uint8_t *b, bool taken)
 {
-	if (taken && *b < 3)
+	const unsigned c = *b & BIM_CTR;
+
+	if (taken && c < 3)
 		(*b)++;
-	else if (!taken && *b > 0)
+	else if (!taken && c > 0)
 		(*b)--;
 }
 
-static void useful_halve(struct bpred *p)
+COLD static void useful_halve(struct bpred *p)
 {
-	uint64_t n = (uint64_t)p->tg.n << p->tg.lg;
+	uint64_t n = p->c.nr_tagged ? (uint64_t)p->c.nr_tagged << p->c.log_tagged : 0;
 
 	for (uint64_t i = 0; i < n; i++)
 		p->tagged[i].u >>= 1;
-	n = (uint64_t)p->it.n << p->it.lg;
+	n = (uint64_t)p->c.nr_ittage << p->c.log_ittage;
 	for (uint64_t i = 0; i < n; i++)
 		p->itt[i].u = 0;
 }
 
-struct tage_lookup {
-	uint32_t idx[BPRED_MAX_TAGGED];
-	uint16_t tag[BPRED_MAX_TAGGED];
-	int prov, alt;         /* tables that hit, -1 for the base table */
-	bool prov_pred, alt_pred, pred;
-	bool weak_new;         /* the provider's entry is new and weak */
-	uint32_t bidx, ua;
-};
-
-static struct tage_entry *tage_at(struct bpred *p, unsigned i, uint32_t idx)
+/* A misprediction: an entry in a longer table than the provider's (a rank below
+ * prov, the provider's rank: nr_tagged when none), from the shortest of them up; not
+ * always the next one (Seznec), so that one branch does not fill them all. */
+COLD static void tage_allocate(struct bpred *p, unsigned prov, uint64_t pc_key, uint8_t *bim, bool taken)
 {
-	return &p->tagged[((uint64_t)i << p->tg.lg) + idx];
-}
+	const struct window *w = p->tg;
+	const uint64_t *now = history_now(p);
+	unsigned start = prov;
 
-static void tage_predict(struct bpred *p, uint32_t a, struct tage_lookup *k)
-{
-	k->prov = k->alt = -1;
-	if (p->tg.n)
-		table_hashes(p, p->tg.n, NULL, p->tg.lg, p->tg.tag_bits, 0, hash_bits(a, 0x9e3779b1u, p->tg.lg),
-			     hash_bits(a, 0x85ebca77u, p->tg.tag_bits), k->idx, k->tag);
-	for (int i = (int)p->tg.n - 1; i >= 0; i--) {
-		if (tage_at(p, (unsigned)i, k->idx[i])->tag != k->tag[i])
-			continue;
-		if (k->prov < 0) {
-			k->prov = i;
-		} else {
-			k->alt = i;
-			break;
-		}
-	}
-	k->bidx = hash_bits(a, 0x9e3779b1u, p->c.log_bimodal);
-	k->alt_pred = k->alt >= 0 ? tage_at(p, (unsigned)k->alt, k->idx[k->alt])->ctr >= 0
-				  : p->bim[k->bidx] >= 2;
-	k->ua = hash_bits(a, 0x85ebca77u, 4);
-	k->weak_new = false;
-	if (k->prov < 0) {
-		k->prov_pred = k->pred = k->alt_pred;
+	if (start == 0)
 		return;
-	}
-	struct tage_entry *e = tage_at(p, (unsigned)k->prov, k->idx[k->prov]);
-
-	k->prov_pred = e->ctr >= 0;
-	k->weak_new = (e->ctr == 0 || e->ctr == -1) && e->u == 0;
-	k->pred = k->weak_new && p->use_alt[k->ua] >= 0 ? k->alt_pred : k->prov_pred;
-}
-
-static void tage_allocate(struct bpred *p, const struct tage_lookup *k, bool taken)
-{
-	unsigned start = (unsigned)(k->prov + 1);
-
-	if (start >= p->tg.n)
-		return;
-	/* Seznec: not always the next table, so that one branch does not fill them all */
-	if (start + 1 < p->tg.n && (next_rand(p) & 1))
-		start++;
-	for (unsigned i = start; i < p->tg.n; i++) {
-		struct tage_entry *e = tage_at(p, i, k->idx[i]);
+	if (start > 1 && (next_rand(p) & 1))
+		start--;
+	for (unsigned r = start; r-- > 0;) {
+		uint64_t x = window_key(&w[r], now, pc_key);
+		struct tage_entry *e = (struct tage_entry *)w[r].table + (x >> p->tg_ishift);
 
 		if (e->u == 0) {
-			e->tag = k->tag[i];
+			e->tag = (uint16_t)((x >> TAG_SHIFT) & p->tmask);
 			e->ctr = taken ? 0 : -1;
+			if (r < (unsigned)(*bim >> BIM_REACH))
+				*bim = (uint8_t)((*bim & BIM_CTR) | r << BIM_REACH);
 			return;
 		}
 	}
-	for (unsigned i = start; i < p->tg.n; i++) {
-		struct tage_entry *e = tage_at(p, i, k->idx[i]);
+	for (unsigned r = start; r-- > 0;) {
+		uint64_t x = window_key(&w[r], now, pc_key);
+		struct tage_entry *e = (struct tage_entry *)w[r].table + (x >> p->tg_ishift);
 
 		if (e->u > 0)
 			e->u--;
 	}
 }
 
-static void tage_update(struct bpred *p, const struct tage_lookup *k, bool taken)
-{
-	/* a new entry that was right while the alternate was used needs no other */
-	if (k->pred != taken && !(k->weak_new && k->prov_pred == taken))
-		tage_allocate(p, k, taken);
-	if (k->prov < 0) {
-		bim_update(&p->bim[k->bidx], taken);
-		return;
-	}
-	struct tage_entry *e = tage_at(p, (unsigned)k->prov, k->idx[k->prov]);
-
-	if (k->weak_new && k->prov_pred != k->alt_pred)
-		ctr_update(&p->use_alt[k->ua], k->alt_pred == taken, -8, 7);
-	if (e->u == 0) { /* the alternate keeps learning while the provider is unproven */
-		if (k->alt >= 0)
-			ctr_update(&tage_at(p, (unsigned)k->alt, k->idx[k->alt])->ctr, taken, -4, 3);
-		else
-			bim_update(&p->bim[k->bidx], taken);
-	}
-	ctr_update(&e->ctr, taken, -4, 3);
-	if (k->prov_pred != k->alt_pred) {
-		if (k->prov_pred == taken && e->u < 3)
-			e->u++;
-		else if (k->prov_pred != taken && e->u > 0)
-			e->u--;
-	}
-}
-
 /* ---- loop predictor ---- */
 
-struct loop_lookup {
-	struct loop_entry *e;  /* the entry of this branch, NULL on a miss */
-	uint16_t tag;
-	bool valid, pred;
-};
-
-static void loop_predict(struct bpred *p, uint32_t a, struct loop_lookup *l)
-{
-	struct loop_entry *e;
-
-	l->e = NULL;
-	l->valid = l->pred = false;
-	if (!p->loop)
-		return;
-	e = &p->loop[hash_bits(a, 0x9e3779b1u, p->c.log_loop)];
-	l->tag = (uint16_t)(hash_bits(a, 0x85ebca77u, LOOP_TAG_BITS) | 1); /* 0 = free */
-	if (e->tag != l->tag)
-		return;
-	l->e = e;
-	l->valid = e->conf >= LOOP_CONF_MAX;
-	l->pred = e->cur + 1u == e->past ? !e->dir : e->dir;
-}
-
-static void loop_free(struct loop_entry *e)
+COLD static void loop_free(struct loop_entry *e)
 {
 	e->tag = 0;
 	e->past = e->cur = 0;
 	e->conf = e->age = 0;
 }
 
-static void loop_update(struct bpred *p, struct loop_lookup *l, bool taken, bool tage_wrong)
+/*
+ * The loop predictor's entry e (its tag matched) for a branch TAGE predicted
+ * tage_pred that went `taken`: the loop's prediction when it is confident and has
+ * proven better than TAGE (with_loop), else -1 (TAGE's stands); then the updates.
+ */
+static inline int loop_hit(struct bpred *p, struct loop_entry *e, bool tage_pred, bool taken)
 {
-	struct loop_entry *e = l->e;
+	const bool dir = e->dir;
+	const unsigned cur = e->cur, past = e->past;
+	int use = -1;
 
-	if (!p->loop)
-		return;
-	if (!e)
-		return; /* loop_allocate() may take an entry for it */
-	if (l->valid) {
-		if (l->pred != taken) {
-			loop_free(e);
-			return;
+	if (e->conf >= LOOP_CONF_MAX) {
+		const bool lp = cur + 1 == past ? !dir : dir;
+		const int with = p->with_loop;
+
+		if (with >= 0)
+			use = lp;
+		if (lp != tage_pred) {
+			if (lp == taken && with < 63)
+				p->with_loop = with + 1;
+			else if (lp != taken && with > -64)
+				p->with_loop = with - 1;
 		}
-		if (tage_wrong && e->age < LOOP_AGE_MAX)
+		if (lp != taken) {
+			loop_free(e);
+			return use;
+		}
+		if (tage_pred != taken && e->age < LOOP_AGE_MAX)
 			e->age++;
 	}
-	if (taken == (bool)e->dir) {
-		if (e->cur < LOOP_ITER_MAX) {
-			e->cur++;
-		} else {
+	if (taken == dir) {
+		if (cur < LOOP_ITER_MAX)
+			e->cur = (uint16_t)(cur + 1);
+		else
 			loop_free(e);
-		}
-		return;
+		return use;
 	}
 	/* the exit: a run of cur + 1 outcomes ended */
-	if (e->past == 0) {
-		e->past = (uint16_t)(e->cur + 1);
-	} else if (e->cur + 1u == e->past) {
+	if (past == 0) {
+		e->past = (uint16_t)(cur + 1);
+	} else if (cur + 1 == past) {
 		if (e->conf < LOOP_CONF_MAX)
 			e->conf++;
 	} else {
-		e->past = (uint16_t)(e->cur + 1);
+		e->past = (uint16_t)(cur + 1);
 		e->conf = 0;
 	}
 	e->cur = 0;
+	return use;
 }
 
-/* A branch TAGE mispredicts may be a loop's exit: its body goes the other way. An
- * entry still in use (age > 0) ages instead of being replaced. */
-static void loop_allocate(struct bpred *p, uint32_t a, const struct loop_lookup *l, bool taken)
+/* A branch TAGE mispredicted with no loop entry may be a loop's exit: its body goes
+ * the other way. An entry still in use (age > 0) ages instead of being replaced. */
+COLD static void loop_allocate(struct loop_entry *e, uint16_t tag, bool taken)
 {
-	struct loop_entry *e;
-
-	if (!p->loop || l->e)
-		return;
-	e = &p->loop[hash_bits(a, 0x9e3779b1u, p->c.log_loop)];
 	if (e->age > 0) {
 		e->age--;
 		return;
 	}
-	e->tag = l->tag;
+	e->tag = tag;
 	e->dir = (uint8_t)!taken;
 	e->past = e->cur = 0;
 	e->conf = 0;
 	e->age = LOOP_AGE_MAX;
 }
 
+/*
+ * TAGE (and the loop predictor beside it): the windows are searched longest first;
+ * the first hit provides, the second is the alternate and ends the search. The base
+ * table is read only when there is no alternate. The base table, the loop table and
+ * use_alt_on_na are indexed by bits of the address's hash pk.
+ */
 bool bpred_cond(struct bpred *p, uint64_t pc, bool taken)
 {
-	uint32_t a = pc32(pc);
-	struct tage_lookup k;
-	struct loop_lookup l;
-	bool pred;
+	const uint64_t pk = pc * MUL_PC;
+	const uint64_t *now = history_now(p);
+	uint8_t *const bim = &p->bim[pk >> p->bim_shift];
+	const struct window *const end = p->tg + p->c.nr_tagged, *prov_w;
+	const struct window *w = p->tg + (*bim >> BIM_REACH);
+	const unsigned ishift = p->tg_ishift;
+	const uint32_t tmask = p->tmask;
+	const uint64_t base = now[0] + pk;
+	struct tage_entry *prov = NULL, *alt = NULL;
+	bool alt_pred, prov_pred, tage_pred, pred, weak_new = false;
 
-	tage_predict(p, a, &k);
-	loop_predict(p, a, &l);
-	pred = l.valid && p->with_loop >= 0 ? l.pred : k.pred;
-	if (l.valid && l.pred != k.pred) {
-		int8_t w = (int8_t)p->with_loop;
-
-		ctr_update(&w, l.pred == taken, -64, 63);
-		p->with_loop = w;
+	w = tage_search(w, end, now, base, ishift, tmask);
+	prov_w = w;
+	if (w < end) {
+		prov = tage_entry_of(w, now, base, ishift);
+		w = tage_search(w + 1, end, now, base, ishift, tmask);
+		if (w < end)
+			alt = tage_entry_of(w, now, base, ishift);
 	}
-	loop_update(p, &l, taken, k.pred != taken);
-	if (k.pred != taken)
-		loop_allocate(p, a, &l, taken);
-	tage_update(p, &k, taken);
-	if (++p->tick >> p->c.log_u_reset) {
-		p->tick = 0;
+	alt_pred = alt ? alt->ctr >= 0 : (*bim & BIM_CTR) >= 2;
+	prov_pred = tage_pred = alt_pred;
+	if (prov) {
+		prov_pred = tage_pred = prov->ctr >= 0;
+		if ((prov->ctr == 0 || prov->ctr == -1) && prov->u == 0) { /* new and weak */
+			weak_new = true;
+			if (p->use_alt[(pk >> 16) & (NR_USE_ALT - 1)] >= 0)
+				tage_pred = alt_pred;
+		}
+	}
+	pred = tage_pred;
+
+	/* TAGE's update; a new entry that was right while the alternate was used needs no other */
+	if (tage_pred != taken && !(weak_new && prov_pred == taken))
+		tage_allocate(p, (unsigned)(prov_w - p->tg), pk, bim, taken);
+	if (!prov) {
+		bim_update(bim, taken);
+	} else {
+		if (weak_new && prov_pred != alt_pred)
+			ctr_update(&p->use_alt[(pk >> 16) & (NR_USE_ALT - 1)], alt_pred == taken, -8, 7);
+		if (prov->u == 0) { /* the alternate keeps learning while the provider is unproven */
+			if (alt)
+				ctr_update(&alt->ctr, taken, -4, 3);
+			else
+				bim_update(bim, taken);
+		}
+		ctr_update(&prov->ctr, taken, -4, 3);
+		if (prov_pred != alt_pred) {
+			if (prov_pred == taken && prov->u < 3)
+				prov->u++;
+			else if (prov_pred != taken && prov->u > 0)
+				prov->u--;
+		}
+	}
+
+	if (p->loop) {
+		struct loop_entry *e = &p->loop[pk >> p->loop_shift];
+		const uint16_t tag = (uint16_t)(((pk >> 20) & ((1u << LOOP_TAG_BITS) - 1)) | 1); /* 0: free */
+
+		if (e->tag == tag) {
+			const int use = loop_hit(p, e, tage_pred, taken);
+
+			if (use >= 0)
+				pred = use;
+		} else if (tage_pred != taken) {
+			loop_allocate(e, tag, taken);
+		}
+	}
+	if (--p->u_left == 0) {
+		p->u_left = (uint32_t)1 << p->c.log_u_reset;
 		useful_halve(p);
 	}
-	push_bit(p, taken);
-	push_path(p, pc);
+	push(p, cond_add[(pk >> 63) * 2 + taken]);
 	return pred != taken;
 }
 
 /* ---- ITTAGE ---- */
 
-#define ITT_SALT 0x5bd1e995u
-
-static struct itt_entry *itt_at(struct bpred *p, unsigned i, uint32_t idx)
-{
-	return &p->itt[((uint64_t)i << p->it.lg) + idx];
-}
-
 bool bpred_indirect(struct bpred *p, uint64_t pc, uint64_t target)
 {
-	uint32_t a = pc32(pc);
-	uint32_t idx[BPRED_MAX_ITTAGE];
-	uint16_t tag[BPRED_MAX_ITTAGE];
-	int prov = -1, alt = -1;
-	uint64_t *base = &p->itt_base[hash_bits(a, 0x9e3779b1u, p->it.lg)];
+	const uint32_t a = pc32(pc);
+	const unsigned n = p->c.nr_ittage, ishift = p->it_ishift;
+	const struct window *w = p->it;
+	const uint64_t *now = history_now(p);
+	const uint64_t pk = pc * MUL_PC_ITT;
+	struct itt_entry *e = NULL, *alt_e = NULL;
+	unsigned prov = n;
+	uint64_t *base = &p->itt_base[hash_bits(a, 0x9e3779b1u, p->c.log_ittage)];
 	uint64_t alt_target, pred;
-	struct itt_entry *e = NULL;
 
-	if (p->it.n)
-		table_hashes(p, p->it.n, p->it.src, p->it.lg, p->it.tag_bits, 16,
-			     hash_bits(a ^ ITT_SALT, 0x9e3779b1u, p->it.lg),
-			     hash_bits(a ^ ITT_SALT, 0x85ebca77u, p->it.tag_bits), idx, tag);
-	for (int i = (int)p->it.n - 1; i >= 0; i--) {
-		if (itt_at(p, (unsigned)i, idx[i])->tag != tag[i])
+	for (unsigned r = 0; r < n; r++) {
+		const uint64_t x = window_key(&w[r], now, pk);
+		struct itt_entry *t = (struct itt_entry *)w[r].table + (x >> ishift);
+
+		if (t->tag != (uint16_t)((x >> TAG_SHIFT) & p->tmask))
 			continue;
-		if (prov < 0) {
-			prov = i;
+		if (!e) {
+			prov = r;
+			e = t;
 		} else {
-			alt = i;
+			alt_e = t;
 			break;
 		}
 	}
-	alt_target = alt >= 0 ? itt_at(p, (unsigned)alt, idx[alt])->target : *base;
+	alt_target = alt_e ? alt_e->target : *base;
 	pred = alt_target;
-	if (prov >= 0) {
-		e = itt_at(p, (unsigned)prov, idx[prov]);
-		if (e->ctr > 0 || alt < 0)
-			pred = e->target;
-	}
+	if (e && (e->ctr > 0 || !alt_e))
+		pred = e->target;
 
-	/* update */
-	if (pred != target && (unsigned)(prov + 1) < p->it.n) {
-		unsigned start = (unsigned)(prov + 1);
+	/* update: on a misprediction, an entry in a longer table than the provider's */
+	if (pred != target && prov > 0) {
+		unsigned start = prov;
 		bool done = false;
 
-		if (start + 1 < p->it.n && (next_rand(p) & 1))
-			start++;
-		for (unsigned i = start; i < p->it.n && !done; i++) {
-			struct itt_entry *n = itt_at(p, i, idx[i]);
+		if (start > 1 && (next_rand(p) & 1))
+			start--;
+		for (unsigned r = start; r-- > 0 && !done;) {
+			const uint64_t x = window_key(&w[r], now, pk);
+			struct itt_entry *t = (struct itt_entry *)w[r].table + (x >> ishift);
 
-			if (n->u == 0) {
-				n->tag = tag[i];
-				n->target = target;
-				n->ctr = 0;
+			if (t->u == 0) {
+				t->tag = (uint16_t)((x >> TAG_SHIFT) & p->tmask);
+				t->target = target;
+				t->ctr = 0;
 				done = true;
 			}
 		}
-		for (unsigned i = start; i < p->it.n && !done; i++)
-			itt_at(p, i, idx[i])->u = 0;
+		for (unsigned r = start; r-- > 0 && !done;)
+			((struct itt_entry *)w[r].table + (window_key(&w[r], now, pk) >> ishift))->u = 0;
 	}
 	if (e) {
 		if (e->target == target) {
@@ -746,12 +750,15 @@ bool bpred_indirect(struct bpred *p, uint64_t pc, uint64_t target)
 				e->target = target;
 		}
 	}
-	if (!e || alt < 0)
+	if (!e || !alt_e)
 		*base = target;
-	/* three bits of the target, so that the next branches see which way it went */
-	for (unsigned b = 0, h = hash_bits(pc32(target), 0x9e3779b1u, 3); b < 3; b++)
-		push_bit(p, (h >> b) & 1);
-	push_path(p, pc);
+	/* three bits of the target, so that the next branches see which way it went;
+	 * the branch's path bit with the first */
+	uint32_t h = hash_bits(pc32(target), 0x9e3779b1u, 3);
+
+	push(p, (h & 1 ? HASH_DIR : 0) + path_add(pc * MUL_PC));
+	push(p, h & 2 ? HASH_DIR : 0);
+	push(p, h & 4 ? HASH_DIR : 0);
 	return pred != target;
 }
 
@@ -761,8 +768,7 @@ void bpred_call(struct bpred *p, uint64_t pc, uint64_t return_addr)
 {
 	p->ras_top = p->ras_top + 1 == p->c.ras_depth ? 0 : p->ras_top + 1;
 	p->ras[p->ras_top] = return_addr;
-	push_bit(p, target_bit(pc));
-	push_path(p, pc);
+	push(p, target_add(pc) + path_add(pc * MUL_PC));
 }
 
 bool bpred_return(struct bpred *p, uint64_t pc, uint64_t target)
@@ -770,13 +776,11 @@ bool bpred_return(struct bpred *p, uint64_t pc, uint64_t target)
 	uint64_t pred = p->ras[p->ras_top];
 
 	p->ras_top = p->ras_top == 0 ? p->c.ras_depth - 1 : p->ras_top - 1;
-	push_bit(p, target_bit(target));
-	push_path(p, pc);
+	push(p, target_add(target) + path_add(pc * MUL_PC));
 	return pred != target;
 }
 
 void bpred_uncond(struct bpred *p, uint64_t pc, uint64_t target)
 {
-	push_bit(p, target_bit(target));
-	push_path(p, pc);
+	push(p, target_add(target) + path_add(pc * MUL_PC));
 }

@@ -2,12 +2,14 @@
  * interp.c: a bytecode interpreter whose switch becomes a jump table (one indirect
  * jump per instruction); the program is random, so the jump's target changes at
  * random and an indirect predictor that remembers the last target is wrong ~7 times
- * in 8. Bad Speculation bound.
+ * in 8. Bad Speculation bound. 256 Ki instructions: far more than a predictor learns
+ * by heart when the program is run again (ITTAGE-class predictors hold a few
+ * thousand targets).
  */
 #include <stdio.h>
 
-#define PROG 4096
-#define RUNS 300
+#define PROG (1 << 18)
+#define RUNS 5
 
 static unsigned char prog[PROG];
 

@@ -1,7 +1,8 @@
 /*
  * wl-twofn: two functions with different bottlenecks, for the per-function top-down
  * (`tdprof topdown --by function`): branchy() takes a data-dependent branch on
- * random bytes (Bad Speculation; an empty asm keeps the compiler from making it a
+ * 1 MiB of random bytes (Bad Speculation; far more outcomes than a predictor learns
+ * by heart when they repeat; an empty asm keeps the compiler from making it a
  * conditional move), chase() follows a random cycle through 1 Mi nodes of 64 bytes,
  * 64 MiB, twice a simulated last-level cache (Backend Bound: every load misses).
  * Never inlined, so each keeps its own lines.

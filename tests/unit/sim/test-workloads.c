@@ -83,6 +83,35 @@ static uint64_t marked_line(const char *name, const char *marker)
 	return 0;
 }
 
+/* The value of `#define name N` or `#define name (A << B)` in tests/data/sim/<prog>.c:
+ * the counts the tests expect derive from the programs' own sizes. */
+static unsigned long source_define(const char *prog, const char *name)
+{
+	char path[8192], line[512];
+	size_t len = strlen(name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.c", srcdir, prog);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *v = line + 8;
+		unsigned long a, b;
+
+		if (strncmp(line, "#define ", 8) != 0 || strncmp(v, name, len) != 0 || (v[len] != ' ' && v[len] != '\t'))
+			continue;
+		fclose(f);
+		if (sscanf(v + len, " (%lu << %lu)", &a, &b) == 2)
+			return a << b;
+		if (sscanf(v + len, " %lu", &a) == 1)
+			return a;
+		fail_msg("#define %s in %s: not a number nor (A << B)", name, path);
+	}
+	fclose(f);
+	fail_msg("no #define %s in %s", name, path);
+	return 0;
+}
+
 struct result {
 	struct sim_profile p;
 	struct sim_estimate est;
@@ -155,6 +184,7 @@ static void test_branch(void **state)
 {
 	struct result res;
 	char bin[4096];
+	unsigned long execs;
 
 	(void)state;
 	compile("branch", bin, sizeof(bin));
@@ -162,8 +192,9 @@ static void test_branch(void **state)
 	assert_int_equal(res.est.dominant, SIM_BAD_SPECULATION);
 	assert_true(res.est.topdown.bad_speculation > 50);
 	expect_top(&res, "branch", "BRANCH-LINE");
-	/* About half of the 16384 * 200 executions of the `if` mispredict. */
-	assert_true(sim_site_mispredicts(&res.sites[0]) > 16384 * 200 / 3);
+	/* About half of the N * PASSES executions of the `if` (1 MiB * 3) mispredict. */
+	execs = source_define("branch", "N") * source_define("branch", "PASSES");
+	assert_true(sim_site_mispredicts(&res.sites[0]) > execs / 3);
 	release(&res);
 
 	/* The same loop on sorted data: predicted, so the instructions dominate. */
@@ -216,7 +247,7 @@ static void test_branch_address(void **state)
 	assert_int_equal(res.est.dominant, SIM_BAD_SPECULATION);
 	expect_top(&res, "branch", "BRANCH-LINE");
 	assert_true(res.sites[0].branch_addr != 0);
-	assert_true(res.sites[0].execs == 16384 * 200);
+	assert_true(res.sites[0].execs == source_define("branch", "N") * source_define("branch", "PASSES"));
 	/* The address is the conditional jump of the `if` (objdump agrees), not a cmov. */
 	snprintf(start, sizeof(start), "--start-address=0x%llx", (unsigned long long)res.sites[0].branch_addr);
 	snprintf(stop, sizeof(stop), "--stop-address=0x%llx", (unsigned long long)res.sites[0].branch_addr + 16);
@@ -288,6 +319,7 @@ static void test_interp(void **state)
 {
 	struct result res;
 	char bin[4096];
+	unsigned long execs;
 
 	(void)state;
 	compile("interp", bin, sizeof(bin));
@@ -295,8 +327,10 @@ static void test_interp(void **state)
 	assert_int_equal(res.est.dominant, SIM_BAD_SPECULATION);
 	expect_top(&res, "interp", "DISPATCH-LINE");
 	/* The jump table's indirect jump runs for 7 opcodes in 8 (gcc sends the last
-	 * case straight to `default`): ~4096 * 300 * 7/8; most of them mispredict. */
-	assert_true(res.sites[0].cost.v[SIM_BI] >= 4096 * 300 * 3 / 4);
+	 * case straight to `default`): ~PROG * RUNS * 7/8 (256 Ki * 5 * 7/8); most of
+	 * them mispredict. */
+	execs = source_define("interp", "PROG") * source_define("interp", "RUNS");
+	assert_true(res.sites[0].cost.v[SIM_BI] >= execs * 3 / 4);
 	assert_true(res.sites[0].cost.v[SIM_BIM] > res.sites[0].cost.v[SIM_BI] / 2);
 	release(&res);
 }
