@@ -203,9 +203,8 @@ static void test_branch(void **state)
 	assert_true(res.est.topdown.bad_speculation < 5);
 	release(&res);
 
-	/* tdprof's tool: its predictor learns part of the random sequence by heart (it repeats
-	 * 200 times), and a third of each mispredict is a resteer (Frontend): still Bad
-	 * Speculation, at its line */
+	/* tdprof's tool: its TAGE cannot learn 1 MiB of random outcomes (far beyond its tables),
+	 * and a third of each mispredict is a resteer (Frontend): still Bad Speculation, at its line */
 	if (sim_tdpsim_available()) {
 		simulate(bin, "random", "generic", SIM_TOOL_TDPSIM, &res);
 		assert_int_equal(res.est.dominant, SIM_BAD_SPECULATION);
