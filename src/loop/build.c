@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -59,83 +61,137 @@ static void show_argv(const struct loop_job *j, char *const argv[])
 	strbuf_release(&sb);
 }
 
-int loop_spawn(char *const argv[], bool with_stderr, struct strbuf *out, int *wstatus, struct tdp_err *err)
+/* Spawn one child of loop_spawn_many(): its stdout (and stderr) into a new pipe, read end in *rd. */
+static int spawn_one(struct loop_child *c, pid_t pgroup, pid_t *pid, int *rd, struct tdp_err *err)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	int pipefd[2] = { -1, -1 }, rc = 0, e;
-	bool fa_made = false, attr_made = false;
-	sigset_t old;
-	pid_t pid;
-	char buf[8192];
-	ssize_t n;
+	int pipefd[2], e;
 
-	if (tdp_sigfwd_received()) {
-		rc = tdp_err_set(err, TDP_ECHILD, "stopped by signal %d before '%s' ran", tdp_sigfwd_received(),
-				 argv[0]);
-		goto out;
-	}
-	if (pipe2(pipefd, O_CLOEXEC)) {
-		rc = tdp_err_set(err, TDP_ECHILD, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
-		goto out;
-	}
+	if (pipe2(pipefd, O_CLOEXEC))
+		return tdp_err_set(err, TDP_ECHILD, "cannot run '%s': pipe: %s", c->argv[0], strerror(errno));
 	if ((e = posix_spawn_file_actions_init(&fa)) != 0) {
-		rc = tdp_err_set(err, TDP_ECHILD, "cannot run '%s': %s", argv[0], strerror(e));
-		goto out;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return tdp_err_set(err, TDP_ECHILD, "cannot run '%s': %s", c->argv[0], strerror(e));
 	}
-	fa_made = true;
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-	if (with_stderr)
+	if (c->with_stderr)
 		posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
 	if ((e = posix_spawnattr_init(&attr)) != 0) {
-		rc = tdp_err_set(err, TDP_ECHILD, "cannot run '%s': %s", argv[0], strerror(e));
-		goto out;
+		posix_spawn_file_actions_destroy(&fa);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return tdp_err_set(err, TDP_ECHILD, "cannot run '%s': %s", c->argv[0], strerror(e));
 	}
-	attr_made = true;
-	/* its own process group, to which SIGINT/SIGTERM/SIGHUP are passed on (base/sigfwd.h) */
+	/* the first child's own process group, the others join it: SIGINT/SIGTERM/SIGHUP
+	 * are passed on to that one group (base/sigfwd.h), so they reach every child */
 	tdp_sigfwd_spawnattr(&attr);
-	tdp_sigfwd_block(&old);
-	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
-	if (e) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		rc = tdp_err_set(err, e == ENOENT ? TDP_ENOCMD : TDP_ECHILD, "cannot run '%s': %s", argv[0],
-				 strerror(e));
-		goto out;
-	}
-	tdp_sigfwd_child(pid, &old);
+	posix_spawnattr_setpgroup(&attr, pgroup);
+	e = posix_spawnp(pid, c->argv[0], &fa, &attr, c->argv, environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
-	pipefd[1] = -1;
-	/* Read to the end even past the cap, so the child never blocks on a full pipe. */
-	while ((n = read(pipefd[0], buf, sizeof(buf))) != 0) {
-		if (n < 0) {
+	if (e) {
+		close(pipefd[0]);
+		return tdp_err_set(err, e == ENOENT ? TDP_ENOCMD : TDP_ECHILD, "cannot run '%s': %s", c->argv[0],
+				   strerror(e));
+	}
+	*rd = pipefd[0];
+	return 0;
+}
+
+/* Read every child's pipe to its end (even past the cap, so no child blocks on a full pipe). */
+static void read_all(struct loop_child *c, const int *rd, size_t n)
+{
+	struct pollfd pfd[LOOP_SPAWN_MAX];
+	char buf[8192];
+	size_t open_fds = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		pfd[i].fd = rd[i];
+		pfd[i].events = POLLIN;
+		open_fds += rd[i] >= 0;
+	}
+	while (open_fds) {
+		if (poll(pfd, (nfds_t)n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (out->len + (size_t)n <= LOOP_MAX_OUTPUT)
-			strbuf_add(out, buf, (size_t)n);
+		for (size_t i = 0; i < n; i++) {
+			ssize_t got;
+
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			got = read(pfd[i].fd, buf, sizeof(buf));
+			if (got < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (got <= 0) {
+				pfd[i].fd = -1; /* poll() ignores it from now on; closed by the caller */
+				open_fds--;
+				continue;
+			}
+			if (c[i].out->len + (size_t)got <= LOOP_MAX_OUTPUT)
+				strbuf_add(c[i].out, buf, (size_t)got);
+		}
 	}
-	while (waitpid(pid, wstatus, 0) < 0) {
-		if (errno != EINTR) {
-			rc = tdp_err_set(err, TDP_ECHILD, "cannot wait for '%s': %s", argv[0], strerror(errno));
+}
+
+int loop_spawn_many(struct loop_child *c, size_t n, struct tdp_err *err)
+{
+	pid_t pid[LOOP_SPAWN_MAX];
+	int rd[LOOP_SPAWN_MAX];
+	size_t started = 0;
+	sigset_t old;
+	int rc = 0;
+
+	if (n == 0 || n > LOOP_SPAWN_MAX)
+		return tdp_err_set(err, TDP_EINVAL, "%zu programs to run at once (1 to %d)", n, LOOP_SPAWN_MAX);
+	if (tdp_sigfwd_received())
+		return tdp_err_set(err, TDP_ECHILD, "stopped by signal %d before '%s' ran", tdp_sigfwd_received(),
+				   c[0].argv[0]);
+	tdp_sigfwd_block(&old);
+	for (; started < n; started++) {
+		c[started].wstatus = 0;
+		if ((rc = spawn_one(&c[started], started ? pid[0] : 0, &pid[started], &rd[started], err)))
 			break;
+	}
+	if (!started) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return rc;
+	}
+	if (rc)
+		kill(-pid[0], SIGKILL); /* all or none: the ones started are stopped and reaped */
+	tdp_sigfwd_child(pid[0], &old);
+	read_all(c, rd, started);
+	for (size_t i = 0; i < started; i++) {
+		close(rd[i]);
+		while (waitpid(pid[i], &c[i].wstatus, 0) < 0) {
+			if (errno != EINTR) {
+				if (!rc)
+					rc = tdp_err_set(err, TDP_ECHILD, "cannot wait for '%s': %s", c[i].argv[0],
+							 strerror(errno));
+				break;
+			}
 		}
 	}
 	tdp_sigfwd_child(0, NULL);
 	if (!rc && tdp_sigfwd_received())
-		rc = tdp_err_set(err, TDP_ECHILD, "'%s' was stopped by signal %d (passed on from tdprof)", argv[0],
+		rc = tdp_err_set(err, TDP_ECHILD, "'%s' was stopped by signal %d (passed on from tdprof)", c[0].argv[0],
 				 tdp_sigfwd_received());
-	if (!rc && strbuf_failed(out))
-		rc = tdp_err_oom(err);
-out:
-	if (attr_made)
-		posix_spawnattr_destroy(&attr);
-	if (fa_made)
-		posix_spawn_file_actions_destroy(&fa);
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
+	for (size_t i = 0; !rc && i < n; i++)
+		if (strbuf_failed(c[i].out))
+			rc = tdp_err_oom(err);
+	return rc;
+}
+
+int loop_spawn(char *const argv[], bool with_stderr, struct strbuf *out, int *wstatus, struct tdp_err *err)
+{
+	struct loop_child c = { .argv = argv, .with_stderr = with_stderr, .out = out };
+	int rc = loop_spawn_many(&c, 1, err);
+
+	*wstatus = c.wstatus;
 	return rc;
 }
 

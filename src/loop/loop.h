@@ -90,6 +90,28 @@ void loop_job_close(struct loop_job *j);
 int loop_spawn(char *const argv[], bool with_stderr, struct strbuf *out, int *wstatus, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 
+/* Programs loop_spawn_many() runs at once, at most. */
+#define LOOP_SPAWN_MAX 8
+
+/* One program of loop_spawn_many(). */
+struct loop_child {
+	char *const *argv;  /* in: argv[0] looked up in PATH */
+	bool with_stderr;   /* in: stderr into out too */
+	struct strbuf *out; /* in: its output is appended (at most LOOP_MAX_OUTPUT bytes) */
+	int wstatus;        /* out: its wait status */
+};
+
+/**
+ * Run the n programs of c at once (1 <= n <= LOOP_SPAWN_MAX), all in one process
+ * group (the first's), so that a signal tdprof passes on (base/sigfwd.h) reaches
+ * every one; read their outputs as they come and wait for all. All or none: when
+ * one cannot be started, those already started are killed. Returns 0 when all ran
+ * (whatever their statuses); TDP_ENOCMD (a program not found), TDP_ECHILD (not
+ * started, or stopped by a signal passed on), TDP_EINVAL (n out of range) or
+ * TDP_ENOMEM.
+ */
+int loop_spawn_many(struct loop_child *c, size_t n, struct tdp_err *err) __attribute__((warn_unused_result));
+
 /* ---- mca.c ---- */
 
 /* llvm-mca's prediction for the kernel's hot loop. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/sigfwd.h"
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "loop/loop.h"
@@ -387,9 +388,10 @@ static void parse_regions(struct ctx *c, const struct strbuf *out, int n1, int n
 	}
 }
 
-static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core *out)
+static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core *out, struct tdp_err *errp)
 {
-	struct strbuf in = STRBUF_INIT, res = STRBUF_INIT, path = STRBUF_INIT, cpu = STRBUF_INIT, tri = STRBUF_INIT;
+	struct strbuf in = STRBUF_INIT, res[2] = { STRBUF_INIT, STRBUF_INIT }, path = STRBUF_INIT, cpu = STRBUF_INIT,
+		      tri = STRBUF_INIT;
 	bool x86 = strcmp(c->m->mtriple, "aarch64") != 0;
 	size_t nr_bad = 0;
 	uint8_t *bad = NULL;
@@ -414,47 +416,65 @@ static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core 
 	close(fd);
 	strbuf_addf(&cpu, "-mcpu=%s", c->m->mcpu);
 	strbuf_addf(&tri, "-mtriple=%s", c->m->mtriple[0] ? c->m->mtriple : "x86_64");
-	/* at most three rounds: an instruction llvm-mca cannot parse becomes a nop; then
-	 * the second run, of n2 iterations, on the input that parsed (T(n) = fill + n x C:
-	 * two runs give C) */
-	for (int round = 0, second = 0; round < 4; round++) {
-		char iters[32];
-		char *argv[] = { (char *)(o && o->llvm_mca ? o->llvm_mca : "llvm-mca"), tri.buf, cpu.buf, iters,
-				 "-all-views=false", "-summary-view", "-instruction-info", path.buf, NULL };
+	/* a signal while llvm-mca runs is passed on to it, and its input file removed */
+	tdp_sigfwd_begin();
+	/* T(n) = fill + n x C: the two runs (n1 and n2 iterations of the same input) give C.
+	 * They run at once (o->sequential: one after the other); at most three rounds: an
+	 * instruction llvm-mca cannot parse (the first run's errors) becomes a nop and both
+	 * run again. */
+	for (int round = 0; round < 3; round++) {
+		char iters[2][32];
+		char *argv[2][9];
+		struct loop_child ch[2];
 		struct tdp_err err = TDP_ERR_INIT;
-		int status = 0;
+		int e = 0;
 
-		snprintf(iters, sizeof(iters), "-iterations=%d", second ? n2 : n1);
+		for (int k = 0; k < 2; k++) {
+			char *a[] = { (char *)(o && o->llvm_mca ? o->llvm_mca : "llvm-mca"), tri.buf, cpu.buf, iters[k],
+				      "-all-views=false", "-summary-view", "-instruction-info", path.buf, NULL };
+
+			snprintf(iters[k], sizeof(iters[k]), "-iterations=%d", k ? n2 : n1);
+			memcpy(argv[k], a, sizeof(a));
+			strbuf_reset(&res[k]);
+			ch[k] = (struct loop_child){ .argv = argv[k], .with_stderr = true, .out = &res[k] };
+		}
 		if ((ret = write_input(c, &in, x86, bad, nr_bad)) || write_file(path.buf, &in)) {
 			snprintf(out->why_not, sizeof(out->why_not), "cannot write llvm-mca's input file");
 			break;
 		}
-		strbuf_reset(&res);
-		if (loop_spawn(argv, true, &res, &status, &err)) {
+		if (o && o->sequential)
+			e = loop_spawn_many(&ch[0], 1, &err) || loop_spawn_many(&ch[1], 1, &err);
+		else
+			e = loop_spawn_many(ch, 2, &err);
+		if (e && tdp_sigfwd_received()) {
+			/* interrupted: the command stops (cli/ exits 128+N), not a missing model */
+			ret = tdp_err_set(errp, TDP_ECHILD, "%s", err.msg);
+			break;
+		}
+		if (e) {
 			snprintf(out->why_not, sizeof(out->why_not), "%s",
 				 err.code == TDP_ENOCMD ? "llvm-mca is not installed (apt-get install llvm)" : "llvm-mca could not be started");
 			break;
 		}
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-			parse_regions(c, &res, n1, n2, second);
-			if (second)
-				break;
-			second = 1;
-			continue;
-		}
-		if (second)
+		if (WIFEXITED(ch[0].wstatus) && WEXITSTATUS(ch[0].wstatus) == 0) {
+			parse_regions(c, &res[0], n1, n2, false);
+			if (WIFEXITED(ch[1].wstatus) && WEXITSTATUS(ch[1].wstatus) == 0)
+				parse_regions(c, &res[1], n1, n2, true);
 			break;
-		if (!mark_errors(&res, path.buf, bad, nr_bad)) {
+		}
+		if (!mark_errors(&res[0], path.buf, bad, nr_bad)) {
 			snprintf(out->why_not, sizeof(out->why_not), "llvm-mca failed: %.*s",
-				 (int)strcspn(res.buf, "\n"), res.buf);
+				 (int)strcspn(res[0].buf, "\n"), res[0].buf);
 			break;
 		}
 	}
+	tdp_sigfwd_end();
 	unlink(path.buf);
 out:
 	tdp_free(bad);
 	strbuf_release(&in);
-	strbuf_release(&res);
+	strbuf_release(&res[0]);
+	strbuf_release(&res[1]);
 	strbuf_release(&path);
 	strbuf_release(&cpu);
 	strbuf_release(&tri);
@@ -609,7 +629,7 @@ int simcore_model(const struct sim_profile *p, const struct sim_machine *m, cons
 		}
 		b->region = (int)r;
 	}
-	if (c.nr_r && (ret = run_mca(&c, o, out)))
+	if (c.nr_r && (ret = run_mca(&c, o, out, err)))
 		goto out;
 	ret = combine(&c, out);
 out:

@@ -10,8 +10,8 @@
  *      capstone), its runtime addresses mapped to the file's by the page-aligned
  *      load offset of its hottest function;
  *   3. llvm-mca over all distinct blocks (a code region each; blocks that differ
- *      only in constants analysed once) on the machine's -mcpu, twice (2 and n
- *      iterations, n from SIMCORE_BUDGET): the steady-state cycles per iteration
+ *      only in constants analysed once) on the machine's -mcpu, twice at once (2
+ *      and n iterations, n from SIMCORE_BUDGET): the steady-state cycles per iteration
  *      (bounded by dependencies, ports, dividers and dispatch) from the
  *      difference, and µops per instruction, read by loop/'s llvm-mca parsers;
  *   4. each load's address dependence: a load whose address comes from a load of
@@ -44,12 +44,15 @@ struct tdp_err;
 struct simcore_opts {
 	const char *tmpdir; /* where llvm-mca's input file is written; NULL: "/tmp" */
 	const char *llvm_mca; /* the program (looked up in PATH); NULL: "llvm-mca" */
+	bool sequential;      /* run llvm-mca's two runs one after the other, not at once (the tests compare) */
 };
 
 /**
  * Model p's hot blocks on machine m into *out (zeroed first; release with
  * sim_core_release()). Returns 0 (out->valid false and out->why_not set when
- * nothing could be modelled) or TDP_ENOMEM. Runs llvm-mca (posix_spawn; blocks).
+ * nothing could be modelled), TDP_ENOMEM, or TDP_ECHILD when SIGINT, SIGTERM or
+ * SIGHUP came while llvm-mca ran (passed on to it, base/sigfwd.h). Runs llvm-mca's
+ * two runs at once (posix_spawn; blocks until both end).
  */
 int simcore_model(const struct sim_profile *p, const struct sim_machine *m, const struct simcore_opts *o,
 		  struct sim_core *out, struct tdp_err *err) __attribute__((warn_unused_result));
