@@ -21,7 +21,8 @@ static int reg_index(const char *t, size_t n, bool aarch64)
 	};
 	char buf[8];
 
-	if (n == 0 || n >= sizeof(buf))
+	/* x86's longest is 4 ("r10d"), Arm's 3 ("x30"): most tokens ("qword", "ptr", numbers) are not */
+	if (n < 2 || n > 4 || (aarch64 && n > 3))
 		return -1;
 	memcpy(buf, t, n);
 	buf[n] = '\0';
@@ -41,7 +42,7 @@ static int reg_index(const char *t, size_t n, bool aarch64)
 	}
 	for (int r = 0; r < 8; r++)
 		for (int k = 0; k < 4; k++)
-			if (!strcmp(buf, x86[r][k]))
+			if (x86[r][k][0] == buf[0] && !strcmp(buf, x86[r][k]))
 				return r;
 	if (buf[0] == 'r' && buf[1] >= '0' && buf[1] <= '9') {
 		unsigned v = (unsigned)(buf[1] - '0');
@@ -131,53 +132,77 @@ static bool starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
+/* What the two passes of simcore_load_flags() need of one instruction. */
+struct facts {
+	bool load, branch;
+	int dest;          /* the register written, or -1 */
+	uint64_t addr_regs; /* registers of its memory operand's address */
+	uint64_t srcs;     /* registers it reads (a move's destination excluded) */
+	uint64_t prefetch; /* a software prefetch: the registers of its address */
+};
+
+static void facts_of(const struct simcore_insn *in, bool aarch64, struct facts *f)
+{
+	struct parsed p;
+	bool mov_like;
+
+	parse(in->text, &p);
+	memset(f, 0, sizeof(*f));
+	f->dest = -1;
+	f->branch = in->branch_type != 0;
+	if (p.mem >= 0)
+		f->addr_regs = regs_in(p.addr, p.addr_len, aarch64);
+	if (p.mem >= 0 && (starts(p.mnem, "prefetch") || starts(p.mnem, "prfm")))
+		f->prefetch = f->addr_regs;
+	if (aarch64)
+		f->load = starts(p.mnem, "ld") && p.mem >= 0;
+	else
+		f->load = p.mem >= 0 && strcmp(p.mnem, "lea") && !starts(p.mnem, "nop") && !starts(p.mnem, "prefetch") &&
+			  !(p.mem == 0 && starts(p.mnem, "mov"));
+	if (p.nr_ops && p.mem != 0)
+		f->dest = reg_index(p.op[0], p.op_len[0], aarch64);
+	mov_like = starts(p.mnem, "mov") || !strcmp(p.mnem, "lea") || aarch64;
+	for (size_t k = mov_like ? 1 : 0; k < p.nr_ops; k++)
+		f->srcs |= regs_in(p.op[k], p.op_len[k], aarch64);
+}
+
+#define FACTS_KEPT 64 /* instructions whose facts are read once (SIMCORE_MAX_BLOCK_INSNS); the rest per pass */
+
 void simcore_load_flags(const struct simcore_insn *v, size_t n, bool aarch64, uint32_t *flags)
 {
+	struct facts kept[FACTS_KEPT], tmp;
 	uint64_t tainted = 0, prefetched = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		struct parsed p;
+		struct facts *f = i < FACTS_KEPT ? &kept[i] : &tmp;
 
-		parse(v[i].text, &p);
-		if (p.mem >= 0 && (starts(p.mnem, "prefetch") || starts(p.mnem, "prfm")))
-			prefetched |= regs_in(p.addr, p.addr_len, aarch64);
+		facts_of(&v[i], aarch64, f);
+		prefetched |= f->prefetch;
 	}
 	/* Twice: the first pass learns what the block's loads write, the second sees
 	 * a chase through the previous iteration too. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < n; i++) {
-			struct parsed p;
-			bool load, mov_like;
-			uint64_t addr_regs = 0, srcs = 0;
-			int dest = -1;
+			const struct facts *f = &kept[i];
 
-			parse(v[i].text, &p);
-			if (p.mem >= 0)
-				addr_regs = regs_in(p.addr, p.addr_len, aarch64);
-			if (aarch64)
-				load = starts(p.mnem, "ld") && p.mem >= 0;
-			else
-				load = p.mem >= 0 && strcmp(p.mnem, "lea") && !starts(p.mnem, "nop") &&
-				       !starts(p.mnem, "prefetch") && !(p.mem == 0 && starts(p.mnem, "mov"));
-			if (p.nr_ops && p.mem != 0)
-				dest = reg_index(p.op[0], p.op_len[0], aarch64);
-			mov_like = starts(p.mnem, "mov") || !strcmp(p.mnem, "lea") || aarch64;
-			for (size_t k = mov_like ? 1 : 0; k < p.nr_ops; k++)
-				srcs |= regs_in(p.op[k], p.op_len[k], aarch64);
+			if (i >= FACTS_KEPT) {
+				facts_of(&v[i], aarch64, &tmp);
+				f = &tmp;
+			}
 			if (pass == 1) {
 				flags[i] = 0;
-				if (load && (addr_regs & tainted))
+				if (f->load && (f->addr_regs & tainted))
 					flags[i] = SIM_INSN_CHASE;
-				else if (load && (addr_regs & prefetched))
+				else if (f->load && (f->addr_regs & prefetched))
 					flags[i] = SIM_INSN_PREFETCHED;
-				else if (load)
+				else if (f->load)
 					flags[i] = SIM_INSN_INDEP;
 			}
-			if (dest >= 0 && !v[i].branch_type) {
-				if (load || (srcs & tainted))
-					tainted |= 1ull << dest;
+			if (f->dest >= 0 && !f->branch) {
+				if (f->load || (f->srcs & tainted))
+					tainted |= 1ull << f->dest;
 				else
-					tainted &= ~(1ull << dest);
+					tainted &= ~(1ull << f->dest);
 			}
 		}
 	}

@@ -141,7 +141,7 @@ static struct object *object_of(struct ctx *c, uint32_t obj)
 	o = &c->objs[c->nr_objs++];
 	memset(o, 0, sizeof(*o));
 	o->obj = obj;
-	if (symbol_exe_open(&o->x, sim_profile_name(p, obj), &err)) {
+	if (symbol_exe_open_code(&o->x, sim_profile_name(p, obj), &err)) {
 		symbol_exe_close(&o->x); /* what a failed open had allocated (its path) */
 		return NULL;
 	}
@@ -168,48 +168,44 @@ static bool is_rep_string(const char *text)
 	       !strncmp(text, "repz ", 5) || !strncmp(text, "repnz ", 6);
 }
 
-/* Decode block b; on a mismatch keep the prefix that decoded. */
+/*
+ * Decode block b straight from its first address (valgrind executed it: it starts an
+ * instruction), once; keep the prefix whose addresses are the block's.
+ */
 static int decode_block(struct ctx *c, struct block *b)
 {
 	const struct sim_profile *p = c->p;
 	const struct sim_entry *e0 = &p->v[c->idx[b->first]];
 	struct object *o = object_of(c, e0->obj);
-	struct symbol_listing *l;
-	size_t got = 0;
+	struct symbol_exe_insn *l;
+	struct tdp_err err = TDP_ERR_INIT;
+	size_t got = 0, nr = 0;
 
 	if (!o) {
 		b->n = 0; /* an object we cannot read (no symbols, not a file): nothing decoded */
 		return 0;
 	}
-	if (!(l = tdp_calloc(1, sizeof(*l))) || !(b->insns = tdp_calloc(b->n, sizeof(*b->insns))) ||
+	if (!(l = tdp_calloc(b->n, sizeof(*l))) || !(b->insns = tdp_calloc(b->n, sizeof(*b->insns))) ||
 	    !(b->flags = tdp_calloc(b->n, sizeof(*b->flags)))) {
 		tdp_free(l);
 		return TDP_ENOMEM;
 	}
-	while (got < b->n) {
-		uint64_t want = p->v[c->idx[b->first + got]].addr - o->delta;
-		struct tdp_err err = TDP_ERR_INIT;
-		size_t k = 0, before = got;
-
-		if (symbol_exe_disasm_addr(&o->x, want, 0, SYMBOL_LISTING_MAX / 2 - 1, l, &err))
-			break;
-		while (k < l->nr && l->v[k].addr != want)
-			k++;
-		for (; k < l->nr && got < b->n && l->v[k].addr == p->v[c->idx[b->first + got]].addr - o->delta;
-		     k++, got++) {
+	if (!symbol_exe_decode(&o->x, e0->addr - o->delta, b->n, l, &nr, &err)) {
+		for (; got < nr && l[got].addr == p->v[c->idx[b->first + got]].addr - o->delta; got++) {
 			/* a rep-prefixed string instruction runs once per element under valgrind (each
 			 * counted as an execution) but is one microcoded instruction to llvm-mca: its
 			 * latency would be charged per byte. The block stops before it (plain rule). */
-			if (is_rep_string(l->v[k].text))
+			if (is_rep_string(l[got].text))
 				break;
-			snprintf(b->insns[got].text, sizeof(b->insns[got].text), "%s", l->v[k].text);
-			b->insns[got].branch_type = l->v[k].branch_type;
+			size_t len = strnlen(l[got].text, sizeof(b->insns[got].text) - 1);
+
+			memcpy(b->insns[got].text, l[got].text, len);
+			b->insns[got].text[len] = '\0';
+			b->insns[got].branch_type = l[got].branch_type;
 		}
-		if (got == before || (k < l->nr && got < b->n))
-			break; /* nothing new, an instruction between that did not run, or a rep string */
 	}
 	tdp_free(l);
-	b->n = got;
+	b->n = got; /* stops at an instruction between that did not run, or a rep string */
 	return 0;
 }
 

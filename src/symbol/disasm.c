@@ -117,6 +117,15 @@ static unsigned arm64_branch(const cs_insn *in)
  * in was decoded at its ELF address (runtime false: operands as objdump prints
  * them) or at its runtime address (operands in the process's address space).
  */
+/* snprintf(dst, size, "%s", src) without the formatting: decoding is per instruction */
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static void fill_insn(csh h, enum symbol_arch arch, const cs_insn *in, uint64_t bias, bool runtime,
 		      struct symbol_insn *out)
 {
@@ -125,8 +134,8 @@ static void fill_insn(csh h, enum symbol_arch arch, const cs_insn *in, uint64_t 
 	out->addr = runtime ? in->address : in->address + bias;
 	out->size = in->size > SYMBOL_INSN_MAX_BYTES ? SYMBOL_INSN_MAX_BYTES : (uint8_t)in->size;
 	memcpy(out->bytes, in->bytes, out->size);
-	snprintf(out->mnemonic, sizeof(out->mnemonic), "%s", in->mnemonic);
-	snprintf(out->operands, sizeof(out->operands), "%s", in->op_str);
+	copy_str(out->mnemonic, sizeof(out->mnemonic), in->mnemonic);
+	copy_str(out->operands, sizeof(out->operands), in->op_str);
 	out->branch_type = (uint8_t)(arch == SYMBOL_ARCH_AARCH64 ? arm64_branch(in) : x86_branch(h, in));
 }
 
@@ -410,6 +419,43 @@ int symbol_disasm_runtime(struct symbol_session *s, uint32_t pid, uint64_t addr,
 			  size_t after, struct symbol_disasm *d, struct tdp_err *err)
 {
 	return disasm_around(s, pid, addr, before, after, true, d, err);
+}
+
+int symbol_disasm_run(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t n, struct symbol_disasm *d,
+		      struct tdp_err *err)
+{
+	struct code c;
+	struct decoder dec = { 0, NULL };
+	const uint8_t *p;
+	size_t avail;
+	uint64_t cur;
+	int ret;
+
+	*d = (struct symbol_disasm)SYMBOL_DISASM_INIT;
+	if ((ret = code_at(s, pid, addr, &c, err)))
+		return ret;
+	if (!(p = bytes_at(c.bin, c.vaddr, &avail)))
+		return tdp_err_set(err, TDP_EFORMAT, "'%s': no code bytes at %#" PRIx64 " in the file", c.name,
+				   c.vaddr);
+	if ((ret = decoder_open(s, c.bin->arch, &dec, c.name, err)))
+		return ret;
+	if (n && !(d->insns = tdp_calloc(n, sizeof(*d->insns)))) {
+		ret = tdp_err_oom(err);
+		goto out;
+	}
+	cur = c.vaddr;
+	while (d->nr < n && avail && cs_disasm_iter(dec.h, &p, &avail, &cur, dec.in))
+		fill_insn(dec.h, c.bin->arch, dec.in, c.bias, false, &d->insns[d->nr++]);
+	d->arch = c.bin->arch;
+	if (n && !d->nr) {
+		symbol_disasm_release(d);
+		ret = tdp_err_set(err, TDP_EFORMAT, "'%s': the bytes at %#" PRIx64 " do not decode as %s", c.name,
+				  c.vaddr, symbol_arch_name(c.bin->arch));
+	}
+out:
+	if (dec.in)
+		cs_free(dec.in, 1);
+	return ret;
 }
 
 int symbol_count_insns(struct symbol_session *s, uint32_t pid, uint64_t start, uint64_t end,

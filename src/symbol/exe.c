@@ -229,7 +229,7 @@ static int read_files(struct symbol_exe *x, struct tdp_err *err)
 	return 0;
 }
 
-int symbol_exe_open(struct symbol_exe *x, const char *path, struct tdp_err *err)
+static int exe_open(struct symbol_exe *x, const char *path, bool with_dwarf, struct tdp_err *err)
 {
 	size_t alloc = 0;
 	Elf *elf;
@@ -258,10 +258,22 @@ int symbol_exe_open(struct symbol_exe *x, const char *path, struct tdp_err *err)
 		return ret;
 	if (x->nr_funcs > 1)
 		qsort(x->funcs, x->nr_funcs, sizeof(*x->funcs), cmp_func);
+	if (!with_dwarf)
+		return 0;
 	x->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (x->dwarf && (ret = read_files(x, err)))
 		return ret;
 	return 0;
+}
+
+int symbol_exe_open(struct symbol_exe *x, const char *path, struct tdp_err *err)
+{
+	return exe_open(x, path, true, err);
+}
+
+int symbol_exe_open_code(struct symbol_exe *x, const char *path, struct tdp_err *err)
+{
+	return exe_open(x, path, false, err);
 }
 
 void symbol_exe_close(struct symbol_exe *x)
@@ -737,6 +749,40 @@ int symbol_exe_disasm_addr(struct symbol_exe *x, uint64_t vaddr, uint64_t func_s
 		o->target = in->vaddr == vaddr && in->branch_type;
 		if (o->target)
 			out->target = vaddr;
+	}
+	symbol_disasm_release(&d);
+	return 0;
+}
+
+int symbol_exe_decode(struct symbol_exe *x, uint64_t vaddr, size_t max, struct symbol_exe_insn *out, size_t *nr,
+		      struct tdp_err *err)
+{
+	struct symbol_disasm d = SYMBOL_DISASM_INIT;
+	uint64_t a = 0;
+	int ret;
+
+	*nr = 0;
+	if ((ret = open_session(x, err)) || (ret = runtime_addr(x, vaddr, &a, err)) ||
+	    (ret = symbol_disasm_run(x->sym, 1, a, max, &d, err)))
+		return ret;
+	for (size_t i = 0; i < d.nr; i++) {
+		const struct symbol_insn *in = &d.insns[i];
+		struct symbol_exe_insn *o = &out[(*nr)++];
+
+		size_t m = strnlen(in->mnemonic, sizeof(o->text) - 1), k;
+
+		/* "%s%s%s" of mnemonic, " " and operands (as symbol_exe_disasm_addr()), without snprintf */
+		memset(o, 0, sizeof(*o));
+		o->addr = in->vaddr;
+		memcpy(o->text, in->mnemonic, m);
+		if (in->operands[0] && m + 1 < sizeof(o->text)) {
+			o->text[m++] = ' ';
+			k = strnlen(in->operands, sizeof(o->text) - 1 - m);
+			memcpy(o->text + m, in->operands, k);
+			m += k;
+		}
+		o->text[m] = '\0';
+		o->branch_type = in->branch_type;
 	}
 	symbol_disasm_release(&d);
 	return 0;

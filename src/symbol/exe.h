@@ -62,6 +62,14 @@ struct symbol_exe {
  */
 int symbol_exe_open(struct symbol_exe *x, const char *path, struct tdp_err *err) __attribute__((warn_unused_result));
 
+/**
+ * symbol_exe_open() without the debug info: the function symbols and the code
+ * only (the DWARF queries below find nothing). For decoding, where reading the
+ * line tables would be most of the cost.
+ */
+int symbol_exe_open_code(struct symbol_exe *x, const char *path, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
 /** Release everything; x may come from a failed symbol_exe_open() or be zeroed. */
 void symbol_exe_close(struct symbol_exe *x);
 
@@ -144,6 +152,18 @@ int symbol_exe_disasm(struct symbol_exe *x, const char *file, uint64_t line, boo
  */
 int symbol_exe_disasm_addr(struct symbol_exe *x, uint64_t vaddr, uint64_t func_start, size_t context,
 			   struct symbol_listing *out, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * Up to max instructions from ELF virtual address vaddr on, decoded straight from
+ * it (an address known to start an instruction, such as one a simulator executed:
+ * no decoding from its function's start), into out[0..*nr), text and branch type
+ * as symbol_exe_disasm_addr() gives them (in_line, target false). Stops early at
+ * the end of the segment or at bytes that do not decode. Returns 0; TDP_EFORMAT
+ * (vaddr is in no loadable segment, or nothing decodes there), TDP_ENOTSUP or
+ * TDP_ENOMEM, with err set.
+ */
+int symbol_exe_decode(struct symbol_exe *x, uint64_t vaddr, size_t max, struct symbol_exe_insn *out, size_t *nr,
+		      struct tdp_err *err) __attribute__((warn_unused_result));
 
 /** The branch type (perfdata.h) of the instruction at ELF virtual address vaddr; 0: not a branch, or none. */
 unsigned symbol_exe_branch_at(struct symbol_exe *x, uint64_t vaddr);

@@ -446,6 +446,17 @@ int symbol_disasm_runtime(struct symbol_session *s, uint32_t pid, uint64_t addr,
 	__attribute__((warn_unused_result));
 
 /**
+ * Up to n instructions from (pid, addr) on, decoded straight from addr (the caller
+ * knows it starts an instruction, such as an address a simulator executed: no
+ * decoding from the function's start), at the ELF addresses as symbol_disasm();
+ * stops early at the end of the segment's bytes or at bytes that do not decode.
+ * d->target is 0, d->function NULL. Returns 0; TDP_EFORMAT (nothing decodes at
+ * addr); the other errors of symbol_disasm().
+ */
+int symbol_disasm_run(struct symbol_session *s, uint32_t pid, uint64_t addr, size_t n, struct symbol_disasm *d,
+		      struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
  * Count the instructions of the straight-line range [start, end] of process pid:
  * decoding from start, the instruction at end included (a basic block from a
  * branch target to the next taken branch's source). Both must be in one map and
