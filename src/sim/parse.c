@@ -170,14 +170,50 @@ static bool starts(struct span l, const char *prefix, struct span *rest)
 	return true;
 }
 
+/*
+ * str_to_u64_n() with a fast path: at most 19 decimal or 16 hex digits cannot
+ * overflow, and they are nearly every number of a cost file (a line holds ~30).
+ */
+static inline bool number(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n >= 3 && n <= 18 && s[0] == '0' && s[1] == 'x') {
+		for (size_t i = 2; i < n; i++) {
+			unsigned c = (unsigned char)s[i], d;
+
+			if (c - '0' < 10)
+				d = c - '0';
+			else if ((c | 0x20) - 'a' < 6)
+				d = (c | 0x20) - 'a' + 10;
+			else
+				return str_to_u64_n(s, n, out);
+			v = v << 4 | d;
+		}
+		*out = v;
+		return true;
+	}
+	if (n == 0 || n > 19)
+		return str_to_u64_n(s, n, out);
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)((unsigned char)s[i] - '0');
+
+		if (d > 9)
+			return str_to_u64_n(s, n, out);
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
 /* A count: decimal, 0x hex, or '.' (zero). */
-static bool parse_count(struct span t, uint64_t *out)
+static inline bool parse_count(struct span t, uint64_t *out)
 {
 	if (t.n == 1 && t.s[0] == '.') {
 		*out = 0;
 		return true;
 	}
-	return str_to_u64_n(t.s, t.n, out);
+	return number(t.s, t.n, out);
 }
 
 /* ---- callgrind compressed names ---- */
@@ -430,7 +466,18 @@ static int parse_subpositions(struct parser *ps, struct span *line, uint64_t pos
 		struct span t;
 		uint64_t x;
 
-		if (!next_tok(line, &t))
+		/* next_tok(), inline (two a line) */
+		while (line->n && is_space(*line->s)) {
+			line->s++;
+			line->n--;
+		}
+		t.s = line->s;
+		while (line->n && !is_space(*line->s)) {
+			line->s++;
+			line->n--;
+		}
+		t.n = (size_t)(line->s - t.s);
+		if (!t.n)
 			return fail(ps, TDP_EFORMAT, "cost line has %u subpositions, 'positions:' wants %u", i,
 				    ps->npos);
 		if (t.n == 1 && t.s[0] == '*') {
@@ -439,13 +486,13 @@ static int parse_subpositions(struct parser *ps, struct span *line, uint64_t pos
 			if (ps->fmt != SIM_FORMAT_CALLGRIND)
 				return fail(ps, TDP_EFORMAT, "relative position '%s' in a cachegrind file",
 					    tok(b, t.s, t.n));
-			if (!str_to_u64_n(t.s + 1, t.n - 1, &x))
+			if (!number(t.s + 1, t.n - 1, &x))
 				return fail(ps, TDP_EFORMAT, "bad position '%s'", tok(b, t.s, t.n));
 			if (t.s[0] == '+' ? !chk_add_u64(ps->last[i], x, &pos[i]) : x > ps->last[i])
 				return fail(ps, TDP_EFORMAT, "position '%s' is out of range", tok(b, t.s, t.n));
 			if (t.s[0] == '-')
 				pos[i] = ps->last[i] - x;
-		} else if (!str_to_u64_n(t.s, t.n, &pos[i])) {
+		} else if (!number(t.s, t.n, &pos[i])) {
 			return fail(ps, TDP_EFORMAT, "bad position '%s'", tok(b, t.s, t.n));
 		}
 		if ((int)i == ps->pos_line && pos[i] > SIM_MAX_LINE_NO)
@@ -475,9 +522,18 @@ static int parse_cost_line(struct parser *ps, struct span line, bool inclusive)
 	if ((ret = parse_subpositions(ps, &line, pos)))
 		return ret;
 	memset(&cost, 0, sizeof(cost));
-	while (next_tok(&line, &t)) {
+	for (const char *c = line.s, *end = line.s + line.n;;) {
 		uint64_t x;
 
+		/* next_tok(), inline: this loop reads most of the file */
+		while (c < end && is_space(*c))
+			c++;
+		if (c == end)
+			break;
+		t.s = c;
+		while (c < end && !is_space(*c))
+			c++;
+		t.n = (size_t)(c - t.s);
 		if (col >= ps->nr_cols)
 			return fail(ps, TDP_EFORMAT, "cost line has more counts than the %zu events", ps->nr_cols);
 		if (!parse_count(t, &x))
@@ -489,10 +545,16 @@ static int parse_cost_line(struct parser *ps, struct span line, bool inclusive)
 	memcpy(ps->last, pos, sizeof(ps->last));
 	if (inclusive)
 		return 0; /* the cost of a call: the callee's own lines carry it as self cost */
-	for (size_t i = 0; i < SIM_NR_EVENTS; i++)
-		if (!chk_add_u64(ps->file_totals.v[i], cost.v[i], &ps->file_totals.v[i]))
-			return fail(ps, TDP_EFORMAT, "the sum of '%s' overflows 64 bits",
-				    sim_event_name((enum sim_event)i));
+	/* this file's totals are part of the profile's: small ones cannot overflow */
+	if (sim_cost_small(&ps->p->totals, &cost)) {
+		for (size_t i = 0; i < SIM_NR_EVENTS; i++)
+			ps->file_totals.v[i] += cost.v[i];
+	} else {
+		for (size_t i = 0; i < SIM_NR_EVENTS; i++)
+			if (!chk_add_u64(ps->file_totals.v[i], cost.v[i], &ps->file_totals.v[i]))
+				return fail(ps, TDP_EFORMAT, "the sum of '%s' overflows 64 bits",
+					    sim_event_name((enum sim_event)i));
+	}
 	ret = sim_profile_add(ps->p, ps->obj, ps->file, ps->fn, ps->pos_line >= 0 ? pos[ps->pos_line] : 0,
 			      ps->pos_instr >= 0 ? pos[ps->pos_instr] : 0, &cost);
 	if (ret)

@@ -174,14 +174,17 @@ int sim_profile_intern(struct sim_profile *p, const char *s, size_t len, uint32_
 	return 0;
 }
 
-static uint64_t key_hash(uint32_t obj, uint32_t file, uint32_t fn, uint64_t line, uint64_t addr)
+/* One multiply per field and one finaliser (the table only needs the low bits spread;
+ * every cost line of a file is looked up here). */
+static inline uint64_t key_hash(uint32_t obj, uint32_t file, uint32_t fn, uint64_t line, uint64_t addr)
 {
-	uint64_t h = SIM_HASH_SEED;
+	uint64_t h = (((uint64_t)obj << 32) | file) * 0x9e3779b97f4a7c15ull;
 
-	h = sim_hash_u64(h, ((uint64_t)obj << 32) | file);
-	h = sim_hash_u64(h, fn);
-	h = sim_hash_u64(h, line);
-	return sim_hash_u64(h, addr);
+	h ^= ((uint64_t)fn + (line << 20)) * 0xc2b2ae3d27d4eb4full;
+	h ^= addr * 0x165667b19e3779f9ull;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
 }
 
 static uint64_t entry_hash(const void *ctx, uint32_t value)
@@ -191,55 +194,43 @@ static uint64_t entry_hash(const void *ctx, uint32_t value)
 	return key_hash(e->obj, e->file, e->fn, e->line, e->addr);
 }
 
-static bool cost_add(struct sim_cost *to, const struct sim_cost *c)
-{
-	struct sim_cost sum;
-
-	for (size_t i = 0; i < SIM_NR_EVENTS; i++)
-		if (!chk_add_u64(to->v[i], c->v[i], &sum.v[i]))
-			return false;
-	*to = sum;
-	return true;
-}
-
 int sim_profile_add(struct sim_profile *p, uint32_t obj, uint32_t file, uint32_t fn, uint64_t line,
 		    uint64_t addr, const struct sim_cost *cost)
 {
 	uint64_t h = key_hash(obj, file, fn, line, addr);
 	struct sim_hashtab *t;
 	struct sim_entry *e = NULL;
-	struct sim_cost total = p->totals;
 	size_t j = 0;
 	int ret;
 
 	if ((ret = get_index(p)))
 		return ret;
-	if (!cost_add(&total, cost))
-		return TDP_EFORMAT;
+	/* Nothing is added when a total would overflow; an entry's cost is part of the
+	 * total, so its sum cannot overflow when the total's does not. */
+	if (!sim_cost_small(&p->totals, cost))
+		for (size_t i = 0; i < SIM_NR_EVENTS; i++)
+			if (cost->v[i] > UINT64_MAX - p->totals.v[i])
+				return TDP_EFORMAT;
 	t = &p->index->entries;
 	if (t->cap) {
 		for (j = (size_t)h & (t->cap - 1); t->slot[j]; j = (j + 1) & (t->cap - 1)) {
 			struct sim_entry *x = &p->v[t->slot[j] - 1];
 
-			if (x->obj == obj && x->file == file && x->fn == fn && x->line == line && x->addr == addr) {
+			if (x->addr == addr && x->line == line && x->fn == fn && x->obj == obj && x->file == file) {
 				e = x;
 				break;
 			}
 		}
 	}
 	if (e) {
-		struct sim_cost sum = e->cost;
-
-		/* Cannot overflow when the total did not, but keep the check local. */
-		if (!cost_add(&sum, cost))
-			return TDP_EFORMAT;
-		e->cost = sum;
+		for (size_t i = 0; i < SIM_NR_EVENTS; i++)
+			e->cost.v[i] += cost->v[i];
 	} else {
 		if (p->nr >= SIM_MAX_ENTRIES)
 			return TDP_ELIMIT;
 		if ((ret = sim_hashtab_reserve(t, entry_hash, p)))
 			return ret;
-		if (TDP_GROW(p->v, p->alloc, p->nr + 1))
+		if (p->nr == p->alloc && TDP_GROW(p->v, p->alloc, p->nr + 1))
 			return TDP_ENOMEM;
 		e = &p->v[p->nr];
 		e->obj = obj;
@@ -256,7 +247,8 @@ int sim_profile_add(struct sim_profile *p, uint32_t obj, uint32_t file, uint32_t
 		if (addr)
 			p->has_addr = true;
 	}
-	p->totals = total;
+	for (size_t i = 0; i < SIM_NR_EVENTS; i++)
+		p->totals.v[i] += cost->v[i];
 	return 0;
 }
 

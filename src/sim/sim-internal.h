@@ -4,6 +4,7 @@
 #ifndef TDPROF_SIM_SIM_INTERNAL_H
 #define TDPROF_SIM_SIM_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +54,20 @@ int sim_profile_intern(struct sim_profile *p, const char *s, size_t len, uint32_
  */
 int sim_profile_add(struct sim_profile *p, uint32_t obj, uint32_t file, uint32_t fn, uint64_t line,
 		    uint64_t addr, const struct sim_cost *cost) __attribute__((warn_unused_result));
+
+/*
+ * True when every count of a and of b is below 2^62, so that no sum of them can
+ * overflow: the quick test before the exact one (an OR of all counts, which the
+ * compiler vectorises; the parsers add a cost line to two totals per line).
+ */
+static inline bool sim_cost_small(const struct sim_cost *a, const struct sim_cost *b)
+{
+	uint64_t any = 0;
+
+	for (size_t i = 0; i < SIM_NR_EVENTS; i++)
+		any |= a->v[i] | b->v[i];
+	return !(any >> 62);
+}
 
 /* The format a parse runs in (parse.c). */
 enum sim_format {
