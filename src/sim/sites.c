@@ -75,10 +75,9 @@ static void site_cycles_tool(struct sim_site *s, const struct sim_machine *m)
 /* One instruction's share with the block model: its µops, its core stall and its
  * misses at the overlap its load flags give (with the tool, its misses are already
  * in the line's exposed cycles). */
-static void entry_cycles(struct sim_site *s, const struct sim_entry *e, const struct sim_core *core,
+static void entry_cycles(struct sim_site *s, const struct sim_entry *e, const struct sim_core_insn *in,
 			 const struct sim_machine *m)
 {
-	const struct sim_core_insn *in = e->addr ? sim_core_find(core, e->obj, e->addr) : NULL;
 	double overlap = s->stream ? m->stream_mlp : m->mlp, ir = (double)e->cost.v[SIM_IR];
 
 	if (in) {
@@ -115,9 +114,14 @@ struct group {
 	size_t alloc;
 };
 
-static uint64_t site_key(uint32_t file, uint32_t fn, uint64_t line)
+/* One multiply per field and a finaliser: every entry of the profile is grouped here. */
+static inline uint64_t site_key(uint32_t file, uint32_t fn, uint64_t line)
 {
-	return sim_hash_u64(sim_hash_u64(SIM_HASH_SEED, ((uint64_t)file << 32) | fn), line);
+	uint64_t h = (((uint64_t)file << 32) | fn) * 0x9e3779b97f4a7c15ull ^ line * 0xc2b2ae3d27d4eb4full;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
 }
 
 static uint64_t site_hash(const void *ctx, uint32_t value)
@@ -142,7 +146,7 @@ static struct sim_site *group_get(struct group *g, const struct sim_entry *e, bo
 			}
 		}
 	}
-	if (sim_hashtab_reserve(&g->t, site_hash, g) || TDP_GROW(g->v, g->alloc, g->nr + 1))
+	if (sim_hashtab_reserve(&g->t, site_hash, g) || (g->nr == g->alloc && TDP_GROW(g->v, g->alloc, g->nr + 1)))
 		return NULL;
 	s = &g->v[g->nr];
 	memset(s, 0, sizeof(*s));
@@ -159,14 +163,76 @@ static struct sim_site *group_get(struct group *g, const struct sim_entry *e, bo
 	return s;
 }
 
-/* The entry (instruction) that best stands for the line's branch: most mispredicts, then most executed. */
-static bool better_branch(const struct sim_cost *c, const struct sim_cost *best)
-{
-	uint64_t cm = c->v[SIM_BCM] + c->v[SIM_BIM], bm = best->v[SIM_BCM] + best->v[SIM_BIM];
+/* Per site, what the instructions chosen for branch_addr and miss_addr had. */
+struct best {
+	uint64_t mispredicts; /* Bcm + Bim */
+	uint64_t branches;    /* Bc + Bi */
+	uint64_t misses;      /* D1mr */
+};
 
-	if (cm != bm)
-		return cm > bm;
-	return c->v[SIM_BC] + c->v[SIM_BI] > best->v[SIM_BC] + best->v[SIM_BI];
+/* The entry (instruction) that best stands for the line's branch: most mispredicts, then most executed. */
+static bool better_branch(const struct sim_cost *c, const struct best *best)
+{
+	uint64_t cm = c->v[SIM_BCM] + c->v[SIM_BIM];
+
+	if (cm != best->mispredicts)
+		return cm > best->mispredicts;
+	return c->v[SIM_BC] + c->v[SIM_BI] > best->branches;
+}
+
+/*
+ * The block model's instructions by (object, address), for the per-entry pass: an
+ * open-addressing table of indices into core->insns (sim_core_find()'s binary
+ * search, once per entry of the profile, was a third of the sites' cost).
+ */
+struct core_index {
+	uint32_t *slot; /* index + 1; 0: empty */
+	size_t mask;
+	bool dups;      /* an (object, address) twice: lookups go to sim_core_find() (its choice) */
+};
+
+static inline uint64_t insn_key(uint32_t obj, uint64_t addr)
+{
+	uint64_t h = addr * 0x9e3779b97f4a7c15ull ^ (uint64_t)obj * 0xc2b2ae3d27d4eb4full;
+
+	return h ^ (h >> 29);
+}
+
+static int core_index_make(struct core_index *x, const struct sim_core *core)
+{
+	size_t cap = 64;
+
+	while (cap < 2 * core->nr_insns)
+		cap *= 2;
+	if (!(x->slot = tdp_calloc(cap, sizeof(*x->slot))))
+		return TDP_ENOMEM;
+	x->mask = cap - 1;
+	for (size_t i = 0; i < core->nr_insns; i++) {
+		size_t j = (size_t)insn_key(core->insns[i].obj, core->insns[i].addr) & x->mask;
+
+		for (; x->slot[j]; j = (j + 1) & x->mask) {
+			const struct sim_core_insn *in = &core->insns[x->slot[j] - 1];
+
+			x->dups |= in->obj == core->insns[i].obj && in->addr == core->insns[i].addr;
+		}
+		x->slot[j] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+/* sim_core_find(core, obj, addr), in constant time. */
+static const struct sim_core_insn *core_index_find(const struct core_index *x, const struct sim_core *core,
+						   uint32_t obj, uint64_t addr)
+{
+	if (x->dups)
+		return sim_core_find(core, obj, addr);
+	for (size_t j = (size_t)insn_key(obj, addr) & x->mask; x->slot[j]; j = (j + 1) & x->mask) {
+		const struct sim_core_insn *in = &core->insns[x->slot[j] - 1];
+
+		if (in->obj == obj && in->addr == addr)
+			return in;
+	}
+	return NULL;
 }
 
 int sim_sites_build(const struct sim_profile *p, const struct sim_machine *m, struct sim_site **out,
@@ -181,37 +247,33 @@ int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *
 	bool per_insn = core && core->valid && p->has_addr;
 	uint32_t *site_of = NULL;
 	struct group g;
-	/* Per site, the cost of the instruction chosen for branch_addr / miss_addr. */
-	struct sim_cost *best_br = NULL;
-	uint64_t *best_miss = NULL;
-	size_t best_alloc = 0, miss_alloc = 0;
+	struct best *best = NULL; /* per site */
+	struct core_index cx = { NULL, 0, false };
+	size_t best_alloc = 0;
 	int ret = 0;
 
 	if (!sim_profile_has(p, SIM_NEEDED_EVENTS))
 		return tdp_err_set(err, TDP_EANALYSIS, "the profile lacks cache or branch counts");
 	memset(&g, 0, sizeof(g));
+	if (per_insn && (!(site_of = tdp_calloc(p->nr ? p->nr : 1, sizeof(*site_of))) || core_index_make(&cx, core))) {
+		ret = tdp_err_oom(err);
+		goto out;
+	}
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct sim_entry *e = &p->v[i];
 		bool created = false;
 		struct sim_site *s = group_get(&g, e, &created);
 		size_t k;
 
-		if (!s || TDP_GROW(best_br, best_alloc, g.nr) || TDP_GROW(best_miss, miss_alloc, g.nr)) {
+		if (!s || (g.nr > best_alloc && TDP_GROW(best, best_alloc, g.nr))) {
 			ret = tdp_err_oom(err);
 			goto out;
 		}
 		k = (size_t)(s - g.v);
-		if (per_insn) {
-			if (!(site_of || (site_of = tdp_calloc(p->nr ? p->nr : 1, sizeof(*site_of))))) {
-				ret = tdp_err_oom(err);
-				goto out;
-			}
+		if (per_insn)
 			site_of[i] = (uint32_t)k;
-		}
-		if (created) {
-			memset(&best_br[k], 0, sizeof(best_br[k]));
-			best_miss[k] = 0;
-		}
+		if (created)
+			memset(&best[k], 0, sizeof(best[k]));
 		/* Sums cannot overflow: the profile's totals did not. */
 		for (size_t ev = 0; ev < SIM_NR_EVENTS; ev++)
 			s->cost.v[ev] += e->cost.v[ev];
@@ -221,13 +283,14 @@ int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *
 		if (e->cost.v[SIM_IR] > s->execs)
 			s->execs = e->cost.v[SIM_IR];
 		if (e->cost.v[SIM_BC] + e->cost.v[SIM_BI] && e->addr &&
-		    (!s->branch_addr || better_branch(&e->cost, &best_br[k]))) {
+		    (!s->branch_addr || better_branch(&e->cost, &best[k]))) {
 			s->branch_addr = e->addr;
-			best_br[k] = e->cost;
+			best[k].mispredicts = e->cost.v[SIM_BCM] + e->cost.v[SIM_BIM];
+			best[k].branches = e->cost.v[SIM_BC] + e->cost.v[SIM_BI];
 		}
-		if (e->cost.v[SIM_D1MR] > best_miss[k] && e->addr) {
+		if (e->cost.v[SIM_D1MR] > best[k].misses && e->addr) {
 			s->miss_addr = e->addr;
-			best_miss[k] = e->cost.v[SIM_D1MR];
+			best[k].misses = e->cost.v[SIM_D1MR];
 		}
 	}
 	for (size_t i = 0; i < g.nr; i++) {
@@ -237,17 +300,20 @@ int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *
 			site_cycles(&g.v[i], m, !per_insn);
 	}
 	/* The block model's pass: the sites exist, so their stream rule is known. */
-	for (size_t i = 0; per_insn && i < p->nr; i++)
-		entry_cycles(&g.v[site_of[i]], &p->v[i], core, m);
+	for (size_t i = 0; per_insn && i < p->nr; i++) {
+		const struct sim_entry *e = &p->v[i];
+
+		entry_cycles(&g.v[site_of[i]], e, e->addr ? core_index_find(&cx, core, e->obj, e->addr) : NULL, m);
+	}
 	*out = g.v;
 	*nr = g.nr;
 	g.v = NULL;
 out:
 	sim_hashtab_release(&g.t);
 	tdp_free(g.v);
-	tdp_free(best_br);
-	tdp_free(best_miss);
+	tdp_free(best);
 	tdp_free(site_of);
+	tdp_free(cx.slot);
 	return ret;
 }
 

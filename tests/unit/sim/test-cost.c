@@ -225,6 +225,60 @@ static void test_sites_addresses(void **state)
 	sim_profile_release(&p);
 }
 
+/*
+ * The sites find each entry's block-model instruction through a hash of the core
+ * (sites.c): among 4,000 others it is still found, and when an (object, address)
+ * is there twice the one sim_core_find() gives is used.
+ */
+static void test_core_lookup(void **state)
+{
+	static const char clg[] = "positions: instr line\n"
+				  "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim\n"
+				  "ob=(1) prog\nfl=(1) c.c\nfn=(1) k\n"
+				  "0x500 3 100\n+4 * 100\n+3 * 100\n";
+	enum { N = 4000 };
+	struct tdp_err err = TDP_ERR_INIT;
+	struct sim_core_insn *insns = tdp_calloc(N + 4, sizeof(*insns));
+	struct sim_core core;
+	struct sim_estimate est;
+	struct sim_machine m;
+	struct sim_profile p;
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(insns);
+	machine(&m);
+	sim_profile_init(&p);
+	assert_int_equal(sim_callgrind_parse(&p, (const uint8_t *)clg, strlen(clg), "t", &err), 0);
+	/* sorted by (obj, addr): 0x500, 0x504 (3 µops), 0x507, then N others of another object */
+	for (uint64_t a = 0x500; a <= 0x507; a += a == 0x504 ? 3 : 4) {
+		insns[n].obj = p.v[0].obj;
+		insns[n].addr = a;
+		insns[n++].uops = a == 0x504 ? 3 : 1;
+	}
+	for (size_t i = 0; i < N; i++) {
+		insns[n].obj = p.v[0].obj + 1;
+		insns[n].addr = 0x500 + 4 * i;
+		insns[n++].uops = 7;
+	}
+	memset(&core, 0, sizeof(core));
+	core.valid = true;
+	core.insns = insns;
+	core.nr_insns = n;
+	assert_int_equal(sim_estimate_core(&p, &m, &core, &est, &err), 0);
+	assert_float_equal(est.uops, 100 + 300 + 100, 1e-9); /* not the other object's 7 µops */
+	/* 0x504 twice (4 and 3 µops; alone, so that the binary search meets the second
+	 * first): the estimate takes sim_core_find()'s */
+	memmove(&insns[2], &insns[1], (n - 1) * sizeof(*insns));
+	insns[1].uops = 4;
+	core.nr_insns = 4;
+	assert_int_equal(sim_core_find(&core, p.v[0].obj, 0x504)->uops, 3);
+	assert_int_equal(sim_estimate_core(&p, &m, &core, &est, &err), 0);
+	assert_float_equal(est.uops, 100 + 100.0 * sim_core_find(&core, p.v[0].obj, 0x504)->uops + 100, 1e-9);
+	sim_profile_release(&p);
+	tdp_free(insns);
+}
+
 /* The block model's results combined: µops, heavy operations, core stall, and a load's overlap by its flags. */
 static void test_core_model(void **state)
 {
@@ -477,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_sites),
 		cmocka_unit_test(test_sites_addresses),
 		cmocka_unit_test(test_core_model),
+		cmocka_unit_test(test_core_lookup),
 		cmocka_unit_test(test_countset),
 		cmocka_unit_test(test_tool_profile),
 		cmocka_unit_test(test_no_instructions),
