@@ -425,19 +425,34 @@ static size_t mark_errors(const struct strbuf *out, const char *path, uint8_t *b
  */
 static void parse_regions(struct ctx *c, const struct strbuf *out, int n1, int n2, bool second)
 {
+	static const char head[] = "Code Region - r";
+	const char **at = tdp_calloc(2 * (c->nr_r ? c->nr_r : 1), sizeof(*at)); /* each region's [start, end) */
+
+	if (!at)
+		return;
+	/* one pass over the report: region r's part runs from its first "Code Region - rN\n"
+	 * to the next "Code Region - r" (or the end) */
+	for (const char *h = strstr(out->buf, head), *next; h; h = next) {
+		const char *d = h + sizeof(head) - 1, *end = d;
+		size_t r = 0;
+
+		next = strstr(d, head);
+		/* the name write_input() gave: "r" and the number as %zu prints it */
+		while (*end >= '0' && *end <= '9' && end - d < 10)
+			r = r * 10 + (size_t)(*end++ - '0');
+		if (end == d || *end != '\n' || (*d == '0' && end - d > 1) || r >= c->nr_r || at[2 * r])
+			continue;
+		at[2 * r] = h;
+		at[2 * r + 1] = next ? next : out->buf + out->len;
+	}
 	for (size_t r = 0; r < c->nr_r; r++) {
-		char head[48];
-		const char *s, *e;
+		const char *s = at[2 * r], *e = at[2 * r + 1];
 		struct loop_mca mca;
 		size_t nr = 0, n = c->b[c->r[r].block].n;
 		struct region *g = &c->r[r];
 
-		snprintf(head, sizeof(head), "Code Region - r%zu\n", r);
-		if (!(s = strstr(out->buf, head)))
+		if (!s)
 			continue;
-		e = strstr(s + strlen(head), "Code Region - r");
-		if (!e)
-			e = out->buf + out->len;
 		memset(&mca, 0, sizeof(mca));
 		if (loop_mca_parse(s, (size_t)(e - s), &mca))
 			continue;
@@ -460,6 +475,7 @@ static void parse_regions(struct ctx *c, const struct strbuf *out, int n1, int n
 		for (size_t i = 0; i < n; i++)
 			g->uops += g->uops_of[i];
 	}
+	tdp_free(at);
 }
 
 static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core *out, struct tdp_err *errp)
