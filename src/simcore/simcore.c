@@ -552,7 +552,8 @@ static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core 
 				parse_regions(c, &res[1], n1, n2, true);
 			break;
 		}
-		if (!mark_errors(&res[0], path.buf, bad, nr_bad)) {
+		/* nothing new to mark, or the last round: llvm-mca's first message says why */
+		if (!mark_errors(&res[0], path.buf, bad, nr_bad) || round == 2) {
 			snprintf(out->why_not, sizeof(out->why_not), "llvm-mca failed: %.*s",
 				 (int)strcspn(res[0].buf, "\n"), res[0].buf);
 			break;
