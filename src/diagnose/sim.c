@@ -98,7 +98,8 @@ static int choose_scope(struct dsim *s, struct diag *d, const struct sim_estimat
 	uint64_t prog_ir = 0, total = est->counts.v[SIM_IR];
 
 	s->in_prog = tdp_calloc(s->nr_all ? s->nr_all : 1, sizeof(*s->in_prog));
-	s->scope = tdp_calloc(s->nr_all ? s->nr_all : 1, sizeof(*s->scope));
+	/* filled below before it is read: not zeroed (18,000 sites of 424 bytes on a large program) */
+	s->scope = tdp_reallocarray(NULL, s->nr_all ? s->nr_all : 1, sizeof(*s->scope));
 	if (!s->in_prog || !s->scope)
 		return tdp_err_oom(err);
 	for (size_t i = 0; i < s->nr_all; i++) {
@@ -573,7 +574,7 @@ static int drill_hot_loop(struct dsim *s, struct diag *d, struct tdp_err *err)
 static void by_function(struct dsim *s, struct diag *d)
 {
 	struct tdp_err err = TDP_ERR_INIT;
-	struct sim_site *v = tdp_calloc(s->nr_all ? s->nr_all : 1, sizeof(*v));
+	struct sim_site *v = tdp_reallocarray(NULL, s->nr_all ? s->nr_all : 1, sizeof(*v)); /* filled below */
 	size_t n = 0;
 
 	if (!v)

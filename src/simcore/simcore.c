@@ -60,6 +60,7 @@ struct ctx {
 	size_t nr_objs;
 	struct region *r;
 	size_t nr_r;
+	struct symbol_exe_insn decoded[SIMCORE_MAX_BLOCK_INSNS]; /* decode_block()'s */
 };
 
 /* The sort keys of find_blocks(): compact, so that sorting reads no entry (256 bytes each). */
@@ -255,7 +256,7 @@ static int decode_block(struct ctx *c, struct block *b)
 	const struct sim_profile *p = c->p;
 	const struct sim_entry *e0 = &p->v[c->idx[b->first]];
 	struct object *o = object_of(c, e0->obj);
-	struct symbol_exe_insn *l;
+	struct symbol_exe_insn *l = c->decoded;
 	struct tdp_err err = TDP_ERR_INIT;
 	size_t got = 0, nr = 0;
 
@@ -263,11 +264,10 @@ static int decode_block(struct ctx *c, struct block *b)
 		b->n = 0; /* an object we cannot read (no symbols, not a file): nothing decoded */
 		return 0;
 	}
-	if (!(l = tdp_calloc(b->n, sizeof(*l))) || !(b->insns = tdp_calloc(b->n, sizeof(*b->insns))) ||
-	    !(b->flags = tdp_calloc(b->n, sizeof(*b->flags)))) {
-		tdp_free(l);
+	if (!(b->insns = tdp_calloc(b->n, sizeof(*b->insns))) || !(b->flags = tdp_calloc(b->n, sizeof(*b->flags))))
 		return TDP_ENOMEM;
-	}
+	if (b->n > SIMCORE_MAX_BLOCK_INSNS) /* find_blocks() cuts longer runs */
+		b->n = SIMCORE_MAX_BLOCK_INSNS;
 	if (!symbol_exe_decode(&o->x, e0->addr - o->delta, b->n, l, &nr, &err)) {
 		for (; got < nr && l[got].addr == p->v[c->idx[b->first + got]].addr - o->delta; got++) {
 			/* a rep-prefixed string instruction runs once per element under valgrind (each
@@ -282,7 +282,6 @@ static int decode_block(struct ctx *c, struct block *b)
 			b->insns[got].branch_type = l[got].branch_type;
 		}
 	}
-	tdp_free(l);
 	b->n = got; /* stops at an instruction between that did not run, or a rep string */
 	return 0;
 }

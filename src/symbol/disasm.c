@@ -439,7 +439,7 @@ int symbol_disasm_run(struct symbol_session *s, uint32_t pid, uint64_t addr, siz
 				   c.vaddr);
 	if ((ret = decoder_open(s, c.bin->arch, &dec, c.name, err)))
 		return ret;
-	if (n && !(d->insns = tdp_calloc(n, sizeof(*d->insns)))) {
+	if (n && !(d->insns = tdp_reallocarray(NULL, n, sizeof(*d->insns)))) { /* fill_insn() sets each */
 		ret = tdp_err_oom(err);
 		goto out;
 	}
