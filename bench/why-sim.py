@@ -47,8 +47,9 @@ def vglib(build, tmp):
         return None
     d = os.path.join(tmp, "vglib")
     os.mkdir(d)
-    for f in os.listdir(sys_lib):
-        os.symlink(os.path.join(sys_lib, f), os.path.join(d, f))
+    for f in os.listdir(sys_lib):  # what the runner links: the core's preload objects and the suppressions
+        if f.startswith("vgpreload_core-") or f.endswith(".supp"):
+            os.symlink(os.path.join(sys_lib, f), os.path.join(d, f))
     os.symlink(tool, os.path.join(d, "tdpsim-amd64-linux"))
     return d
 

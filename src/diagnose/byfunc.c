@@ -179,7 +179,13 @@ int byfunc_from_sites(const struct sim_site *sites, size_t nr, const struct sim_
 	out->total_cycles = total;
 	out->v = tdp_calloc(nacc < BYFUNC_MAX ? nacc : BYFUNC_MAX, sizeof(*out->v));
 	t = tdp_calloc(1, sizeof(*t));
-	mine = tdp_calloc(nr, sizeof(*mine));
+	{
+		size_t most = 1; /* the sites of the function with the most: mine holds one function's */
+
+		for (size_t k = 0; k < nacc; k++)
+			most = acc[k].nr > most ? acc[k].nr : most;
+		mine = tdp_reallocarray(NULL, most, sizeof(*mine)); /* each filled before it is read */
+	}
 	if (!out->v || !t || !mine) {
 		rc = tdp_err_oom(err);
 		goto out;

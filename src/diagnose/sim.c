@@ -570,20 +570,16 @@ static int drill_hot_loop(struct dsim *s, struct diag *d, struct tdp_err *err)
 	return diag_suggest_loop(d, s->have_exe ? &s->x : NULL, abs, top->file, top->function, err);
 }
 
-/* The scope's functions, each with its own top-down (byfunc.h); on failure none, said in a note. */
-static void by_function(struct dsim *s, struct diag *d)
+/*
+ * The scope's functions, each with its own top-down (byfunc.h); on failure none.
+ * Called when s->scope holds the scope's sites as choose_scope() collected them
+ * (before own_line0() merges any): the sites of `all` in the scope, in order.
+ */
+static void by_function(struct dsim *s, struct diag *d, const struct sim_core *core)
 {
 	struct tdp_err err = TDP_ERR_INIT;
-	struct sim_site *v = tdp_reallocarray(NULL, s->nr_all ? s->nr_all : 1, sizeof(*v)); /* filled below */
-	size_t n = 0;
 
-	if (!v)
-		return;
-	for (size_t i = 0; i < s->nr_all; i++)
-		if (d->scope == DIAG_SCOPE_WHOLE_RUN || s->in_prog[i])
-			v[n++] = s->all[i];
-	d->has_functions = !byfunc_from_sites(v, n, s->p, s->m, s->est.core, &d->functions, &err);
-	tdp_free(v);
+	d->has_functions = !byfunc_from_sites(s->scope, s->nr_scope, s->p, s->m, core, &d->functions, &err);
 }
 
 int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_machine *m,
@@ -627,6 +623,9 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 	if ((ret = sim_sites_build_core(p, m, est->core, &s.all, &s.nr_all, err)) ||
 	    (ret = choose_scope(&s, d, est, err)))
 		goto out;
+	/* each function of the scope with its own top-down (a diagnosis without it is still one);
+	 * est->core is the scope estimate's core too (sim_estimate_sites() keeps a valid one) */
+	by_function(&s, d, est->core);
 	own_line0(&s, d);
 	if (d->scope == DIAG_SCOPE_PROGRAM)
 		scope_estimate(&s, m, est->core, &s.est);
@@ -673,9 +672,6 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 	snprintf(d->reason, sizeof(d->reason), "%s is an estimated %.1f %% of slots (%s)",
 		 model_node_label(d->category), d->category_value,
 		 d->over_threshold ? "above its threshold" : "no stall is above its threshold: the largest stall");
-
-	/* each function of the scope with its own top-down (a diagnosis without it is still one) */
-	by_function(&s, d);
 
 	/* the drill-down into the category */
 	b = dsim_bucket(d->category);
