@@ -121,9 +121,10 @@ def main():
             md.append("| %s | %.3f s | %.3f s | %.3f s | %.3f | %.3f |" % (name, mv, mt, mw, r, rt))
         md += ["", "Worst: **%.3f** against callgrind, **%.3f** against tdpsim alone. tdprof's own work (parsing "
                "the cost file, the executable's symbols, DWARF line table and disassembly, the diagnosis, the core "
-               "model's decoding and two llvm-mca runs, docs/sim-machine.md 4b) is the difference between why and "
-               "tdpsim; the tool's own cost over callgrind is mostly its TAGE predictor's history updates "
-               "(docs/sim-machine.md 1b)." % (worst, worst_t), END]
+               "model's decoding and its two llvm-mca runs, at once, docs/sim-machine.md 4b) is the difference "
+               "between why and tdpsim (phase by phase: `bench/why-sim-phases.py`, below); the tool's own cost "
+               "over callgrind is mostly its TAGE predictor's history updates (docs/sim-machine.md 1b)."
+               % (worst, worst_t), END]
         text = open(a.write).read() if os.path.exists(a.write) else "# Benchmark results\n"
         if BEGIN in text and END in text:
             text = text[:text.index(BEGIN)] + "\n".join(md) + text[text.index(END) + len(END):]

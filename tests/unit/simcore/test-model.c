@@ -218,8 +218,9 @@ static void test_parse_error_retries_both(void **state)
 	assert_string_equal(strchr(log[2], ' ') + 1, "nop\n");
 	assert_string_equal(strchr(log[3], ' ') + 1, "nop\n");
 	/* the two iteration counts in each round */
-	assert_int_not_equal(atoi(log[0]), atoi(log[1]));
-	assert_int_equal(atoi(log[0]) + atoi(log[1]), atoi(log[2]) + atoi(log[3]));
+	assert_int_not_equal(strtol(log[0], NULL, 10), strtol(log[1], NULL, 10));
+	assert_int_equal(strtol(log[0], NULL, 10) + strtol(log[1], NULL, 10),
+			 strtol(log[2], NULL, 10) + strtol(log[3], NULL, 10));
 	sim_core_release(&c);
 
 	/* an error in every round: three rounds (six runs), then no model, and why */
