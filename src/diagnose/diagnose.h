@@ -279,7 +279,8 @@ void diag_release(struct diag *d);
 
 /**
  * The diagnosis of a simulated run: p (valgrind's costs, borrowed), m (the
- * machine, borrowed), est (sim_estimate() of p: the whole run). Reads o->exe (ELF
+ * machine, borrowed), est (sim_estimate() of p on m: the whole run; the sites it
+ * kept, sim_estimate_core_keep(), are read instead of built again). Reads o->exe (ELF
  * and DWARF) for the scope, the disassembly and the compiler flags; a missing or
  * unreadable executable only narrows the result (scope whole_run, no disassembly,
  * a note). Returns 0, TDP_EANALYSIS (p cannot be estimated) or TDP_ENOMEM, with

@@ -15,8 +15,9 @@ struct dsim {
 	struct symbol_exe x;            /* the executable, when have_exe */
 	bool have_exe;
 	char **files;                 /* normalised file names by name index (cache, owned) */
-	struct sim_site *all;         /* every site of the run (owned) */
+	const struct sim_site *all;   /* every site of the run: est->sites, or built_all */
 	size_t nr_all;
+	struct sim_site *built_all;   /* the sites when est had none (owned) */
 	bool *in_prog;                /* per site of `all`: the program's own code */
 	struct sim_site *scope;       /* copies of the scope's sites, ranked (owned) */
 	size_t nr_scope;

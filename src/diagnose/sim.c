@@ -620,8 +620,17 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 		ret = tdp_err_oom(err);
 		goto out;
 	}
-	if ((ret = sim_sites_build_core(p, m, est->core, &s.all, &s.nr_all, err)) ||
-	    (ret = choose_scope(&s, d, est, err)))
+	/* the sites the estimate was summed from, when its caller kept them (measure/): the same
+	 * sim_sites_build_core() of p, m and est->core that would be made here */
+	if (est->sites) {
+		s.all = est->sites;
+		s.nr_all = est->nr_sites;
+	} else if ((ret = sim_sites_build_core(p, m, est->core, &s.built_all, &s.nr_all, err))) {
+		goto out;
+	} else {
+		s.all = s.built_all;
+	}
+	if ((ret = choose_scope(&s, d, est, err)))
 		goto out;
 	/* each function of the scope with its own top-down (a diagnosis without it is still one);
 	 * est->core is the scope estimate's core too (sim_estimate_sites() keeps a valid one) */
@@ -718,7 +727,7 @@ out:
 	tdp_free(s.files);
 	tdp_free(s.in_prog);
 	tdp_free(s.scope);
-	sim_sites_free(s.all);
+	sim_sites_free(s.built_all);
 	symbol_exe_close(&s.x);
 	return ret;
 }

@@ -38,6 +38,8 @@ struct measure_sim {
 	struct sim_run_result run;   /* the workload's status (run.status) */
 	struct sim_estimate est;     /* the whole run's estimate, when have_est */
 	struct sim_core core;        /* the block model (simcore.h) used by est; core.valid when it ran */
+	struct sim_site *sites;      /* the sites est was summed from (owned; est.sites borrows them) */
+	size_t nr_sites;
 	bool have_est;
 	char machine_desc[256];      /* sim_machine_describe() */
 	bool stdout_to_stderr;       /* for the caller's runner: the workload's stdout goes to stderr while it

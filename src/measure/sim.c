@@ -20,6 +20,9 @@ void measure_sim_release(struct measure_sim *s)
 {
 	sim_profile_release(&s->profile);
 	sim_core_release(&s->core);
+	sim_sites_free(s->sites);
+	s->sites = NULL;
+	s->nr_sites = 0;
 	s->have_est = false;
 }
 
@@ -81,7 +84,14 @@ int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, str
 			n->warning(line.buf, NULL);
 		}
 	}
-	if (sim_estimate_core(&s->profile, &s->machine, &s->core, &s->est, &why)) {
+	/* the sites are kept: the diagnosis of this run reads them (est.sites) instead of building them again */
+	sim_sites_free(s->sites);
+	s->sites = NULL;
+	s->nr_sites = 0;
+	s->est.sites = NULL;
+	s->est.nr_sites = 0;
+	s->have_est = false;
+	if (sim_estimate_core_keep(&s->profile, &s->machine, &s->core, &s->est, &s->sites, &s->nr_sites, &why)) {
 		if (n->warning) {
 			strbuf_reset(&line);
 			strbuf_addf(&line, "no estimate: %s", why.msg);

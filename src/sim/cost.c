@@ -126,24 +126,40 @@ void sim_estimate_sites(const struct sim_site *v, size_t nr, const struct sim_ma
 	*out = est;
 }
 
-int sim_estimate_core(const struct sim_profile *p, const struct sim_machine *m, const struct sim_core *core,
-		      struct sim_estimate *out, struct tdp_err *err)
+int sim_estimate_core_keep(const struct sim_profile *p, const struct sim_machine *m, const struct sim_core *core,
+			   struct sim_estimate *out, struct sim_site **sites, size_t *nr, struct tdp_err *err)
 {
-	struct sim_site *sites = NULL;
 	bool modelled = core && core->valid && p->has_addr;
-	size_t nr = 0;
 	int ret;
 
+	*sites = NULL;
+	*nr = 0;
 	if (!sim_profile_has(p, SIM_NEEDED_EVENTS))
 		return missing_events(p, err);
 	if (p->totals.v[SIM_IR] == 0)
 		return tdp_err_set(err, TDP_EANALYSIS, "cannot estimate: the profile counted no instruction");
-	if ((ret = sim_sites_build_core(p, m, modelled ? core : NULL, &sites, &nr, err)))
+	if ((ret = sim_sites_build_core(p, m, modelled ? core : NULL, sites, nr, err)))
 		return ret;
-	sim_estimate_sites(sites, nr, m, modelled ? core : NULL, out);
-	sim_sites_free(sites);
+	sim_estimate_sites(*sites, *nr, m, modelled ? core : NULL, out);
 	out->counts = p->totals;
+	out->sites = *sites;
+	out->nr_sites = *nr;
 	return 0;
+}
+
+int sim_estimate_core(const struct sim_profile *p, const struct sim_machine *m, const struct sim_core *core,
+		      struct sim_estimate *out, struct tdp_err *err)
+{
+	struct sim_site *sites;
+	size_t nr;
+	int ret = sim_estimate_core_keep(p, m, core, out, &sites, &nr, err);
+
+	sim_sites_free(sites);
+	if (!ret) {
+		out->sites = NULL;
+		out->nr_sites = 0;
+	}
+	return ret;
 }
 
 struct perf_count {

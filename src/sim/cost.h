@@ -156,6 +156,9 @@ struct sim_estimate {
 	enum sim_bucket dominant;    /* the largest bucket (ties: the earlier one) */
 	const struct sim_core *core; /* the block model it used (borrowed; NULL: none), so that a
 				      * caller building sites again gives them the same model */
+	const struct sim_site *sites; /* the sites it was summed from, when its caller kept them
+				       * (sim_estimate_core_keep(); borrowed from that caller), else NULL */
+	size_t nr_sites;
 };
 
 /**
@@ -178,6 +181,17 @@ int sim_estimate(const struct sim_profile *p, const struct sim_machine *m, struc
  */
 int sim_estimate_core(const struct sim_profile *p, const struct sim_machine *m, const struct sim_core *core,
 		      struct sim_estimate *out, struct tdp_err *err) __attribute__((warn_unused_result));
+
+/**
+ * sim_estimate_core() that hands the caller the sites it summed (*sites, *nr: what
+ * sim_sites_build_core() gives for p, m and core; out->sites and out->nr_sites
+ * borrow them): a diagnosis of the same run (diag_from_sim()) then does not build
+ * them again. Free them with sim_sites_free() after the last use of out. On
+ * failure *sites is NULL. Returns as sim_estimate_core().
+ */
+int sim_estimate_core_keep(const struct sim_profile *p, const struct sim_machine *m, const struct sim_core *core,
+			   struct sim_estimate *out, struct sim_site **sites, size_t *nr, struct tdp_err *err)
+	__attribute__((warn_unused_result));
 
 /**
  * The estimate of nr sites (built by sim_sites_build_core() with `core`, or a

@@ -132,11 +132,14 @@ static const char profile_text[] = "desc: I1 cache: 32768 B, 64 B, 8-way associa
 				   "11 100000 0 0 0 0 0 0 0 0 100000 50000 0 0\n"
 				   "summary: 1100000 0 0 0 0 0 0 0 0 1100000 50100 0 0\n";
 
-static int diagnose_profile(struct diag *d)
+/* keep: the estimate keeps its sites (sim_estimate_core_keep(), as measure/ does) and the diagnosis reads them */
+static int diagnose_profile_as(struct diag *d, bool keep)
 {
 	struct sim_profile p;
 	struct sim_machine m;
 	struct sim_estimate est;
+	struct sim_site *sites = NULL;
+	size_t nr = 0;
 	struct diag_opts o = { .level = 2, .top = 10, .cwd = "/src" };
 	struct tdp_err err = TDP_ERR_INIT;
 	int ret;
@@ -146,11 +149,53 @@ static int diagnose_profile(struct diag *d)
 	if (!ret)
 		ret = sim_cachegrind_parse(&p, (const uint8_t *)profile_text, strlen(profile_text), "t", &err);
 	if (!ret)
-		ret = sim_estimate(&p, &m, &est, &err);
-	if (!ret)
+		ret = keep ? sim_estimate_core_keep(&p, &m, NULL, &est, &sites, &nr, &err) : sim_estimate(&p, &m, &est, &err);
+	if (!ret) {
+		assert_true(keep ? est.sites == sites && est.nr_sites == 2 : !est.sites);
 		ret = diag_from_sim(d, &p, &m, &est, &o, &err);
+	}
+	sim_sites_free(sites);
 	sim_profile_release(&p);
 	return ret;
+}
+
+static int diagnose_profile(struct diag *d)
+{
+	return diagnose_profile_as(d, false);
+}
+
+/* The sites the estimate kept give the diagnosis that building them again gives. */
+static void test_from_sim_kept_sites(void **state)
+{
+	struct diag a, b;
+
+	(void)state;
+	diag_init(&a);
+	diag_init(&b);
+	assert_int_equal(diagnose_profile_as(&a, false), 0);
+	assert_int_equal(diagnose_profile_as(&b, true), 0);
+	assert_string_equal(a.category, b.category);
+	assert_true(a.category_value == b.category_value);
+	assert_int_equal(a.nr_sites, b.nr_sites);
+	for (size_t i = 0; i < a.nr_sites; i++) {
+		assert_int_equal(a.sites[i].line, b.sites[i].line);
+		assert_true(a.sites[i].share == b.sites[i].share);
+	}
+	assert_int_equal(a.nr_findings, b.nr_findings);
+	assert_string_equal(a.findings[0].evidence, b.findings[0].evidence);
+	assert_int_equal(a.functions.nr, b.functions.nr);
+	assert_true(a.functions.v[0].cycles == b.functions.v[0].cycles);
+	diag_release(&a);
+	diag_release(&b);
+	/* and the kept path fails cleanly when an allocation does */
+	for (long n = 0, ret = -1; ret != 0 && n < 10000; n++) {
+		diag_init(&b);
+		tdp_alloc_fail_after(n);
+		ret = diagnose_profile_as(&b, true);
+		tdp_alloc_fail_after(-1);
+		assert_true(ret == 0 || ret == TDP_ENOMEM);
+		diag_release(&b);
+	}
 }
 
 static void test_from_sim_ranks_by_mispredicts(void **state)
@@ -223,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_sim_tree),
 		cmocka_unit_test(test_category_rule),
 		cmocka_unit_test(test_kb_fix),
+		cmocka_unit_test(test_from_sim_kept_sites),
 		cmocka_unit_test(test_from_sim_ranks_by_mispredicts),
 		cmocka_unit_test(test_from_sim_out_of_memory),
 		cmocka_unit_test(test_exe_missing),
