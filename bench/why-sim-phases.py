@@ -9,7 +9,7 @@ and exit events of its children give, per run:
   parse      the cost files parsed (sim_callgrind_parse), then the run's directory removed
   blocks     the core model before llvm-mca: hot blocks found, decoded, load flags, llvm-mca's input
   llvm-mca   llvm-mca's runs (loop_spawn / loop_spawn_many), from the first start to the last end
-  model      the rest of simcore_model() and sim_estimate_core() (the sites, the estimate)
+  model      the rest of simcore_model() and the estimate (sim_estimate_core[_keep](): the sites)
   diagnosis  diag_from_sim()
   output     the document rendered, tdprof exits
 Medians of --rounds runs per workload; several TDPROF binaries (e.g. before and after a change)
@@ -28,7 +28,7 @@ import tempfile
 WORKLOADS = {"branch": ("branch", []), "branch-sorted": ("branch", ["sorted"]), "interp": ("interp", []),
              "chase": ("chase", []), "bigcode": ("bigcode", []), "arith": ("arith", [])}
 FUNCS = ["main", "sim_callgrind_parse", "sim_run", "simcore_model", "loop_spawn", "loop_spawn_many",
-         "sim_estimate_core", "diag_from_sim"]
+         "sim_estimate_core", "sim_estimate_core_keep", "diag_from_sim"]
 PHASES = ["start-up", "tool", "reap", "parse", "blocks", "llvm-mca", "model", "diagnosis", "output", "total"]
 
 
@@ -80,6 +80,7 @@ def one_run(tdprof, exe, args, tmp):
     spawn = [t for p, t, e, _ in ev if e in ("loop_spawn", "loop_spawn_many") and p == me]
     spawned = [t for p, t, e, _ in ev if e in ("loop_spawn__return", "loop_spawn_many__return") and p == me]
     core_in, core_out = first("simcore_model", me), first("simcore_model__return", me)
+    est = "sim_estimate_core_keep" if any(e == "sim_estimate_core_keep" for _, _, e, _ in ev) else "sim_estimate_core"
     ph = {
         "start-up": vg_start - t0,
         "tool": vg_end - vg_start,
@@ -88,7 +89,7 @@ def one_run(tdprof, exe, args, tmp):
         "blocks": (min(spawn) if spawn else core_out) - core_in,
         "llvm-mca": (max(spawned) - min(spawn)) if spawn else 0.0,
         "model": (core_out - (max(spawned) if spawned else core_out)) +
-                 (first("sim_estimate_core__return", me) - first("sim_estimate_core", me)),
+                 (first(est + "__return", me) - first(est, me)),
         "diagnosis": first("diag_from_sim__return", me) - first("diag_from_sim", me),
         "output": last("sched:sched_process_exit", me) - first("diag_from_sim__return", me),
         "total": last("sched:sched_process_exit", me) - t0,

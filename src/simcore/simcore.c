@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
-#include "base/sigfwd.h"
 #include "base/err.h"
+#include "base/sigfwd.h"
 #include "base/strbuf.h"
 #include "loop/loop.h"
 #include "symbol/exe.h"
@@ -138,8 +138,7 @@ static int find_blocks(struct ctx *c)
 	size_t alloc = 0, nb = 0;
 	double total = (double)p->totals.v[SIM_IR], sum = 0;
 	uint64_t max_gap = !strcmp(c->m->mtriple, "aarch64") ? 4 : 15;
-
-	struct entry_key *keys = tdp_calloc(p->nr ? 2 * p->nr : 1, sizeof(*keys));
+	struct entry_key *keys = tdp_calloc(p->nr ? 2 * p->nr : 1, sizeof(*keys)); /* and the sort's room */
 	const struct entry_key *k;
 	size_t *order = NULL;
 	struct block *sorted = NULL;
@@ -270,13 +269,13 @@ static int decode_block(struct ctx *c, struct block *b)
 		b->n = SIMCORE_MAX_BLOCK_INSNS;
 	if (!symbol_exe_decode(&o->x, e0->addr - o->delta, b->n, l, &nr, &err)) {
 		for (; got < nr && l[got].addr == p->v[c->idx[b->first + got]].addr - o->delta; got++) {
+			size_t len = strnlen(l[got].text, sizeof(b->insns[got].text) - 1);
+
 			/* a rep-prefixed string instruction runs once per element under valgrind (each
 			 * counted as an execution) but is one microcoded instruction to llvm-mca: its
 			 * latency would be charged per byte. The block stops before it (plain rule). */
 			if (is_rep_string(l[got].text))
 				break;
-			size_t len = strnlen(l[got].text, sizeof(b->insns[got].text) - 1);
-
 			memcpy(b->insns[got].text, l[got].text, len);
 			b->insns[got].text[len] = '\0';
 			b->insns[got].branch_type = l[got].branch_type;
