@@ -1,6 +1,6 @@
 """SIGINT, SIGTERM and SIGHUP to the long commands that run a child of their own
-(why/topdown --backend=sim under valgrind, loop with its compiler and pinned
-harness): the signal is passed on to the child's process group, tdprof waits for
+(why/topdown --backend=sim under valgrind, why's two llvm-mca runs, loop with its
+compiler and pinned harness): the signal is passed on to the child's process group, tdprof waits for
 it, removes its temporary directory (tdprof-sim-XXXXXX, tdprof-loop-XXXXXX) and
 exits 128+N. No process and no temporary directory is left.
 
@@ -87,10 +87,12 @@ def alive(pid):
         return False
 
 
-def interrupt(argv, sig, ready, tmp, cwd=None):
-    """Start tdprof argv with TMPDIR=tmp, poll until ready(descendant commands, tmp
-    entries) holds, send sig; returns (exit code, stderr, the descendants seen)."""
+def interrupt(argv, sig, ready, tmp, cwd=None, path=None):
+    """Start tdprof argv with TMPDIR=tmp (and PATH=path first), poll until ready(descendant
+    commands, tmp entries) holds, send sig; returns (exit code, stderr, the descendants seen)."""
     env = dict(os.environ, TMPDIR=tmp)
+    if path:
+        env["PATH"] = path + os.pathsep + env.get("PATH", "")
     p = subprocess.Popen([tdp.TDPROF] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     seen = set()
     t0 = time.monotonic()
@@ -142,6 +144,29 @@ def test_sim_commands_pass_signals_on_and_clean_up():
         code, err, seen = interrupt([cmd, "--backend=sim", "--", spin, "0"], sig, ready, tmp)
         expect_clean("%s --backend=sim" % cmd, sig, code, err, seen, tmp)
         os.rmdir(tmp)
+
+
+def test_why_passes_signals_on_to_both_llvm_mca_runs():
+    """The block model's two llvm-mca runs go at once, in one process group: a signal reaches
+    both (here a stand-in llvm-mca that sleeps), tdprof removes llvm-mca's input file and exits
+    128+N."""
+    if not shutil.which("valgrind"):
+        raise tdp.Skip("valgrind is not installed")
+    prog = wl("wl-exit")
+    bindir = tempfile.mkdtemp(prefix="tdprof-e2e-sig-bin-")
+    with open(os.path.join(bindir, "llvm-mca"), "w") as f:
+        f.write("#!/bin/sh\nexec sleep 120\n")
+    os.chmod(os.path.join(bindir, "llvm-mca"), 0o755)
+
+    def ready(kids, entries):
+        return sum(k == "sleep" for k in kids) >= 2 and any(e.startswith("tdprof-simcore-") for e in entries)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        tmp = tempfile.mkdtemp(prefix="tdprof-e2e-sig-")
+        code, err, seen = interrupt(["why", "--backend=sim", "--", prog, "0"], sig, ready, tmp, path=bindir)
+        expect_clean("why --backend=sim (llvm-mca)", sig, code, err, seen, tmp)
+        os.rmdir(tmp)
+    shutil.rmtree(bindir)
 
 
 def test_loop_passes_signals_on_to_the_harness_and_cleans_up():
