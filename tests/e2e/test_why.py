@@ -5,7 +5,6 @@ The expected lines are found in the sources by their marker comments
 """
 import json
 import os
-import re
 import shutil
 import subprocess
 
@@ -35,29 +34,6 @@ def marker_line(name, marker):
     raise AssertionError("no marker %s in %s" % (marker, src))
 
 
-def c_define(src, name):
-    """The value of `#define NAME <integer expression>` in a C source (integers, parentheses, <<
-    and *): the tests derive the demos' counts from their sources, never copy them."""
-    def value(e):
-        e = e.strip()
-        if e.startswith("(") and e.endswith(")"):
-            return value(e[1:-1])
-        if "<<" in e:
-            a, b = e.split("<<", 1)
-            return value(a) << value(b)
-        if "*" in e:
-            a, b = e.split("*", 1)
-            return value(a) * value(b)
-        return int(e)
-
-    with open(src) as f:
-        for line in f:
-            m = re.match(r"#define\s+%s\s+([0-9()<* ]+?)\s*(/\*.*)?$" % name, line)
-            if m:
-                return value(m.group(1))
-    raise AssertionError("no #define %s in %s" % (name, src))
-
-
 def why(*args):
     need_valgrind()
     r = tdp.run("why", "--backend=sim", "--json", "--", *args, timeout=240)
@@ -80,7 +56,7 @@ def test_branch_random_names_the_if_line():
     # The if runs once per element per pass: N * PASSES (examples/branch/branch.c: 1 MiB * 3 =
     # 3,145,728) conditional branches at that line, whatever the data.
     src = os.path.join(EXAMPLES, "branch", "branch.c")
-    execs = c_define(src, "N") * c_define(src, "PASSES")
+    execs = tdp.c_define(src, "N") * tdp.c_define(src, "PASSES")
     s = j["sites"][0]
     tdp.check(s["cond_branches"] == execs, "branches at the if line: %d, not %d" % (s["cond_branches"], execs), r)
     # random bytes: about half of them mispredict (a predictor cannot beat a coin)
