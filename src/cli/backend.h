@@ -112,5 +112,8 @@ int backend_divert_stdout(bool divert);
 /** Undo backend_divert_stdout() (saved < 0 does nothing). */
 void backend_restore_stdout(int saved);
 
+/** The usage error for --cpu NAME that names no model, with the closest names (EXIT_USAGE). */
+int backend_unknown_model(const char *name);
+
 
 #endif

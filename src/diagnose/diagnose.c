@@ -47,6 +47,7 @@ void diag_release(struct diag *d)
 		tdp_free(d->bottlenecks[i].fix);
 	byfunc_release(&d->functions);
 	countset_release(&d->counts);
+	tdp_free(d->tree_drill);
 	diag_init(d);
 }
 

@@ -61,6 +61,7 @@
 #include "symbol/exe.h"
 
 struct tdp_err;
+struct drill_info;
 struct sim_profile;
 struct sim_machine;
 struct sim_estimate;
@@ -221,6 +222,12 @@ struct diag {
 	struct diag_counts totals;    /* the scope's counts (sim) */
 	struct metric_tree tree;      /* the scope's tree, classified; has_tree */
 	bool has_tree;
+	struct drill_info *tree_drill; /* PMU: the drill-down's reruns that measured tree (model/drilldown.h:
+	                                  each node's step, run, running fraction and mismeasured verdict, in
+	                                  tree.v's order, and the steps); owned (tdp_free); NULL: the tree was
+	                                  counted in one run */
+	char tree_drill_stopped[TDP_ERR_MSG_MAX]; /* why the drill-down stopped before the leaves (a step
+	                                  that could not be counted); "" */
 	struct metric_tree whole;     /* the whole run's tree (sim, scope program only); has_whole */
 	bool has_whole;
 	const char *category;         /* the verdict (see the rule above); NULL: none */
@@ -267,7 +274,7 @@ struct diag_opts {
 	const char *exe;       /* the workload's executable (resolved path); NULL: unknown */
 	const char *cwd;       /* source paths under it are shown relative; NULL: absolute */
 	const char *command;   /* the workload as one line, for the commands suggested; NULL: "CMD" */
-	int level;             /* 1 or 2 */
+	int level;             /* deepest level of the tree (sim: 1 to 3; PMU: the drill-down's) */
 	size_t top;            /* sites kept (1..DIAG_MAX_SITES) */
 };
 

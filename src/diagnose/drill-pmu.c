@@ -500,7 +500,7 @@ static int disasm(struct dpmu *s, struct tdp_err *err)
 static const char *ranked_by(const struct dpmu *s)
 {
 	if (s->plan->method == DIAG_SAMPLE_IP)
-		return "cycles samples";
+		return s->plan->locate_leaf ? "samples of the dominant leaf's Locate-with event" : "cycles samples";
 	return s->d->sampling.has_flags ? "mispredicted branch records" : "taken branch records";
 }
 

@@ -59,11 +59,14 @@ static int parse_groups(const struct model *m, const struct groups_plan *p, size
 static int parse_sets(const struct measure_topdown_opts *o, struct measure_topdown *t, struct tdp_err *err)
 {
 	struct strbuf spec = STRBUF_INIT;
+	struct pmu_env penv = PMU_ENV_INIT;
 	int ret = 0;
 
 	if (!o->no_multiplex) {
 		for (size_t k = 0; k < o->nr_models && !ret; k++)
 			ret = parse_groups(o->models[k], &t->plans[k], 0, t->plans[k].nr, &spec, &t->lists[0], err);
+		if (!ret && o->extra) /* ungrouped: group numbers stay the plan's */
+			ret = pmu_event_list_parse(&t->lists[0], o->extra, &penv, err);
 		t->nr_sets = 1;
 	}
 	for (size_t k = 0; o->no_multiplex && k < o->nr_models && !ret; k++)
@@ -76,6 +79,13 @@ static int parse_sets(const struct measure_topdown_opts *o, struct measure_topdo
 			ret = parse_groups(o->models[k], &t->plans[k], g, 1, &spec, &t->lists[t->nr_sets], err);
 			t->nr_sets++;
 		}
+	if (o->no_multiplex && o->extra && !ret) {
+		if (t->nr_sets >= MEASURE_TOPDOWN_MAX_SETS)
+			ret = tdp_err_set(err, TDP_ELIMIT, "the '%s' model needs more than %d groups", o->models[0]->name,
+					  MEASURE_TOPDOWN_MAX_SETS);
+		else
+			ret = pmu_event_list_parse(&t->lists[t->nr_sets++], o->extra, &penv, err);
+	}
 	strbuf_release(&spec);
 	return ret;
 }

@@ -312,6 +312,7 @@ static json_t *build(const struct why_report *r, bool *failed)
 	jput(verdict, "reason", d->reason[0] ? json_string(d->reason) : json_null(), failed);
 	jput(verdict, "next_step", jstr_or_null(d->next_step), failed);
 	jput(doc, "verdict", verdict, failed);
+	why_tree_json(doc, d, failed); /* "tree" and "tree_drilldown": each node with the run that measured it */
 	jput(doc, "drilldown", drilldown(d, failed), failed);
 	if (d->has_functions)
 		byfunc_json(doc, &d->functions, failed); /* "functions": each function's own top-down */

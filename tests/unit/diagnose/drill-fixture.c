@@ -17,6 +17,8 @@
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "import/import.h"
+#include "model/drilldown.h"
+#include "model/groups.h"
 #include "model/model.h"
 #include "perfdata/perfdata-write.h"
 #include "perfdata/perfdata.h"
@@ -545,5 +547,89 @@ int fx_diag_model(struct diag *d, const char *model, double ret, double bad, dou
 		rc = 0;
 	countset_release(&cs);
 	tdp_free(t);
+	return rc;
+}
+
+int fx_plan_tree(struct diag_pmu_plan *p, const struct diag *d, enum cpu_branch_facility f, int max_precise)
+{
+	struct cpu_branch br = { .facility = f, .depth = f == CPU_BRANCH_NONE ? -1 : 16 };
+	struct tdp_err err = TDP_ERR_INIT;
+
+	snprintf(br.reason, sizeof(br.reason), "%s", f == CPU_BRANCH_NONE ? "the test machine records no branch"
+									    : "the test machine's facility");
+	return diag_pmu_plan(p, &(struct diag_pmu_plan_in){ d->category, &br, NULL, 1.0, 0, &d->tree, max_precise },
+			     &err);
+}
+
+struct fx_counter {
+	const struct model *m;
+	const struct countset *all;    /* every event's made-up count */
+	const struct fx_fault *fault;
+	struct countset first;         /* step 1's counts */
+};
+
+/* drill_counter.count: the planned groups' events with their made-up counts, as a live run numbers them. */
+static int fx_count(void *arg, const struct drill_step *s, struct countset *out, bool *stop, struct tdp_err *err)
+{
+	struct fx_counter *c = arg;
+	bool faulty = c->fault && s->index >= c->fault->step;
+
+	(void)stop;
+	for (size_t g = 0; g < s->groups.nr; g++)
+		for (size_t k = 0; k < s->groups.v[g].nr; k++) {
+			const char *name = c->m->events[s->groups.v[g].ev[k]].name;
+			const struct count *src = countset_find(c->all, name, -1);
+			double v = src ? src->value : 0;
+			struct count *dst;
+
+			if (faulty && !strcmp(name, c->fault->event))
+				v *= c->fault->factor;
+			if (!(dst = countset_add(out, name, NULL, v, (int)g)))
+				return tdp_err_oom(err);
+			dst->running_pct = faulty ? c->fault->running : 100;
+			if (!src)
+				dst->status = COUNT_NOT_SUPPORTED;
+		}
+	out->elapsed_ns = 2e9 * (double)s->nr_runs;
+	for (size_t i = 0; s->index == 1 && i < out->nr; i++)
+		if (!countset_add(&c->first, out->v[i].name, NULL, out->v[i].value, out->v[i].group))
+			return tdp_err_oom(err);
+	return 0;
+}
+
+int fx_drill_diag(struct diag *d, const char *model, double ret, double bad, double mem, const struct fx_fault *fault,
+		  bool no_multiplex, struct diag_opts *o)
+{
+	const struct model *m = model_find(model);
+	struct metric_tree *t = tdp_calloc(2, sizeof(*t));
+	struct drill_info *info = tdp_calloc(1, sizeof(*info));
+	struct countset all = COUNTSET_INIT;
+	struct fx_counter c = { m, &all, fault, COUNTSET_INIT };
+	struct model_eval_opts eo = MODEL_EVAL_OPTS_INIT;
+	struct groups_budget b;
+	struct tdp_err err = TDP_ERR_INIT;
+	int rc = -1;
+
+	*o = (struct diag_opts){ .exe = fx.binary, .cwd = fx.srcdir, .command = "drill-target", .level = 2, .top = 10 };
+	if (!m || !t || !info || fx_model_tree(model, ret, bad, mem, &all, &t[1]))
+		goto out;
+	drill_budget(m, false, &b);
+	eo.max_level = model_depth(m);
+	eo.slots = m->slots > 0 ? m->slots : 8;
+	if (drill_run(m, &eo, &b, no_multiplex, &(struct drill_counter){ fx_count, &c }, &t[0], info, &err)) {
+		fprintf(stderr, "drill fixture: %s\n", err.msg);
+		goto out;
+	}
+	c.first.elapsed_ns = 2e9;
+	if (!diag_from_counts(d, BACKEND_PMU, &c.first, &t[0], o, NULL)) {
+		d->tree_drill = info;
+		info = NULL;
+		rc = 0;
+	}
+out:
+	countset_release(&all);
+	countset_release(&c.first);
+	tdp_free(t);
+	tdp_free(info);
 	return rc;
 }

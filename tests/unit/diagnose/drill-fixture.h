@@ -82,4 +82,28 @@ int fx_diag_model(struct diag *d, const char *model, double ret, double bad, dou
 /** A plan for category on a machine whose branch facility is f (reason "test machine"). */
 int fx_plan(struct diag_pmu_plan *p, const char *category, enum cpu_branch_facility f);
 
+/** The same for d's verdict and tree (its dominant leaf's Locate-with; max_precise as caps/max_precise). */
+int fx_plan_tree(struct diag_pmu_plan *p, const struct diag *d, enum cpu_branch_facility f, int max_precise);
+
+/*
+ * A fault in the drill's counts (fx_drill_diag()): from step `step` on, `event`'s count is
+ * multiplied by `factor` and every group ran `running` percent of the time.
+ */
+struct fx_fault {
+	int step;
+	const char *event;
+	double factor;
+	double running;
+};
+
+/*
+ * d as `why` leaves it on a PMU (cli/why-tree.c): the drill-down of model (drilldown.h's
+ * drill_run()) over fx_model_tree()'s made-up counts, which a counter gives each step's
+ * planned groups (their events, group numbers and running times as a live run would,
+ * 2 s per run), fault (NULL: none) applied; then diag_from_counts() over the merged tree and
+ * step 1's counts, with d->tree_drill. Returns 0 or -1.
+ */
+int fx_drill_diag(struct diag *d, const char *model, double ret, double bad, double mem, const struct fx_fault *fault,
+		  bool no_multiplex, struct diag_opts *o);
+
 #endif

@@ -10,6 +10,12 @@
  * intel: the tree of made-up Sapphire Rapids counts (drill-fixture.h's fx_model_tree():
  * 45 % Bad Speculation, 90 % of it mispredicts) drilled with LBR records: its
  * Bottlenecks view leads the document.
+ * drilled: Sapphire Rapids' tree drilled down as `why` does on a PMU (fx_drill_diag():
+ * made-up counts, 65 % Backend Bound, 50 % Memory Bound), each node with its step and
+ * run, then the dominant leaf's Locate-with sampled (IP samples of the fixture).
+ * mismeasured: the same, but from step 2 on topdown-mem-bound reads 3 times more and
+ * the groups ran 40 % of the time: Memory Bound exceeds its parent, mismeasured.
+ * nomux: drilled with --no-multiplex (one run per group).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +42,26 @@ static const struct {
 	{ "retiring", "retiring", 85, CPU_BRANCH_NONE, FX_IP },
 	{ "nomodel", NULL, 0, CPU_BRANCH_NONE, FX_IP },
 	{ "intel", "bad_speculation", 0, CPU_BRANCH_LBR, FX_LBR },
+	{ "drilled", "backend_bound", 0, CPU_BRANCH_LBR, FX_IP },
+	{ "mismeasured", "backend_bound", 0, CPU_BRANCH_LBR, FX_IP },
+	{ "nomux", "backend_bound", 0, CPU_BRANCH_LBR, FX_IP },
 };
+
+/* The diagnosis of scenario name (its row s) and its sampling plan. */
+static int prepare(const char *name, size_t s, struct diag *d, struct diag_opts *o, struct diag_pmu_plan *p)
+{
+	static const struct fx_fault fault = { 2, "topdown-mem-bound", 3.0, 40.0 };
+
+	if (!strcmp(name, "intel"))
+		return fx_diag_model(d, "sapphirerapids", 0.30, 0.45, 0.05, o) ||
+		       fx_plan(p, scenarios[s].category, scenarios[s].facility);
+	if (!strcmp(name, "drilled") || !strcmp(name, "mismeasured") || !strcmp(name, "nomux"))
+		return fx_drill_diag(d, "sapphirerapids", 0.20, 0.05, 0.50, !strcmp(name, "mismeasured") ? &fault : NULL,
+				     !strcmp(name, "nomux"), o) ||
+		       fx_plan_tree(p, d, scenarios[s].facility, 2);
+	return fx_diag(d, scenarios[s].category, scenarios[s].pct, o) ||
+	       fx_plan(p, scenarios[s].category, scenarios[s].facility);
+}
 
 int main(int argc, char **argv)
 {
@@ -59,11 +84,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	diag_init(&d);
-	if ((strcmp(argv[3], "intel") ? fx_diag(&d, scenarios[i].category, scenarios[i].pct, &o)
-				      : fx_diag_model(&d, "sapphirerapids", 0.30, 0.45, 0.05, &o)) ||
-	    fx_plan(&p, scenarios[i].category,
-										  scenarios[i].facility) ||
-	    fx_recording(scenarios[i].kind, &buf, &len))
+	if (prepare(argv[3], i, &d, &o, &p) || fx_recording(scenarios[i].kind, &buf, &len))
 		return 1;
 	ret = diag_pmu_drill(&d, buf, len, &(struct diag_pmu_drill_opts){ &p, &o, NULL, 0 }, &err);
 	if (!ret) {
