@@ -52,7 +52,7 @@ int backend_select(const char *cmd, const char *choice, const struct backend_sel
 	want_pmu = !strcmp(choice, "pmu");
 	if (!want_pmu && strcmp(choice, "auto"))
 		return msg_usage(cmd, "unknown backend '%s' (auto, pmu, sim or import)", choice);
-	if (!want_pmu && (o->auto_pmu || !o->can_sim)) {
+	if ((!want_pmu && (o->auto_pmu || !o->can_sim)) || (want_pmu && o->pmu_soft)) {
 		/* auto keeps the PMU path whatever a probe would say: do not pay for one */
 		*out = BACKEND_PMU;
 		return EXIT_OK;
@@ -64,6 +64,8 @@ int backend_select(const char *cmd, const char *choice, const struct backend_sel
 	if (want_pmu) {
 		msg_error("hardware counters are unavailable: %s", probe.msg[0] ? probe.msg : "no PMU");
 		msg_hint("%s", probe.hint[0] ? probe.hint : "use '--backend=sim' for a simulated estimate");
+		if (o->pmu_hint)
+			msg_hint("%s", o->pmu_hint);
 		return EXIT_ANALYSIS;
 	}
 	/* the probe's message says why already ("no hardware PMU is exposed to this machine (...)") */

@@ -54,6 +54,9 @@ struct backend_select_opts {
 			    * software counts are measurements and whose no-PMU behaviour issue 2
 			    * fixes (the counts, the reason, the pointer to --backend=sim);
 			    * topdown, why and selftest fall back to the simulation */
+	bool pmu_soft;     /* the events were given (-e) and may all be software ones: '--backend=pmu' opens
+			    * them without asking for hardware events first (they fail on their own) */
+	const char *pmu_hint; /* a second hint when '--backend=pmu' finds no hardware event (NULL: none) */
 };
 
 /**

@@ -212,15 +212,16 @@ void diag_pmu_plan_fallback(struct diag_pmu_plan *p, const struct diag_pmu_plan_
 	plan_ip(p, in);
 }
 
-void diag_pmu_plan_unlocate(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, const char *why)
+void diag_pmu_plan_unlocate(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, const char *what_happened)
 {
 	char event[sizeof(p->locate_event)];
+	const char *leaf = p->locate_leaf;
 
 	snprintf(event, sizeof(event), "%s", p->locate_event);
 	plan_ip(p, in);
 	p->locate_leaf = NULL;
 	p->locate_event[0] = '\0';
 	setf(p->reason, sizeof(p->reason),
-	     "the dominant leaf's Locate-with event %s did not open (%s): the hot lines and functions by cycles "
-	     "samples instead", event, why);
+	     "the dominant leaf %s was not located: its Locate-with event %s %s; the hot lines and functions by cycles "
+	     "samples instead", leaf ? model_node_label(leaf) : "?", event, what_happened);
 }

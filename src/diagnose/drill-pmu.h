@@ -120,11 +120,12 @@ int diag_pmu_plan(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, st
 	__attribute__((warn_unused_result));
 
 /**
- * Turn a plan that sampled the dominant leaf's Locate-with event, which could not be
- * recorded (the kernel or the event parser refused it: `why`), into IP samples of
- * cycles, the reason saying so. Pure.
+ * Turn a plan that sampled the dominant leaf's Locate-with event, which did not
+ * locate it, into IP samples of cycles, the reason saying so: what_happened is the
+ * event's fate as a phrase ("did not open (the kernel said ENOENT)", "gave no sample:
+ * ..."). Pure.
  */
-void diag_pmu_plan_unlocate(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, const char *why);
+void diag_pmu_plan_unlocate(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, const char *what_happened);
 
 /**
  * Turn a branch plan that could not be recorded (the kernel refused the branch

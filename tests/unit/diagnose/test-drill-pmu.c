@@ -305,10 +305,12 @@ static void test_plan_locate(void **state)
 	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, t, 0 }, &err), 0);
 	assert_null(strstr(p.event, ":pp"));
 	/* the event did not open: cycles, and why */
-	diag_pmu_plan_unlocate(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, t, 0 }, "not supported");
+	diag_pmu_plan_unlocate(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, t, 0 },
+			       "did not open (not supported)");
 	assert_string_equal(p.event, "cycles");
 	assert_null(p.locate_leaf);
-	assert_non_null(strstr(p.reason, "did not open (not supported)"));
+	assert_non_null(strstr(p.reason, "was not located: its Locate-with event "));
+	assert_non_null(strstr(p.reason, " did not open (not supported); the hot lines"));
 	/* no tree: cycles as before */
 	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, NULL, 2 }, &err), 0);
 	assert_string_equal(p.event, "cycles");
