@@ -89,6 +89,8 @@ int cli_drill_run(struct cli_drill *c, struct metric_tree *merged, struct drill_
 	c->signal = 0;
 	c->stopped[0] = '\0';
 	ret = drill_run(c->m, c->o, c->b, c->no_multiplex, &counter, merged, info, &err);
+	if (c->first_extra && info->nr_steps)
+		info->steps[0].runs++; /* step 1's extra events had a run of their own (measure/topdown.h) */
 	if (ret && c->keep_partial && info->nr_steps >= 1 && ret != TDP_ENOMEM) {
 		snprintf(c->stopped, sizeof(c->stopped), "step %zu: %.400s", info->nr_steps + 1, err.msg);
 		msg_warning("the drill-down stopped after step %zu: %s", info->nr_steps, err.msg);

@@ -29,8 +29,8 @@ struct cli_drill {
 	const struct groups_budget *b;
 	bool no_multiplex;                /* --no-multiplex: one run per group */
 	char *const *argv;                /* the workload (borrowed) */
-	const char *first_extra;          /* events counted beside step 1's groups, each alone (why's triage);
-	                                     NULL: none */
+	const char *first_extra;          /* events counted in step 1 too, each alone, in a run of their own
+	                                     after the groups' (why's triage; the step's runs count it); NULL */
 	bool divert;                      /* the workload's stdout goes to stderr (a document on stdout) */
 	bool keep_partial;                /* a step after the first that cannot be counted ends the drill
 	                                     with a warning (why) instead of failing it (topdown) */

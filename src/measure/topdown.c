@@ -65,8 +65,6 @@ static int parse_sets(const struct measure_topdown_opts *o, struct measure_topdo
 	if (!o->no_multiplex) {
 		for (size_t k = 0; k < o->nr_models && !ret; k++)
 			ret = parse_groups(o->models[k], &t->plans[k], 0, t->plans[k].nr, &spec, &t->lists[0], err);
-		if (!ret && o->extra) /* ungrouped: group numbers stay the plan's */
-			ret = pmu_event_list_parse(&t->lists[0], o->extra, &penv, err);
 		t->nr_sets = 1;
 	}
 	for (size_t k = 0; o->no_multiplex && k < o->nr_models && !ret; k++)
@@ -79,7 +77,8 @@ static int parse_sets(const struct measure_topdown_opts *o, struct measure_topdo
 			ret = parse_groups(o->models[k], &t->plans[k], g, 1, &spec, &t->lists[t->nr_sets], err);
 			t->nr_sets++;
 		}
-	if (o->no_multiplex && o->extra && !ret) {
+	/* the extra events in a run of their own: beside the groups they would take counters from them */
+	if (o->extra && !ret) {
 		if (t->nr_sets >= MEASURE_TOPDOWN_MAX_SETS)
 			ret = tdp_err_set(err, TDP_ELIMIT, "the '%s' model needs more than %d groups", o->models[0]->name,
 					  MEASURE_TOPDOWN_MAX_SETS);
@@ -119,8 +118,8 @@ static int run_sessions(const struct measure_topdown_opts *o, struct measure_top
 				n->progress(line.buf);
 			}
 		}
-		ret = o->no_multiplex ? pmu_session_run_sets(sets, t->nr_sets, &so, &t->res, err)
-				      : pmu_session_run(sets[0], &so, &t->res, err);
+		ret = t->nr_sets > 1 ? pmu_session_run_sets(sets, t->nr_sets, &so, &t->res, err)
+				     : pmu_session_run(sets[0], &so, &t->res, err);
 		if (ret || ser.n == 1)
 			break;
 		t->res.counts.backend = BACKEND_PMU;

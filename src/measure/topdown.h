@@ -41,8 +41,8 @@ struct measure_topdown_opts {
 	const unsigned char *nodes;         /* models[0]'s nodes to count (a drill-down step,
 	                                       model_plan_nodes()); NULL: every node up to eo->max_level */
 	const char *extra;                  /* events counted beside the groups, each alone (why's triage
-	                                       events): in the one run, or with no_multiplex in a run of
-	                                       their own after the groups'; NULL: none */
+	                                       events), in a run of their own after the groups' (so that they
+	                                       take no counter from them); NULL: none */
 };
 
 struct measure_topdown {
