@@ -48,6 +48,10 @@ void diag_release(struct diag *d)
 	byfunc_release(&d->functions);
 	countset_release(&d->counts);
 	tdp_free(d->tree_drill);
+	for (size_t i = 0; i < d->nr_data; i++) {
+		tdp_free(d->data[i].file);
+		tdp_free(d->data[i].function);
+	}
 	diag_init(d);
 }
 

@@ -165,6 +165,23 @@ struct diag_sampling {
 	const char *located;       /* the dominant leaf its event locates (the vendor's Locate-with, model/locate.h;
 	                              static key), NULL: cycles or branches were sampled */
 	char locate_event[128];    /* located: the vendor's event ("MEM_LOAD_RETIRED.L3_MISS_PS"); "" */
+	bool data_addr;            /* the samples carry data addresses (PERF_SAMPLE_ADDR: perf record -d) */
+	uint64_t with_addr;        /* data_addr: the samples whose address is not 0 (the event gave one) */
+};
+
+#define DIAG_MAX_DATA 8         /* data cache lines listed (drill-pmu.h) */
+
+/* A data cache line the sampled loads or stores touched (PEBS data addresses). */
+struct diag_data {
+	uint64_t addr;             /* its first byte (a DIAG_PMU_CACHE_LINE-byte line) */
+	char region[96];           /* the mapping it is in: "[heap]", "[stack]", a file's base name, "anonymous";
+	                              "" when no recorded mapping holds it */
+	uint64_t offset;           /* in a file mapping: the line's offset in the file; 0 otherwise */
+	uint64_t samples;          /* samples whose address fell in it */
+	double share;              /* percent of the samples with an address */
+	char *file;                /* the code that touched it most (its most sampled instruction): source */
+	char *function;            /*   file, function and line; NULL / 0 when unknown */
+	uint64_t line;
 };
 
 struct diag_finding {
@@ -258,6 +275,9 @@ struct diag {
 	char loop_note[TDP_ERR_MSG_MAX]; /* when no command would run as is: what to write; "" */
 	struct diag_sampling sampling; /* PMU: the drill-down's sampled run; has_sampling */
 	bool has_sampling;
+	struct diag_data data[DIAG_MAX_DATA]; /* PMU, samples with data addresses: the hottest data lines, most
+	                                  samples first */
+	size_t nr_data;
 	struct diag_finding findings[DIAG_MAX_FINDINGS]; /* ranked */
 	size_t nr_findings;
 	const char *notes[DIAG_MAX_NOTES]; /* static lines said with the result */

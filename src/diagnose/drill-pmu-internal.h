@@ -7,6 +7,8 @@
 
 struct symbol_session;
 struct strbuf;
+struct perfdata_mmap;
+struct dpmu_data;
 
 /* One source line (or, without debug info, one function or binary) of the samples. */
 struct dpmu_line {
@@ -37,6 +39,8 @@ struct dpmu {
 	size_t nr_lines;
 	uint64_t total;              /* what the shares are of: samples, or (mispredicted) branch records */
 	uint64_t touched_lines;      /* IP: distinct DIAG_PMU_CACHE_LINE-byte lines of code the samples hit */
+	struct dpmu_data *data;      /* the samples' data addresses and the data mappings (drill-pmu-data.c);
+	                                NULL: the samples carry none */
 };
 
 /** The site's function as shown: the symbol, "[kernel]" or "[BINARY]" ("[unknown]"); a new string or NULL. */
@@ -54,6 +58,19 @@ char *dpmu_display_file(const struct dpmu *s, const struct dpmu_line *l);
 
 /** True when the line is in the workload's executable (o->exe). */
 bool dpmu_in_program(const struct dpmu *s, const struct dpmu_line *l);
+
+/*
+ * Data addresses (drill-pmu-data.c): each sample's (pid, ip, addr) of a recording with PERF_SAMPLE_ADDR
+ * (addr 0: the event gave none) and each MMAP/MMAP2 record; then dpmu_data_finish() fills d->data (the
+ * hottest lines, their mapping, the code line that touched each most; after the symbol session has every
+ * mapping); dpmu_data_free(). Return 0, TDP_ENOMEM or TDP_ELIMIT (past DIAG_PMU_MAX_ADDRS lines).
+ */
+int dpmu_data_sample(struct dpmu *s, uint32_t pid, uint64_t ip, uint64_t addr, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+int dpmu_data_mmap(struct dpmu *s, const struct perfdata_mmap *m, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+int dpmu_data_finish(struct dpmu *s, struct tdp_err *err) __attribute__((warn_unused_result));
+void dpmu_data_free(struct dpmu *s);
 
 /** The findings of the drill-down (drill-pmu-findings.c), after the sites. Returns 0 or TDP_ENOMEM. */
 int dpmu_findings(struct dpmu *s, struct tdp_err *err) __attribute__((warn_unused_result));

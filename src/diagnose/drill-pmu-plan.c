@@ -81,6 +81,24 @@ static uint64_t frequency(const struct diag_pmu_plan_in *in)
 	return f ? f : 1;
 }
 
+/* A node's name as people read it: the tree's label (Intel's deeper nodes), else the vocabulary's. */
+static const char *label_of(const struct metric_tree *t, const char *key)
+{
+	const struct metric_node *n = t && key ? metric_tree_find(t, key) : NULL;
+
+	return n && n->label ? n->label : key ? model_node_label(key) : "?";
+}
+
+/* Whether node key of t is ancestor or under it (memory nodes: their samples have data addresses). */
+static bool under(const struct metric_tree *t, const char *key, const char *ancestor)
+{
+	for (const struct metric_node *n = metric_tree_find(t, key); n;
+	     n = n->parent ? metric_tree_find(t, n->parent) : NULL)
+		if (!strcmp(n->key, ancestor))
+			return true;
+	return false;
+}
+
 /* IP samples of cycles, with the reason (a format and its arguments). */
 static void plan_ip(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
 {
@@ -89,6 +107,7 @@ static void plan_ip(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
 	p->freq = frequency(in);
 	p->period = 0;
 	p->branch_sample_type = 0;
+	p->data_addr = false;
 }
 
 /* Bad Speculation with Arm SPE: every sampled branch (so that rates can be told), not only the mispredicted. */
@@ -151,8 +170,10 @@ int diag_pmu_plan(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, st
 			snprintf(p->event, sizeof(p->event), "%s", lp.spec);
 			snprintf(p->locate_event, sizeof(p->locate_event), "%s", lp.event);
 			p->locate_leaf = lp.leaf;
-			setf(p->reason, sizeof(p->reason), "%s, down to its dominant leaf %s: %s", label,
-			     model_node_label(lp.leaf), lp.reason);
+			p->data_addr = lp.precise && under(in->tree, lp.leaf, "memory_bound");
+			setf(p->reason, sizeof(p->reason), "%s, down to its dominant leaf %s: %s%s", label,
+			     label_of(in->tree, lp.leaf), lp.reason,
+			     p->data_addr ? ", with each sample's data address (as perf record -d)" : "");
 			return 0;
 		}
 	}
@@ -223,5 +244,5 @@ void diag_pmu_plan_unlocate(struct diag_pmu_plan *p, const struct diag_pmu_plan_
 	p->locate_event[0] = '\0';
 	setf(p->reason, sizeof(p->reason),
 	     "the dominant leaf %s was not located: its Locate-with event %s %s; the hot lines and functions by cycles "
-	     "samples instead", leaf ? model_node_label(leaf) : "?", event, what_happened);
+	     "samples instead", label_of(in->tree, leaf), event, what_happened);
 }

@@ -209,21 +209,28 @@ static int load_ip(struct dpmu *s, struct perfdata *pd, struct tdp_err *err)
 	struct dpmu_line *w = NULL;
 	struct diag_sampling *smp = &s->d->sampling;
 	size_t n = 0, alloc = 0;
+	bool addrs_in = false;
 	int ret;
 
+	for (size_t i = 0; i < perfdata_nr_attrs(pd); i++) /* perf record -d: the data mappings are needed */
+		addrs_in |= (perfdata_attr(pd, i)->sample_type & PERFDATA_SAMPLE_ADDR) != 0;
 	while ((ret = perfdata_next(pd, &rec, err)) > 0) {
 		if (rec.type == PERFDATA_RECORD_SAMPLE) {
 			const struct perfdata_sample *sm = &rec.u.sample;
 
+			uint32_t pid = (sm->fields & PERFDATA_SAMPLE_TID) ? sm->pid : SYMBOL_PID_NONE;
+
 			if (!rec.attr || !(sm->fields & PERFDATA_SAMPLE_IP))
 				continue;
 			smp->samples++;
-			if ((ret = ip_add(&t, (sm->fields & PERFDATA_SAMPLE_TID) ? sm->pid : SYMBOL_PID_NONE, sm->ip,
-					  err)))
+			if ((ret = ip_add(&t, pid, sm->ip, err)) ||
+			    ((sm->fields & PERFDATA_SAMPLE_ADDR) && (ret = dpmu_data_sample(s, pid, sm->ip, sm->addr, err))))
 				goto out;
 		} else if (rec.type == PERFDATA_RECORD_LOST || rec.type == PERFDATA_RECORD_LOST_SAMPLES) {
 			smp->lost += rec.u.lost.lost;
-		} else if ((ret = symbol_session_add_record(s->sym, &rec, err))) {
+		} else if ((ret = symbol_session_add_record(s->sym, &rec, err)) ||
+			   (addrs_in && (rec.type == PERFDATA_RECORD_MMAP || rec.type == PERFDATA_RECORD_MMAP2) &&
+			    (ret = dpmu_data_mmap(s, &rec.u.mmap, err)))) {
 			goto out;
 		}
 	}
@@ -557,7 +564,7 @@ int diag_pmu_drill(struct diag *d, const uint8_t *buf, size_t len, const struct 
 	if (ret)
 		goto out;
 	d->ranked_by = ranked_by(&s);
-	if ((ret = make_sites(&s, err)))
+	if ((ret = make_sites(&s, err)) || (ret = dpmu_data_finish(&s, err)))
 		goto out;
 	if (d->drill == DIAG_DRILL_BRANCHES && (ret = disasm(&s, err)))
 		goto out;
@@ -574,5 +581,6 @@ out:
 	symbol_session_free(s.sym);
 	symbol_exe_close(&s.x);
 	tdp_free(s.lines);
+	dpmu_data_free(&s);
 	return ret;
 }

@@ -22,7 +22,11 @@
  *   Speculation      Locate-with event in the vendor's data: IP samples of that
  *                    event (":pp" where caps/max_precise >= 2) instead of cycles,
  *                    ranking the lines and functions where the leaf's own events
- *                    happen; each finding names the leaf it located.
+ *                    happen; each finding names the leaf it located. A leaf
+ *                    under Memory Bound sampled precisely records each sample's
+ *                    data address too (PEBS, perf record -d): the data cache
+ *                    lines touched most, with the mapping each is in and the
+ *                    code line that touched it (drill-pmu-data.c).
  *
  * Three steps, so that cli/ can say what happens between them (progress lines,
  * the workload's stdout) while nothing here prints:
@@ -96,6 +100,8 @@ struct diag_pmu_plan {
 	const char *locate_leaf;         /* IP samples of the dominant leaf's Locate-with event (model/locate.h): the
 	                                    leaf (static key); NULL: cycles */
 	char locate_event[128];          /* with locate_leaf: the vendor's event as its data spells it */
+	bool data_addr;                  /* with locate_leaf under Memory Bound sampled precisely (PEBS): each
+	                                    sample's data address too (perf record -d) */
 };
 
 /** The inputs of the plan. */

@@ -341,6 +341,9 @@ struct pmu_sampling_opts {
 	                                   inherit is off, as perf 6.1 sets it (the kernel reads no
 	                                   inherited group before 6.12); borrowed; NULL: none */
 	size_t nr_members;              /* at most PMU_SAMPLING_MAX_MEMBERS */
+	bool data_addr;                 /* each sample's data address (PERF_SAMPLE_ADDR, and the data mappings
+	                                   as MMAP2 records: perf record -d); meaningful with a precise load or
+	                                   store event (Intel PEBS), 0 where the event gives none */
 };
 
 /** Most members of a sampled group (a PMU has no more counters). */

@@ -307,10 +307,40 @@ static void print_sampling(FILE *out, const struct diag *d)
 			 str_grouped_u64(m->branch_records, b, sizeof(b)));
 	if (m->lost)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " (%s lost)", str_grouped_u64(m->lost, b, sizeof(b)));
+	if (m->data_addr)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), ", %s of them with a data address",
+			 str_grouped_u64(m->with_addr, b, sizeof(b)));
 	wrap(out, "   sampled:", 14, line);
 	if (!m->facility) {
 		snprintf(line, sizeof(line), "no branch-recording facility here: %s", m->facility_reason);
 		wrap(out, "   branches:", 14, line);
+	}
+}
+
+/* PEBS data addresses: the data lines the samples touched most, and the code that touched each. */
+static void print_data(FILE *out, const struct diag *d)
+{
+	char where[320], region[160], a[32];
+
+	if (!d->has_sampling || !d->sampling.data_addr)
+		return;
+	if (!d->nr_data) {
+		fputs("\n   data: no sample carried a data address (this event gives none here)\n", out);
+		return;
+	}
+	fputs("\n   data: the cache lines the sampled accesses touched most, and the code that touched each\n", out);
+	fprintf(out, "   %2s  %-18s %-16s %8s %7s  %s\n", "#", "address", "mapping", "samples", "share", "code");
+	for (size_t i = 0; i < d->nr_data; i++) {
+		const struct diag_data *x = &d->data[i];
+		struct diag_site s = { .file = x->file, .function = x->function, .line = x->line };
+
+		site_name(&s, where, sizeof(where));
+		if (x->offset)
+			snprintf(region, sizeof(region), "%s+0x%llx", x->region, (unsigned long long)x->offset);
+		else
+			snprintf(region, sizeof(region), "%s", x->region[0] ? x->region : "(unmapped)");
+		fprintf(out, "   %2zu  0x%-16llx %-16s %8s %6.1f%%  %s in %s\n", i + 1, (unsigned long long)x->addr, region,
+			str_grouped_u64(x->samples, a, sizeof(a)), x->share, where, x->function ? x->function : "???");
 	}
 }
 
@@ -379,6 +409,7 @@ static void print_drill(FILE *out, const struct why_report *r)
 		      "Core Bound is not simulated\n",
 		      out);
 	print_sites(out, d, r->verbose ? d->nr_sites : 10, r->pal);
+	print_data(out, d);
 	if (d->drill == DIAG_DRILL_BRANCHES)
 		print_disasm(out, d);
 	if (d->drill == DIAG_DRILL_ICACHE)

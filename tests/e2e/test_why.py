@@ -310,7 +310,7 @@ def schema_problems(doc):
 def test_pmu_drill_documents_match_the_schema():
     checked = 0
     for scenario in ("lbr", "brs", "nofacility", "frontend", "backend", "retiring", "nomodel", "intel", "drilled",
-                     "mismeasured", "nomux"):
+                     "mismeasured", "nomux", "dataaddr"):
         doc = pmu_doc(scenario)
         problems = schema_problems(doc)
         if problems is None:
@@ -318,7 +318,7 @@ def test_pmu_drill_documents_match_the_schema():
         tdp.check(not problems, "%s: %s" % (scenario, problems))
         tdp.check(doc["backend"] == "pmu" and doc["drilldown"]["sampling"] is not None, scenario)
         checked += 1
-    tdp.check(checked == 11, "every scenario")
+    tdp.check(checked == 12, "every scenario")
 
 
 def test_pmu_bottlenecks_lead():
@@ -478,6 +478,31 @@ def test_pmu_drilled_mismeasured_and_nomux():
               and any(p["runs"] > 1 for p in plan), "one run per group: %r" % plan)
     runs = {n["drill"]["run"] for n, _ in tree_nodes(j["tree"]) if n["drill"]}
     tdp.check(max(runs) > 1, "nodes of the later runs: %r" % runs)
+
+
+def test_pmu_data_addresses():
+    """A memory leaf sampled precisely (MEM_LOAD_RETIRED.L3_HIT:pp) with data addresses, as perf record -d
+    (the fixture's recording: 85 of 100 samples with an address in a [heap] or a [stack]): the hottest data
+    lines with their mapping and the code that touched them, named in the located finding."""
+    j = pmu_doc("dataaddr")
+    smp = j["drilldown"]["sampling"]
+    tdp.check(smp["located"] == "l3_hit_latency" and smp["event"] == "MEM_LOAD_RETIRED.L3_HIT:pp"
+              and smp["data_addresses"] and smp["with_address"] == 85, "sampling: %r" % smp)
+    data = j["drilldown"]["data"]
+    tdp.check([(x["address"], x["region"], x["samples"], x["function"], x["line"]) for x in data] ==
+              [("0x555556000040", "[heap]", 31, "spin", target_line("HOT")),
+               ("0x555556001000", "[heap]", 29, "spin", target_line("HOT")),
+               ("0x7ffd00000100", "[stack]", 25, "pick", target_line("BRANCH"))], "data lines: %r" % data)
+    tdp.check(abs(sum(x["share_pct"] for x in data) - 100.0) < 1e-6, "shares of the samples with an address")
+    f = next(x for x in j["findings"] if " located at " in x["title"] and x["site"]["line"] == target_line("HOT"))
+    tdp.expect_in("its hottest data is the line at 0x555556000040 ([heap])", f["evidence"], "finding")
+    t = pmu_doc("dataaddr", "text")
+    tdp.check(re.search(r"85\s+of\s+them\s+with\s+a\s+data\s+address", t), "the sampling line", t)
+    tdp.check(re.search(r"^ +1 +0x555556000040 +\[heap\] +31 +36\.5% +\S*drill-target\.c:\d+ in spin$", t, re.M),
+              "the data table", t)
+    j = pmu_doc("drilled")
+    tdp.check(j["drilldown"]["sampling"]["data_addresses"] is False and "data" not in j["drilldown"],
+              "no addresses without a precise memory event")
 
 
 def test_no_drill_option():

@@ -6,6 +6,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,7 +287,7 @@ struct fx_entry {
 };
 
 static int sample(struct perfdata_writer *w, bool stack, uint16_t misc, uint64_t ip, const struct fx_entry *e,
-		  size_t nr, uint64_t *time, struct tdp_err *err)
+		  size_t nr, uint64_t *time, const uint64_t *addr, struct tdp_err *err)
 {
 	uint8_t b[1024];
 	size_t at = 8;
@@ -295,6 +296,8 @@ static int sample(struct perfdata_writer *w, bool stack, uint16_t misc, uint64_t
 	at = put_u32(b, at, FX_PID);
 	at = put_u32(b, at, FX_PID);
 	at = put_u64(b, at, (*time)++);
+	if (addr)
+		at = put_u64(b, at, *addr);
 	at = put_u64(b, at, 100000);
 	if (stack) {
 		at = put_u64(b, at, nr);
@@ -313,7 +316,7 @@ static int sample(struct perfdata_writer *w, bool stack, uint16_t misc, uint64_t
 	return perfdata_writer_add_record(w, b, at, err);
 }
 
-static int ip_samples(struct perfdata_writer *w, uint64_t *t, struct tdp_err *err)
+static int ip_samples(struct perfdata_writer *w, bool with_addr, uint64_t *t, struct tdp_err *err)
 {
 	static const struct {
 		int which;   /* 0, 1: hot[i]; 2: branch_first; 3: main; 4: kernel */
@@ -325,9 +328,13 @@ static int ip_samples(struct perfdata_writer *w, uint64_t *t, struct tdp_err *er
 		for (int k = 0; !rc && k < plan[i].count; k++) {
 			uint64_t v = plan[i].which < 2 ? fx.hot[plan[i].which] : plan[i].which == 2 ? fx.branch_first
 												   : fx.main.addr;
+			uint64_t a = plan[i].which == 0 ? FX_HEAP + 0x40 + (uint64_t)(k % 8) * 8
+				     : plan[i].which == 1 ? FX_HEAP + 0x1000 + (uint64_t)(k % 8) * 8
+				     : plan[i].which == 2 ? FX_STACK + 0x100 + (uint64_t)(k % 8) * 8 : 0;
 
-			rc = plan[i].which == 4 ? sample(w, false, PERFDATA_MISC_KERNEL, FX_KADDR, NULL, 0, t, err)
-						: sample(w, false, PERFDATA_MISC_USER, FX_BASE + v, NULL, 0, t, err);
+			rc = plan[i].which == 4
+				     ? sample(w, false, PERFDATA_MISC_KERNEL, FX_KADDR, NULL, 0, t, with_addr ? &a : NULL, err)
+				     : sample(w, false, PERFDATA_MISC_USER, FX_BASE + v, NULL, 0, t, with_addr ? &a : NULL, err);
 		}
 	return rc;
 }
@@ -345,16 +352,40 @@ static int stack_samples(struct perfdata_writer *w, enum fx_kind kind, uint64_t 
 			for (int k = 0; !rc && k < runs[r][0]; k++) {
 				e[0] = (struct fx_entry){ fx.jcc, fx.jcc_target, runs[r][1] };
 				e[1] = (struct fx_entry){ fx.main.addr, fx.main.addr + 4, runs[r][2] };
-				rc = sample(w, true, PERFDATA_MISC_USER, ip, e, 2, t, err);
+				rc = sample(w, true, PERFDATA_MISC_USER, ip, e, 2, t, NULL, err);
 			}
 		return rc;
 	}
 	for (int k = 0; !rc && k < 20; k++) {
 		e[0] = (struct fx_entry){ fx.jcc, fx.jcc_target, -1 };
 		e[1] = (struct fx_entry){ fx.main.addr, fx.main.addr + 4, -1 };
-		rc = sample(w, true, PERFDATA_MISC_USER, ip, e, k < 12 ? 2 : 1, t, err);
+		rc = sample(w, true, PERFDATA_MISC_USER, ip, e, k < 12 ? 2 : 1, t, NULL, err);
 	}
 	return rc;
+}
+
+/* An MMAP2 of a read-write anonymous mapping called name ("[heap]"). */
+static int data_mmap(struct perfdata_writer *w, uint64_t start, const char *name, struct tdp_err *err)
+{
+	uint8_t rec[256];
+	size_t at, n = strlen(name) + 1;
+
+	at = put_u32(rec, 8, FX_PID);
+	at = put_u32(rec, at, FX_PID);
+	at = put_u64(rec, at, start);
+	at = put_u64(rec, at, 0x21000);
+	at = put_u64(rec, at, 0);
+	at = put_u32(rec, at, 0);
+	at = put_u32(rec, at, 0);
+	at = put_u64(rec, at, 0);
+	at = put_u64(rec, at, 0);
+	at = put_u32(rec, at, 3); /* PROT_READ | PROT_WRITE */
+	at = put_u32(rec, at, 2); /* MAP_PRIVATE */
+	memset(rec + at, 0, (n + 7) & ~(size_t)7);
+	memcpy(rec + at, name, n);
+	at += (n + 7) & ~(size_t)7;
+	header(rec, PERFDATA_RECORD_MMAP2, PERFDATA_MISC_USER, at);
+	return perfdata_writer_add_record(w, rec, at, err);
 }
 
 int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err)
@@ -363,7 +394,7 @@ int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err)
 	uint8_t attr[128], rec[8192];
 	size_t at, n;
 	uint64_t t = 1000;
-	bool stack = kind != FX_IP;
+	bool stack = kind != FX_IP && kind != FX_ADDR;
 	int rc;
 
 	memset(attr, 0, sizeof(attr));
@@ -371,7 +402,7 @@ int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err)
 	put_u32(attr, 4, sizeof(attr));
 	put_u64(attr, 16, 100000);
 	put_u64(attr, 24, PERFDATA_SAMPLE_IP | PERFDATA_SAMPLE_TID | PERFDATA_SAMPLE_TIME | PERFDATA_SAMPLE_PERIOD |
-				  (stack ? PERFDATA_SAMPLE_BRANCH_STACK : 0));
+				  (stack ? PERFDATA_SAMPLE_BRANCH_STACK : 0) | (kind == FX_ADDR ? PERFDATA_SAMPLE_ADDR : 0));
 	if (stack)
 		put_u64(attr, 72, PERFDATA_BRANCH_ANY | PERFDATA_BRANCH_USER);
 	rc = perfdata_writer_open(&w, path, err);
@@ -406,7 +437,10 @@ int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err)
 	header(rec, PERFDATA_RECORD_MMAP2, PERFDATA_MISC_USER, at);
 	if ((rc = perfdata_writer_add_record(w, rec, at, err)))
 		goto fail;
-	rc = stack ? stack_samples(w, kind, &t, err) : ip_samples(w, &t, err);
+	for (int m = 0; kind == FX_ADDR && m < 2 && !rc; m++) /* the data mappings (perf record -d) */
+		rc = data_mmap(w, m ? FX_STACK : FX_HEAP, m ? "[stack]" : "[heap]", err);
+	if (!rc)
+		rc = stack ? stack_samples(w, kind, &t, err) : ip_samples(w, kind == FX_ADDR, &t, err);
 	if (rc)
 		goto fail;
 	return perfdata_writer_close(w, err);
@@ -631,5 +665,27 @@ out:
 	countset_release(&c.first);
 	tdp_free(t);
 	tdp_free(info);
+	return rc;
+}
+
+int fx_diag_path(struct diag *d, const char *model, const struct fx_node *nodes, size_t nr, struct diag_opts *o)
+{
+	struct metric_tree *t = tdp_calloc(1, sizeof(*t));
+	struct countset cs = COUNTSET_INIT;
+	int rc = -1;
+
+	*o = (struct diag_opts){ .exe = fx.binary, .cwd = fx.srcdir, .command = "drill-target", .level = 2, .top = 10 };
+	if (t && !fx_model_tree(model, 0.2, 0.05, 0.5, &cs, t)) {
+		for (size_t i = 0; i < t->nr; i++) {
+			t->v[i].value = NAN;
+			for (size_t k = 0; k < nr; k++)
+				if (!strcmp(t->v[i].key, nodes[k].key))
+					t->v[i].value = nodes[k].value;
+		}
+		model_classify(t);
+		rc = diag_from_counts(d, BACKEND_PMU, &cs, t, o, NULL) ? -1 : 0;
+	}
+	countset_release(&cs);
+	tdp_free(t);
 	return rc;
 }

@@ -16,6 +16,9 @@
  * mismeasured: the same, but from step 2 on topdown-mem-bound reads 3 times more and
  * the groups ran 40 % of the time: Memory Bound exceeds its parent, mismeasured.
  * nomux: drilled with --no-multiplex (one run per group).
+ * dataaddr: Sapphire Rapids' Backend Bound > Memory Bound > L3 Bound > L3 Hit Latency (made
+ * up), located with MEM_LOAD_RETIRED.L3_HIT:pp and each sample's data address (the
+ * fixture's FX_ADDR recording: a [heap] and a [stack]).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +48,12 @@ static const struct {
 	{ "drilled", "backend_bound", 0, CPU_BRANCH_LBR, FX_IP },
 	{ "mismeasured", "backend_bound", 0, CPU_BRANCH_LBR, FX_IP },
 	{ "nomux", "backend_bound", 0, CPU_BRANCH_LBR, FX_IP },
+	{ "dataaddr", "backend_bound", 0, CPU_BRANCH_LBR, FX_ADDR },
+};
+
+static const struct fx_node l3_path[] = {
+	{ "retiring", 20 }, { "bad_speculation", 5 }, { "frontend_bound", 10 }, { "backend_bound", 65 },
+	{ "memory_bound", 50 }, { "core_bound", 15 }, { "l3_bound", 30 }, { "l3_hit_latency", 25 },
 };
 
 /* The diagnosis of scenario name (its row s) and its sampling plan. */
@@ -55,6 +64,9 @@ static int prepare(const char *name, size_t s, struct diag *d, struct diag_opts 
 	if (!strcmp(name, "intel"))
 		return fx_diag_model(d, "sapphirerapids", 0.30, 0.45, 0.05, o) ||
 		       fx_plan(p, scenarios[s].category, scenarios[s].facility);
+	if (!strcmp(name, "dataaddr"))
+		return fx_diag_path(d, "sapphirerapids", l3_path, sizeof(l3_path) / sizeof(l3_path[0]), o) ||
+		       fx_plan_tree(p, d, scenarios[s].facility, 2);
 	if (!strcmp(name, "drilled") || !strcmp(name, "mismeasured") || !strcmp(name, "nomux"))
 		return fx_drill_diag(d, "sapphirerapids", 0.20, 0.05, 0.50, !strcmp(name, "mismeasured") ? &fault : NULL,
 				     !strcmp(name, "nomux"), o) ||
