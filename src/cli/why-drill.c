@@ -71,7 +71,7 @@ static int record(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *pin, c
 	char what[TDP_ERR_MSG_MAX + 32];
 	int ret = record_once(p, in, rec, err);
 
-	if (!ret && p->locate_leaf && !rec->stats.samples) {
+	if (!ret && p->locate_leaf && !p->spe_loads && !rec->stats.samples) {
 		snprintf(what, sizeof(what), "%s", p->locate_event);
 		diag_pmu_recording_release(rec);
 		msg_warning("the dominant leaf's Locate-with event '%s' gave no sample: the leaf is not located; sampling "
@@ -84,7 +84,7 @@ static int record(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *pin, c
 		return ret;
 	/* a branch facility or the dominant leaf's event that did not open: cycles samples instead */
 	snprintf(what, sizeof(what), "did not open (%s)", err->msg);
-	if (p->locate_leaf)
+	if (p->locate_leaf && !p->spe_loads)
 		diag_pmu_plan_unlocate(p, pin, what);
 	else
 		diag_pmu_plan_fallback(p, pin, err->msg);
@@ -131,7 +131,9 @@ void why_drill_pmu(struct diag *d, const struct why_drill_in *in)
 			 sigabbrev_np(st->signal) ? sigabbrev_np(st->signal) : "?", in->argv[0]);
 	if (st->user_only)
 		msg_note("perf_event_paranoid allows user space only: the drill-down has no kernel samples");
-	if (plan.method == DIAG_SAMPLE_IP)
+	if (plan.spe_loads)
+		msg_progress("drill-down: %zu bytes of SPE load records; ranking the loads", rec.size);
+	else if (plan.method == DIAG_SAMPLE_IP)
 		msg_progress("drill-down: %llu samples; ranking the hot code", (unsigned long long)st->samples);
 	else
 		msg_progress("drill-down: %llu samples with %llu branch records; ranking the branches",

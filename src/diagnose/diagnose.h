@@ -165,7 +165,8 @@ struct diag_sampling {
 	const char *located;       /* the dominant leaf its event locates (the vendor's Locate-with, model/locate.h;
 	                              static key), NULL: cycles or branches were sampled */
 	char locate_event[128];    /* located: the vendor's event ("MEM_LOAD_RETIRED.L3_MISS_PS"); "" */
-	bool data_addr;            /* the samples carry data addresses (PERF_SAMPLE_ADDR: perf record -d) */
+	bool data_addr;            /* the samples carry data addresses (PERF_SAMPLE_ADDR: perf record -d; SPE loads) */
+	bool loads;                /* method SPE: the records are SPE's load records (not branches) */
 	uint64_t with_addr;        /* data_addr: the samples whose address is not 0 (the event gave one) */
 };
 
@@ -179,6 +180,7 @@ struct diag_data {
 	uint64_t offset;           /* in a file mapping: the line's offset in the file; 0 otherwise */
 	uint64_t samples;          /* samples whose address fell in it */
 	double share;              /* percent of the samples with an address */
+	double latency;            /* Arm SPE: its loads' mean total latency (cycles); < 0 unknown */
 	char *file;                /* the code that touched it most (its most sampled instruction): source */
 	char *function;            /*   file, function and line; NULL / 0 when unknown */
 	uint64_t line;

@@ -12,11 +12,13 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "branch/spe.h"
 #include "diagnose/drill-pmu-internal.h"
 #include "perfdata/perfdata.h"
 #include "symbol/symbol.h"
 
 #define DPMU_MAX_DMAPS 65536 /* data mappings kept (a process maps a few hundred) */
+#define DPMU_MAX_TIDS 65536  /* threads whose process SPE's CONTEXT needs (thread ids) */
 
 /* A data line: its samples, and the instruction that touched it most (counted in a small slot set). */
 struct dline {
@@ -25,6 +27,7 @@ struct dline {
 	bool used;
 	uint64_t samples;
 	uint64_t ip[4], ip_n[4];   /* the first four instructions seen touching it, with their samples */
+	uint64_t lat_sum, lat_n;   /* SPE: total latencies of its loads (cycles) */
 };
 
 struct dmap {
@@ -34,11 +37,17 @@ struct dmap {
 	bool file;
 };
 
+struct tid_pid {
+	uint32_t tid, pid;
+};
+
 struct dpmu_data {
 	struct dline *v;
 	size_t nr, cap;
 	struct dmap *maps;
 	size_t nr_maps, maps_alloc;
+	struct tid_pid *tids;      /* SPE: threads to processes (COMM, FORK) */
+	size_t nr_tids, tids_alloc;
 };
 
 static size_t dhash(uint64_t line, uint32_t pid, size_t mask)
@@ -68,7 +77,12 @@ static int dgrow(struct dpmu_data *t, struct tdp_err *err)
 	return 0;
 }
 
-int dpmu_data_sample(struct dpmu *s, uint32_t pid, uint64_t ip, uint64_t addr, struct tdp_err *err)
+static struct dpmu_data *data_of(struct dpmu *s)
+{
+	return s->data ? s->data : (s->data = tdp_calloc(1, sizeof(*s->data)));
+}
+
+int dpmu_data_sample(struct dpmu *s, uint32_t pid, uint64_t ip, uint64_t addr, int latency, struct tdp_err *err)
 {
 	struct dpmu_data *t = s->data;
 	uint64_t line = addr / DIAG_PMU_CACHE_LINE * DIAG_PMU_CACHE_LINE;
@@ -97,6 +111,10 @@ int dpmu_data_sample(struct dpmu *s, uint32_t pid, uint64_t ip, uint64_t addr, s
 		t->nr++;
 	}
 	l->samples++;
+	if (latency >= 0) {
+		l->lat_sum += (uint64_t)latency;
+		l->lat_n++;
+	}
 	for (size_t k = 0; k < 4; k++)
 		if (!l->ip_n[k] || l->ip[k] == ip) {
 			l->ip[k] = ip;
@@ -131,6 +149,61 @@ int dpmu_data_mmap(struct dpmu *s, const struct perfdata_mmap *m, struct tdp_err
 	else if (!d->name[0] || !strncmp(d->name, "//anon", 6))
 		snprintf(d->name, sizeof(d->name), "anonymous");
 	return 0;
+}
+
+static uint32_t pid_of(const struct dpmu_data *t, uint32_t tid)
+{
+	for (size_t i = t->nr_tids; i-- > 0;)
+		if (t->tids[i].tid == tid)
+			return t->tids[i].pid;
+	return tid; /* a main thread's id is its process's */
+}
+
+static int add_tid(struct dpmu_data *t, uint32_t tid, uint32_t pid, struct tdp_err *err)
+{
+	if (tid == pid || t->nr_tids >= DPMU_MAX_TIDS)
+		return 0;
+	if (TDP_GROW(t->tids, t->tids_alloc, t->nr_tids + 1))
+		return tdp_err_oom(err);
+	t->tids[t->nr_tids++] = (struct tid_pid){ tid, pid };
+	return 0;
+}
+
+int dpmu_data_spe(struct dpmu *s, const struct perfdata_record *rec, dpmu_ip_fn ip_fn, void *arg, struct tdp_err *err)
+{
+	struct dpmu_data *t = data_of(s);
+	struct diag_sampling *smp = &s->d->sampling;
+	const struct perfdata_auxtrace *at = &rec->u.auxtrace;
+	struct spe_decoder dec;
+	struct spe_record r;
+	int ret = 0;
+
+	if (!t)
+		return tdp_err_oom(err);
+	if (rec->type == PERFDATA_RECORD_COMM)
+		return add_tid(t, rec->u.comm.tid, rec->u.comm.pid, err);
+	if (rec->type == PERFDATA_RECORD_FORK)
+		return add_tid(t, rec->u.fork.tid, rec->u.fork.pid, err);
+	smp->data_addr = true;
+	spe_decoder_init(&dec, at->data, (size_t)at->size);
+	while (!ret && spe_decoder_next(&dec, &r) > 0) {
+		uint32_t tid = (r.present & SPE_HAS_CONTEXT) ? r.context : at->tid;
+		uint64_t pc, va;
+
+		/* a load (OP-TYPE class LD/ST, bit 0 clear) with its instruction */
+		if (r.op_class != SPE_OP_LDST || (r.op & 1) || !(r.present & SPE_HAS_ADDR(SPE_ADDR_PC)))
+			continue;
+		pc = spe_addr_ip(r.addr[SPE_ADDR_PC]);
+		va = (r.present & SPE_HAS_ADDR(SPE_ADDR_VA)) ? spe_addr_ip(r.addr[SPE_ADDR_VA]) : 0;
+		smp->samples++;
+		ret = ip_fn(arg, pid_of(t, tid), pc, err);
+		if (!ret)
+			ret = dpmu_data_sample(s, pid_of(t, tid), pc, va,
+					       (r.present & SPE_HAS_COUNTER(SPE_CNT_TOTAL)) ? r.counter[SPE_CNT_TOTAL] : -1,
+					       err);
+	}
+	smp->lost += dec.stats.dropped;
+	return ret;
 }
 
 /* The newest recorded mapping of pid holding addr (a later mapping replaces an earlier one). */
@@ -184,6 +257,7 @@ int dpmu_data_finish(struct dpmu *s, struct tdp_err *err)
 		a.addr = l->ip[best];
 		o->addr = l->line;
 		o->samples = l->samples;
+		o->latency = l->lat_n ? (double)l->lat_sum / (double)l->lat_n : -1;
 		o->share = d->sampling.with_addr ? 100.0 * (double)l->samples / (double)d->sampling.with_addr : 0;
 		if (m) {
 			snprintf(o->region, sizeof(o->region), "%s", m->name);
@@ -213,6 +287,7 @@ void dpmu_data_free(struct dpmu *s)
 		return;
 	tdp_free(s->data->v);
 	tdp_free(s->data->maps);
+	tdp_free(s->data->tids);
 	tdp_free(s->data);
 	s->data = NULL;
 }

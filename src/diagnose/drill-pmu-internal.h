@@ -61,11 +61,20 @@ bool dpmu_in_program(const struct dpmu *s, const struct dpmu_line *l);
 
 /*
  * Data addresses (drill-pmu-data.c): each sample's (pid, ip, addr) of a recording with PERF_SAMPLE_ADDR
- * (addr 0: the event gave none) and each MMAP/MMAP2 record; then dpmu_data_finish() fills d->data (the
+ * (addr 0: the event gave none; latency: cycles, -1 unknown) and each MMAP/MMAP2 record; then dpmu_data_finish() fills d->data (the
  * hottest lines, their mapping, the code line that touched each most; after the symbol session has every
  * mapping); dpmu_data_free(). Return 0, TDP_ENOMEM or TDP_ELIMIT (past DIAG_PMU_MAX_ADDRS lines).
  */
-int dpmu_data_sample(struct dpmu *s, uint32_t pid, uint64_t ip, uint64_t addr, struct tdp_err *err)
+int dpmu_data_sample(struct dpmu *s, uint32_t pid, uint64_t ip, uint64_t addr, int latency, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+/*
+ * An SPE load recording (diag_pmu_plan.spe_loads): each AUXTRACE record's load records (a PC, their data
+ * address and total latency) counted as samples, each PC given to ip_fn(arg, pid, pc, err); COMM and FORK
+ * records map SPE's thread ids to processes. Returns 0, TDP_ENOMEM or ip_fn's error.
+ */
+struct perfdata_record;
+typedef int (*dpmu_ip_fn)(void *arg, uint32_t pid, uint64_t ip, struct tdp_err *err);
+int dpmu_data_spe(struct dpmu *s, const struct perfdata_record *rec, dpmu_ip_fn ip_fn, void *arg, struct tdp_err *err)
 	__attribute__((warn_unused_result));
 int dpmu_data_mmap(struct dpmu *s, const struct perfdata_mmap *m, struct tdp_err *err)
 	__attribute__((warn_unused_result));

@@ -108,6 +108,8 @@ static void plan_ip(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
 	p->period = 0;
 	p->branch_sample_type = 0;
 	p->data_addr = false;
+	p->spe_loads = false;
+	p->locate_leaf = NULL;
 }
 
 /* Bad Speculation with Arm SPE: every sampled branch (so that rates can be told), not only the mispredicted. */
@@ -145,6 +147,45 @@ static int plan_spe(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
 	return 0;
 }
 
+/*
+ * A memory leaf on a machine with Arm SPE: SPE's load records (PC, data address, latency), which locate
+ * loads better than any counter's samples. Returns 1 when planned, 0 when SPE cannot (no PMU, no
+ * load_filter), TDP_ENOMEM.
+ */
+static int plan_spe_loads(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
+{
+	const struct cpu_pmu *spe = in->pmus ? cpu_pmu_list_first(in->pmus, CPU_PMU_SPE) : NULL;
+	const struct metric_node *leaf = in->tree ? locate_leaf(in->tree) : NULL;
+	struct strbuf sb = STRBUF_INIT;
+	struct tdp_err e = TDP_ERR_INIT;
+	long min_interval;
+
+	if (!spe || !leaf || !(under(in->tree, leaf->key, "memory_bound") || !strcmp(leaf->key, "backend_bound")))
+		return 0;
+	if (pmu_spe_load_spec(spe, &sb, &e)) {
+		strbuf_release(&sb);
+		return 0;
+	}
+	if (strbuf_failed(&sb) || sb.len >= sizeof(p->event)) {
+		strbuf_release(&sb);
+		return TDP_ENOMEM;
+	}
+	memcpy(p->event, sb.buf, sb.len + 1);
+	strbuf_release(&sb);
+	min_interval = cpu_pmu_cap_long(spe, "min_interval");
+	p->method = DIAG_SAMPLE_SPE;
+	p->spe_loads = true;
+	p->locate_leaf = leaf->key;
+	p->spe_pmu_type = spe->type > 0 ? (uint32_t)spe->type : 0;
+	p->period = min_interval > 0 ? (uint64_t)min_interval : DIAG_PMU_SPE_INTERVAL;
+	p->freq = 0;
+	setf(p->reason, sizeof(p->reason),
+	     "%s, down to its dominant leaf %s: Arm SPE ('%s') samples one operation in %llu, and its load records "
+	     "give each load's instruction, data address and latency",
+	     model_node_label(in->category), label_of(in->tree, leaf->key), spe->name, (unsigned long long)p->period);
+	return 1;
+}
+
 int diag_pmu_plan(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, struct tdp_err *err)
 {
 	const struct cpu_branch *br = in->branch;
@@ -162,6 +203,14 @@ int diag_pmu_plan(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, st
 	p->core_type = core ? core->type : -1;
 	p->branch_counters = core ? cpu_pmu_cap_long(core, "branch_counter_nr") : -1;
 	plan_ip(p, in);
+	if (p->drill != DIAG_DRILL_BRANCHES && in->tree && in->category) {
+		int planned = plan_spe_loads(p, in);
+
+		if (planned < 0)
+			return tdp_err_oom(err);
+		if (planned)
+			return 0;
+	}
 	if (p->drill != DIAG_DRILL_BRANCHES && in->tree && in->category) {
 		struct locate_plan lp;
 
@@ -225,6 +274,14 @@ int diag_pmu_plan(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, st
 void diag_pmu_plan_fallback(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, const char *why)
 {
 	const char *what = facility_label(p->facility);
+
+	if (p->spe_loads) {
+		setf(p->reason, sizeof(p->reason),
+		     "Arm SPE's load recording did not open (%s): the hot lines and functions by cycles samples instead",
+		     why);
+		plan_ip(p, in);
+		return;
+	}
 
 	setf(p->reason, sizeof(p->reason),
 	     "Bad Speculation, but the %s recording did not open (%s): the hot code by cycles samples instead, whose "

@@ -199,7 +199,13 @@ static int cmp_slot(const void *pa, const void *pb)
 	return a->ip < b->ip ? -1 : a->ip > b->ip;
 }
 
-/* Every IP sample into lines; the other records into the symbol session. */
+/* dpmu_data_spe()'s callback: an SPE load's PC, counted as an IP sample. */
+static int spe_ip(void *arg, uint32_t pid, uint64_t ip, struct tdp_err *err)
+{
+	return ip_add(arg, pid, ip, err);
+}
+
+/* Every IP sample (or SPE load record) into lines; the other records into the symbol session. */
 static int load_ip(struct dpmu *s, struct perfdata *pd, struct tdp_err *err)
 {
 	struct ip_tab t = { NULL, 0, 0 };
@@ -214,7 +220,12 @@ static int load_ip(struct dpmu *s, struct perfdata *pd, struct tdp_err *err)
 
 	for (size_t i = 0; i < perfdata_nr_attrs(pd); i++) /* perf record -d: the data mappings are needed */
 		addrs_in |= (perfdata_attr(pd, i)->sample_type & PERFDATA_SAMPLE_ADDR) != 0;
+	addrs_in |= s->plan->spe_loads;
 	while ((ret = perfdata_next(pd, &rec, err)) > 0) {
+		if (s->plan->spe_loads && (rec.type == PERFDATA_RECORD_AUXTRACE ||
+					   rec.type == PERFDATA_RECORD_COMM || rec.type == PERFDATA_RECORD_FORK) &&
+		    (ret = dpmu_data_spe(s, &rec, spe_ip, &t, err)))
+			goto out;
 		if (rec.type == PERFDATA_RECORD_SAMPLE) {
 			const struct perfdata_sample *sm = &rec.u.sample;
 
@@ -224,7 +235,7 @@ static int load_ip(struct dpmu *s, struct perfdata *pd, struct tdp_err *err)
 				continue;
 			smp->samples++;
 			if ((ret = ip_add(&t, pid, sm->ip, err)) ||
-			    ((sm->fields & PERFDATA_SAMPLE_ADDR) && (ret = dpmu_data_sample(s, pid, sm->ip, sm->addr, err))))
+			    ((sm->fields & PERFDATA_SAMPLE_ADDR) && (ret = dpmu_data_sample(s, pid, sm->ip, sm->addr, -1, err))))
 				goto out;
 		} else if (rec.type == PERFDATA_RECORD_LOST || rec.type == PERFDATA_RECORD_LOST_SAMPLES) {
 			smp->lost += rec.u.lost.lost;
@@ -506,6 +517,8 @@ static int disasm(struct dpmu *s, struct tdp_err *err)
 
 static const char *ranked_by(const struct dpmu *s)
 {
+	if (s->plan->spe_loads)
+		return "SPE-sampled loads";
 	if (s->plan->method == DIAG_SAMPLE_IP)
 		return s->plan->locate_leaf ? "samples of the dominant leaf's Locate-with event" : "cycles samples";
 	return s->d->sampling.has_flags ? "mispredicted branch records" : "taken branch records";
@@ -525,6 +538,7 @@ static void describe(struct diag *d, const struct diag_pmu_plan *p, uint64_t dro
 	snprintf(smp->reason, sizeof(smp->reason), "%s", p->reason);
 	smp->lost = dropped;
 	smp->located = p->locate_leaf;
+	smp->loads = p->spe_loads;
 	snprintf(smp->locate_event, sizeof(smp->locate_event), "%s", p->locate_event);
 	d->has_sampling = true;
 }
@@ -560,7 +574,7 @@ int diag_pmu_drill(struct diag *d, const uint8_t *buf, size_t len, const struct 
 
 		s.have_exe = symbol_exe_open(&s.x, s.o->exe, &xerr) == 0;
 	}
-	ret = s.plan->method == DIAG_SAMPLE_IP ? load_ip(&s, pd, err) : load_branches(&s, pd, err);
+	ret = s.plan->method == DIAG_SAMPLE_IP || s.plan->spe_loads ? load_ip(&s, pd, err) : load_branches(&s, pd, err);
 	if (ret)
 		goto out;
 	d->ranked_by = ranked_by(&s);

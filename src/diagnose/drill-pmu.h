@@ -26,7 +26,11 @@
  *                    under Memory Bound sampled precisely records each sample's
  *                    data address too (PEBS, perf record -d): the data cache
  *                    lines touched most, with the mapping each is in and the
- *                    code line that touched it (drill-pmu-data.c).
+ *                    code line that touched it (drill-pmu-data.c). On a
+ *                    machine with Arm SPE, a memory leaf (under Memory Bound,
+ *                    or Backend Bound itself in Arm's one-level trees) is
+ *                    sampled by SPE's load records instead: each load's PC,
+ *                    data address and latency.
  *
  * Three steps, so that cli/ can say what happens between them (progress lines,
  * the workload's stdout) while nothing here prints:
@@ -102,6 +106,8 @@ struct diag_pmu_plan {
 	char locate_event[128];          /* with locate_leaf: the vendor's event as its data spells it */
 	bool data_addr;                  /* with locate_leaf under Memory Bound sampled precisely (PEBS): each
 	                                    sample's data address too (perf record -d) */
+	bool spe_loads;                  /* method SPE: load records (a memory leaf on a machine with Arm SPE)
+	                                    instead of branch records */
 };
 
 /** The inputs of the plan. */

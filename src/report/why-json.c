@@ -137,7 +137,8 @@ static json_t *sampling(const struct diag *d, bool *failed)
 	jput(o, "frequency", m->freq ? jcount(m->freq) : json_null(), failed);
 	jput(o, "period", m->period ? jcount(m->period) : json_null(), failed);
 	jput(o, "samples", jcount(m->samples), failed);
-	jput(o, "branch_records", m->method == DIAG_SAMPLE_IP ? json_null() : jcount(m->branch_records), failed);
+	jput(o, "branch_records", m->method == DIAG_SAMPLE_IP || m->loads ? json_null() : jcount(m->branch_records),
+	     failed);
 	jput(o, "mispredicted", m->method != DIAG_SAMPLE_IP && m->has_flags ? jcount(m->mispredicted) : json_null(),
 	     failed);
 	jput(o, "lost", jcount(m->lost), failed);
@@ -148,6 +149,7 @@ static json_t *sampling(const struct diag *d, bool *failed)
 	jput(o, "located", jstr_or_null(m->located), failed);
 	jput(o, "locate_event", m->locate_event[0] ? json_string(m->locate_event) : json_null(), failed);
 	jput(o, "data_addresses", json_boolean(m->data_addr), failed);
+	jput(o, "loads", json_boolean(m->loads), failed);
 	jput(o, "with_address", m->data_addr ? jcount(m->with_addr) : json_null(), failed);
 	return o;
 }
@@ -167,6 +169,7 @@ static json_t *data_lines(const struct diag *d, bool *failed)
 		jput(o, "file_offset", x->offset ? jaddr(x->offset) : json_null(), failed);
 		jput(o, "samples", jcount(x->samples), failed);
 		jput(o, "share_pct", json_real(x->share), failed);
+		jput(o, "latency", x->latency >= 0 ? json_real(x->latency) : json_null(), failed);
 		jput(o, "file", jstr_or_null(x->file), failed);
 		jput(o, "line", x->line ? jcount(x->line) : json_null(), failed);
 		jput(o, "function", jstr_or_null(x->function), failed);

@@ -302,7 +302,9 @@ static void print_sampling(FILE *out, const struct diag *d)
 	snprintf(line, sizeof(line), "%s; a second run sampled '%s' %s %llu%s: %s samples", m->reason, m->event,
 		 m->freq ? "at" : "every", (unsigned long long)(m->freq ? m->freq : m->period), m->freq ? " Hz" : "",
 		 str_grouped_u64(m->samples, a, sizeof(a)));
-	if (m->method != DIAG_SAMPLE_IP)
+	if (m->loads)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " (SPE load records)");
+	else if (m->method != DIAG_SAMPLE_IP)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " with %s branch records",
 			 str_grouped_u64(m->branch_records, b, sizeof(b)));
 	if (m->lost)
@@ -321,6 +323,7 @@ static void print_sampling(FILE *out, const struct diag *d)
 static void print_data(FILE *out, const struct diag *d)
 {
 	char where[320], region[160], a[32];
+	bool lat = false;
 
 	if (!d->has_sampling || !d->sampling.data_addr)
 		return;
@@ -329,7 +332,10 @@ static void print_data(FILE *out, const struct diag *d)
 		return;
 	}
 	fputs("\n   data: the cache lines the sampled accesses touched most, and the code that touched each\n", out);
-	fprintf(out, "   %2s  %-18s %-16s %8s %7s  %s\n", "#", "address", "mapping", "samples", "share", "code");
+	for (size_t i = 0; i < d->nr_data; i++)
+		lat |= d->data[i].latency >= 0;
+	fprintf(out, "   %2s  %-18s %-16s %8s %7s %s %s\n", "#", "address", "mapping", "samples", "share",
+		lat ? " latency" : "", "code");
 	for (size_t i = 0; i < d->nr_data; i++) {
 		const struct diag_data *x = &d->data[i];
 		struct diag_site s = { .file = x->file, .function = x->function, .line = x->line };
@@ -339,8 +345,13 @@ static void print_data(FILE *out, const struct diag *d)
 			snprintf(region, sizeof(region), "%s+0x%llx", x->region, (unsigned long long)x->offset);
 		else
 			snprintf(region, sizeof(region), "%s", x->region[0] ? x->region : "(unmapped)");
-		fprintf(out, "   %2zu  0x%-16llx %-16s %8s %6.1f%%  %s in %s\n", i + 1, (unsigned long long)x->addr, region,
-			str_grouped_u64(x->samples, a, sizeof(a)), x->share, where, x->function ? x->function : "???");
+		fprintf(out, "   %2zu  0x%-16llx %-16s %8s %6.1f%% ", i + 1, (unsigned long long)x->addr, region,
+			str_grouped_u64(x->samples, a, sizeof(a)), x->share);
+		if (lat && x->latency >= 0)
+			fprintf(out, "%8.0f ", x->latency);
+		else if (lat)
+			fprintf(out, "%8s ", "-");
+		fprintf(out, "%s in %s\n", where, x->function ? x->function : "???");
 	}
 }
 

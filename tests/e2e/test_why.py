@@ -310,7 +310,7 @@ def schema_problems(doc):
 def test_pmu_drill_documents_match_the_schema():
     checked = 0
     for scenario in ("lbr", "brs", "nofacility", "frontend", "backend", "retiring", "nomodel", "intel", "drilled",
-                     "mismeasured", "nomux", "dataaddr"):
+                     "mismeasured", "nomux", "dataaddr", "speloads"):
         doc = pmu_doc(scenario)
         problems = schema_problems(doc)
         if problems is None:
@@ -318,7 +318,7 @@ def test_pmu_drill_documents_match_the_schema():
         tdp.check(not problems, "%s: %s" % (scenario, problems))
         tdp.check(doc["backend"] == "pmu" and doc["drilldown"]["sampling"] is not None, scenario)
         checked += 1
-    tdp.check(checked == 12, "every scenario")
+    tdp.check(checked == 13, "every scenario")
 
 
 def test_pmu_bottlenecks_lead():
@@ -503,6 +503,22 @@ def test_pmu_data_addresses():
     j = pmu_doc("drilled")
     tdp.check(j["drilldown"]["sampling"]["data_addresses"] is False and "data" not in j["drilldown"],
               "no addresses without a precise memory event")
+
+
+def test_pmu_spe_loads():
+    """Arm with SPE: Backend Bound (Arm's one-level tree) located by SPE's load records (the fixture's
+    recording: 95 loads, 85 with a data address), each data line with its loads' mean latency."""
+    j = pmu_doc("speloads")
+    smp = j["drilldown"]["sampling"]
+    tdp.check(smp["method"] == "spe" and smp["loads"] and smp["branch_records"] is None and smp["samples"] == 95
+              and smp["with_address"] == 85 and smp["located"] == "backend_bound"
+              and smp["event"] == "arm_spe_0/load_filter=1,ts_enable=1,jitter=1/", "sampling: %r" % smp)
+    tdp.check([(x["address"], x["latency"]) for x in j["drilldown"]["data"]] ==
+              [("0x555556000040", 300.0), ("0x555556001000", 40.0), ("0x7ffd00000100", 4.0)],
+              "the data lines' latencies: %r" % j["drilldown"]["data"])
+    tdp.check(j["sites"][0]["line"] == target_line("HOT") and j["sites"][0]["samples"] == 60, "the loads' lines")
+    t = pmu_doc("speloads", "text")
+    tdp.check(re.search(r"^ +1 +0x555556000040 +\[heap\] +31 +36\.5% +300 ", t, re.M), "latency column", t)
 
 
 def test_no_drill_option():

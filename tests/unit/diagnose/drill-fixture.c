@@ -388,17 +388,83 @@ static int data_mmap(struct perfdata_writer *w, uint64_t start, const char *name
 	return perfdata_writer_add_record(w, rec, at, err);
 }
 
+/* One SPE record: PC (EL0, non-secure), OP-TYPE LD/ST (store: bit 0), VA, total latency, a timestamp. */
+static size_t spe_ldst(uint8_t *b, size_t at, uint64_t pc, bool store, uint64_t va, int latency, uint64_t ts)
+{
+	b[at++] = 0xb0;
+	at = put_u64(b, at, pc | 1ull << 63);
+	b[at++] = 0x49;
+	b[at++] = store ? 0x01 : 0x00;
+	if (va) {
+		b[at++] = 0xb2;
+		at = put_u64(b, at, va);
+	}
+	b[at++] = 0x98;
+	b[at++] = (uint8_t)(latency & 0xff);
+	b[at++] = (uint8_t)(latency >> 8);
+	b[at++] = 0x71;
+	return put_u64(b, at, ts);
+}
+
+static int spe_records(struct perfdata_writer *w, struct tdp_err *err)
+{
+	static const struct {
+		int which; /* 0, 1: hot[i]; 2: branch_first; 3: main; 5: a store at hot[0]; 6: a branch */
+		int count, latency;
+	} plan[] = { { 0, 31, 300 }, { 2, 25, 4 }, { 1, 29, 40 }, { 3, 10, 7 }, { 5, 5, 9 }, { 6, 3, 0 } };
+	uint8_t rec[48 + 8192], *trace = rec + 48, info[24];
+	size_t n = 0, at;
+	uint64_t ts = 1;
+	int rc;
+
+	memset(info, 0, sizeof(info));
+	info[8] = 4; /* ARM_SPE */
+	put_u64(info, 16, 9);
+	header(info, PERFDATA_RECORD_AUXTRACE_INFO, 0, sizeof(info));
+	if ((rc = perfdata_writer_add_record(w, info, sizeof(info), err)))
+		return rc;
+	for (size_t i = 0; i < sizeof(plan) / sizeof(plan[0]); i++)
+		for (int k = 0; k < plan[i].count; k++) {
+			int wh = plan[i].which;
+			uint64_t pc = FX_BASE + (wh == 0 || wh == 5 ? fx.hot[0] : wh == 1 ? fx.hot[1]
+							  : wh == 2 ? fx.branch_first : wh == 3 ? fx.main.addr : fx.jcc);
+			uint64_t va = wh == 0 || wh == 5 ? FX_HEAP + 0x40 + (uint64_t)(k % 8) * 8
+				      : wh == 1 ? FX_HEAP + 0x1000 + (uint64_t)(k % 8) * 8
+				      : wh == 2 ? FX_STACK + 0x100 + (uint64_t)(k % 8) * 8 : 0;
+
+			if (wh == 6) { /* B COND, taken: no load */
+				trace[n++] = 0xb0;
+				n = put_u64(trace, n, pc | 1ull << 63);
+				trace[n++] = 0x4a;
+				trace[n++] = 0x01;
+				trace[n++] = 0x71;
+				n = put_u64(trace, n, ts++);
+				continue;
+			}
+			n = spe_ldst(trace, n, pc, wh == 5, va, plan[i].latency, ts++);
+		}
+	while (n % 8)
+		trace[n++] = 0; /* PAD */
+	at = put_u64(rec, 8, n);
+	at = put_u64(rec, at, 0);
+	at = put_u64(rec, at, 0);
+	at = put_u64(rec, at, (uint64_t)FX_PID << 32); /* idx 0, tid */
+	put_u64(rec, at, 0);
+	header(rec, PERFDATA_RECORD_AUXTRACE, 0, 48);
+	return perfdata_writer_add_record(w, rec, 48 + n, err);
+}
+
 int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err)
 {
 	struct perfdata_writer *w = NULL;
 	uint8_t attr[128], rec[8192];
 	size_t at, n;
 	uint64_t t = 1000;
-	bool stack = kind != FX_IP && kind != FX_ADDR;
+	bool stack = kind == FX_LBR || kind == FX_BRS;
 	int rc;
 
 	memset(attr, 0, sizeof(attr));
-	put_u32(attr, 0, 0); /* PERF_TYPE_HARDWARE, cycles */
+	put_u32(attr, 0, kind == FX_SPE ? 9 : 0); /* a dynamic PMU type (arm_spe_0), or PERF_TYPE_HARDWARE cycles */
 	put_u32(attr, 4, sizeof(attr));
 	put_u64(attr, 16, 100000);
 	put_u64(attr, 24, PERFDATA_SAMPLE_IP | PERFDATA_SAMPLE_TID | PERFDATA_SAMPLE_TIME | PERFDATA_SAMPLE_PERIOD |
@@ -407,7 +473,7 @@ int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err)
 		put_u64(attr, 72, PERFDATA_BRANCH_ANY | PERFDATA_BRANCH_USER);
 	rc = perfdata_writer_open(&w, path, err);
 	if (!rc)
-		rc = perfdata_writer_add_attr(w, attr, sizeof(attr), NULL, 0, "cycles", err);
+		rc = perfdata_writer_add_attr(w, attr, sizeof(attr), NULL, 0, kind == FX_SPE ? "arm_spe_0//" : "cycles", err);
 	if (rc)
 		goto fail;
 	/* COMM (exec) and MMAP2 of the executable segment */
@@ -437,10 +503,12 @@ int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err)
 	header(rec, PERFDATA_RECORD_MMAP2, PERFDATA_MISC_USER, at);
 	if ((rc = perfdata_writer_add_record(w, rec, at, err)))
 		goto fail;
-	for (int m = 0; kind == FX_ADDR && m < 2 && !rc; m++) /* the data mappings (perf record -d) */
+	for (int m = 0; (kind == FX_ADDR || kind == FX_SPE) && m < 2 && !rc; m++) /* the data mappings */
 		rc = data_mmap(w, m ? FX_STACK : FX_HEAP, m ? "[stack]" : "[heap]", err);
 	if (!rc)
-		rc = stack ? stack_samples(w, kind, &t, err) : ip_samples(w, kind == FX_ADDR, &t, err);
+		rc = kind == FX_SPE ? spe_records(w, err)
+		     : stack      ? stack_samples(w, kind, &t, err)
+				  : ip_samples(w, kind == FX_ADDR, &t, err);
 	if (rc)
 		goto fail;
 	return perfdata_writer_close(w, err);
@@ -688,4 +756,20 @@ int fx_diag_path(struct diag *d, const char *model, const struct fx_node *nodes,
 	countset_release(&cs);
 	tdp_free(t);
 	return rc;
+}
+
+int fx_plan_spe(struct diag_pmu_plan *p, const struct diag *d)
+{
+	static struct cpu_kv fmt[] = { { "branch_filter", "config:32" }, { "load_filter", "config:33" },
+				       { "jitter", "config:16" }, { "ts_enable", "config:0" } };
+	static struct cpu_kv caps[] = { { "min_interval", "1024" } };
+	static struct cpu_pmu pmus[] = {
+		{ .name = "arm_spe_0", .type = 9, .kind = CPU_PMU_SPE, .caps = caps, .nr_caps = 1, .format = fmt,
+		  .nr_format = 4 },
+	};
+	struct cpu_pmu_list list = { pmus, 1, 1 };
+	struct cpu_branch br = { .facility = CPU_BRANCH_SPE, .depth = -1, .reason = "Arm SPE (arm_spe_0)" };
+	struct tdp_err err = TDP_ERR_INIT;
+
+	return diag_pmu_plan(p, &(struct diag_pmu_plan_in){ d->category, &br, &list, 1.0, 0, &d->tree, -1 }, &err);
 }

@@ -21,6 +21,11 @@
  *           hot[1]'s 29 in FX_HEAP + 0x1000, the BRANCH line's 25 in FX_STACK + 0x100
  *           (each spread over the line's 8-byte words), main's and the kernel's 0 (no
  *           address): 85 samples with an address.
+ *   FX_SPE  an Arm SPE recording (AUXTRACE_INFO of type 4, one AUXTRACE): load records at
+ *           FX_IP's user instructions with FX_ADDR's data addresses and total latencies
+ *           300 (hot[0], 31), 40 (hot[1], 29), 4 (BRANCH line, 25), main's 10 loads
+ *           without an address, and 5 stores and 3 branches (no loads): 95 loads, 85
+ *           with an address.
  */
 #ifndef TDPROF_TESTS_DRILL_FIXTURE_H
 #define TDPROF_TESTS_DRILL_FIXTURE_H
@@ -54,7 +59,7 @@ struct fx_target {
 	uint64_t seg_vaddr, seg_off, seg_len; /* the executable PT_LOAD, page-aligned */
 };
 
-enum fx_kind { FX_IP, FX_LBR, FX_BRS, FX_ADDR };
+enum fx_kind { FX_IP, FX_LBR, FX_BRS, FX_ADDR, FX_SPE };
 
 extern struct fx_target fx;
 
@@ -102,6 +107,9 @@ int fx_diag_path(struct diag *d, const char *model, const struct fx_node *nodes,
 
 /** A plan for category on a machine whose branch facility is f (reason "test machine"). */
 int fx_plan(struct diag_pmu_plan *p, const char *category, enum cpu_branch_facility f);
+
+/** The same on a machine with Arm SPE ("arm_spe_0", type 9, min_interval 1024, branch and load filters). */
+int fx_plan_spe(struct diag_pmu_plan *p, const struct diag *d);
 
 /** The same for d's verdict and tree (its dominant leaf's Locate-with; max_precise as caps/max_precise). */
 int fx_plan_tree(struct diag_pmu_plan *p, const struct diag *d, enum cpu_branch_facility f, int max_precise);

@@ -5,7 +5,9 @@
  * and read its text on a machine without a PMU. A test helper, not a way into
  * tdprof: the recordings are the fixture's synthetic ones and say so.
  *
- *   gen-why-pmu BINARY SOURCE lbr|brs|nofacility|frontend|backend|retiring|nomodel|intel json|text
+ *   gen-why-pmu BINARY SOURCE lbr|brs|nofacility|frontend|backend|retiring|nomodel|intel json|text|data
+ *
+ * data: the scenario's recording itself (a perf.data image on stdout: fuzz seeds).
  *
  * intel: the tree of made-up Sapphire Rapids counts (drill-fixture.h's fx_model_tree():
  * 45 % Bad Speculation, 90 % of it mispredicts) drilled with LBR records: its
@@ -19,6 +21,8 @@
  * dataaddr: Sapphire Rapids' Backend Bound > Memory Bound > L3 Bound > L3 Hit Latency (made
  * up), located with MEM_LOAD_RETIRED.L3_HIT:pp and each sample's data address (the
  * fixture's FX_ADDR recording: a [heap] and a [stack]).
+ * speloads: Neoverse V1's Backend Bound (made up) on a machine with Arm SPE: SPE's load
+ * records (the fixture's FX_SPE recording) with their data addresses and latencies.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +53,11 @@ static const struct {
 	{ "mismeasured", "backend_bound", 0, CPU_BRANCH_LBR, FX_IP },
 	{ "nomux", "backend_bound", 0, CPU_BRANCH_LBR, FX_IP },
 	{ "dataaddr", "backend_bound", 0, CPU_BRANCH_LBR, FX_ADDR },
+	{ "speloads", "backend_bound", 0, CPU_BRANCH_SPE, FX_SPE },
+};
+
+static const struct fx_node arm_backend[] = {
+	{ "retiring", 20 }, { "bad_speculation", 5 }, { "frontend_bound", 10 }, { "backend_bound", 65 },
 };
 
 static const struct fx_node l3_path[] = {
@@ -64,6 +73,9 @@ static int prepare(const char *name, size_t s, struct diag *d, struct diag_opts 
 	if (!strcmp(name, "intel"))
 		return fx_diag_model(d, "sapphirerapids", 0.30, 0.45, 0.05, o) ||
 		       fx_plan(p, scenarios[s].category, scenarios[s].facility);
+	if (!strcmp(name, "speloads"))
+		return fx_diag_path(d, "neoverse-v1", arm_backend, sizeof(arm_backend) / sizeof(arm_backend[0]), o) ||
+		       fx_plan_spe(p, d);
 	if (!strcmp(name, "dataaddr"))
 		return fx_diag_path(d, "sapphirerapids", l3_path, sizeof(l3_path) / sizeof(l3_path[0]), o) ||
 		       fx_plan_tree(p, d, scenarios[s].facility, 2);
@@ -98,6 +110,12 @@ int main(int argc, char **argv)
 	diag_init(&d);
 	if (prepare(argv[3], i, &d, &o, &p) || fx_recording(scenarios[i].kind, &buf, &len))
 		return 1;
+	if (!strcmp(argv[4], "data")) {
+		ret = fwrite(buf, 1, len, stdout) != len;
+		tdp_free(buf);
+		diag_release(&d);
+		return ret;
+	}
 	ret = diag_pmu_drill(&d, buf, len, &(struct diag_pmu_drill_opts){ &p, &o, NULL, 0 }, &err);
 	if (!ret) {
 		struct why_report r = { .d = &d, .command = "drill-target", .exit_status = 0, .workload_ran = true };

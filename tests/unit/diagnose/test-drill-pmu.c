@@ -802,6 +802,76 @@ static void test_data_addresses(void **state)
 	diag_release(&d);
 }
 
+/*
+ * Issue 18, item 2 (Arm): a memory leaf (Arm's one-level trees: Backend Bound) on a machine with SPE is
+ * sampled by SPE's load records: each load's line, data address and latency.
+ */
+static void test_spe_loads(void **state)
+{
+	static const struct fx_node arm_backend[] = {
+		{ "retiring", 20 }, { "bad_speculation", 5 }, { "frontend_bound", 10 }, { "backend_bound", 65 },
+	};
+	static const struct { uint64_t addr, samples; double latency; } want[] = {
+		{ FX_HEAP + 0x40, 31, 300 }, { FX_HEAP + 0x1000, 29, 40 }, { FX_STACK + 0x100, 25, 4 },
+	};
+	struct tdp_err err = TDP_ERR_INIT;
+	struct diag_pmu_plan p;
+	struct diag_opts o;
+	struct diag d;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	const struct diag_finding *f = NULL;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(fx_diag_path(&d, "neoverse-v1", arm_backend, 4, &o), 0);
+	assert_string_equal(d.category, "backend_bound");
+	assert_int_equal(fx_plan_spe(&p, &d), 0);
+	assert_int_equal(p.method, DIAG_SAMPLE_SPE);
+	assert_true(p.spe_loads);
+	assert_string_equal(p.event, "arm_spe_0/load_filter=1,ts_enable=1,jitter=1/");
+	assert_int_equal(p.period, 1024);
+	assert_string_equal(p.locate_leaf, "backend_bound");
+	assert_non_null(strstr(p.reason, "load records give each load's instruction, data address and latency"));
+	assert_int_equal(fx_recording(FX_SPE, &buf, &len), 0);
+	assert_int_equal(diag_pmu_drill(&d, buf, len, &(struct diag_pmu_drill_opts){ &p, &o, NULL, 0 }, &err), 0);
+	assert_true(d.sampling.loads && d.sampling.data_addr);
+	assert_int_equal(d.sampling.samples, 95); /* the loads: not the 5 stores nor the 3 branches */
+	assert_int_equal(d.sampling.with_addr, 85);
+	assert_string_equal(d.ranked_by, "SPE-sampled loads");
+	assert_true(d.nr_sites >= 3);
+	assert_int_equal(d.sites[0].line, fx.hot_line);
+	assert_int_equal(d.sites[0].samples, 60);
+	assert_int_equal(d.nr_data, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(d.data[i].addr, want[i].addr);
+		assert_int_equal(d.data[i].samples, want[i].samples);
+		assert_true(d.data[i].latency == want[i].latency);
+	}
+	for (size_t i = 0; i < d.nr_findings && !f; i++)
+		if (d.findings[i].line == fx.hot_line && strstr(d.findings[i].title, "Backend Bound located at "))
+			f = &d.findings[i];
+	assert_non_null(f);
+	assert_non_null(strstr(f->evidence, "63.2 % of the loads Arm SPE sampled (60 of 95) are on this line"));
+	assert_non_null(strstr(f->evidence, "its loads waiting 300 cycles on average"));
+	tdp_free(buf);
+	diag_release(&d);
+	/* a leaf outside Memory Bound keeps its Locate-with event even with SPE */
+	{
+		static const struct fx_node fe[] = {
+			{ "retiring", 20 }, { "bad_speculation", 5 }, { "frontend_bound", 60 }, { "backend_bound", 15 },
+		};
+
+		diag_init(&d);
+		assert_int_equal(fx_diag_path(&d, "neoverse-v1", fe, 4, &o), 0);
+		assert_int_equal(fx_plan_spe(&p, &d), 0);
+		assert_false(p.spe_loads);
+		assert_int_equal(p.method, DIAG_SAMPLE_IP);
+		assert_string_equal(p.locate_event, "STALL_SLOT_FRONTEND");
+		diag_release(&d);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -814,6 +884,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_alloc_failures),  cmocka_unit_test(test_record_cpu_clock),
 		cmocka_unit_test(test_plan_locate),     cmocka_unit_test(test_ip_located),
 		cmocka_unit_test(test_plan_data_addresses), cmocka_unit_test(test_data_addresses),
+		cmocka_unit_test(test_spe_loads),
 	};
 
 	if (argc < 3 || fx_init(argv[1], argv[2]))
