@@ -27,7 +27,8 @@ static const struct cmd_doc doc = {
 	.usage = "why [--backend=auto|pmu|sim] [--sim-machine M] [-l N] [--no-multiplex] [--cpu MODEL] [--no-drill] "
 		 "[-n TOP] [--json | --format FMT] [-o FILE] [--html FILE] -- CMD [ARGS]",
 	.description =
-		"Runs CMD once and goes through the top-down workflow for you: triage (CPI, branch, i-cache and "
+		"Runs CMD (once when simulated; on a PMU once per level of the drill-down, then once sampled) and goes "
+		"through the top-down workflow for you: triage (CPI, branch, i-cache and "
 		"last-level-cache misses per 1000 instructions), the top-down tree (level 2 where the backend "
 		"can tell), the verdict, then a drill-down into the bottleneck: Bad Speculation -> the branch "
 		"sites ranked by mispredicts with the disassembly around the worst one; Frontend Bound -> the "

@@ -241,7 +241,8 @@ int dpmu_data_finish(struct dpmu *s, struct tdp_err *err)
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->v[i].used)
 			t->v[n++] = t->v[i];
-	qsort(t->v, n, sizeof(*t->v), cmp_samples);
+	if (n)
+		qsort(t->v, n, sizeof(*t->v), cmp_samples);
 	for (size_t i = 0; i < n && d->nr_data < DIAG_MAX_DATA && !ret; i++) {
 		const struct dline *l = &t->v[i];
 		const struct dmap *m = find_map(t, l->pid, l->line);

@@ -251,7 +251,8 @@ static int load_ip(struct dpmu *s, struct perfdata *pd, struct tdp_err *err)
 	for (size_t i = 0; i < t.cap; i++)
 		if (t.v[i].used)
 			t.v[n++] = t.v[i];
-	qsort(t.v, n, sizeof(*t.v), cmp_slot);
+	if (n) /* a recording without samples has no table */
+		qsort(t.v, n, sizeof(*t.v), cmp_slot);
 	for (size_t i = 0; i < n; i++)
 		s->touched_lines += !i || t.v[i].pid != t.v[i - 1].pid ||
 				    t.v[i].ip / DIAG_PMU_CACHE_LINE != t.v[i - 1].ip / DIAG_PMU_CACHE_LINE;
@@ -276,7 +277,8 @@ static int load_ip(struct dpmu *s, struct perfdata *pd, struct tdp_err *err)
 		if ((ret = symbol_resolve(s->sym, addrs, k, res, err)) || (ret = add_lines(s, &alloc, res, w, k, err)))
 			goto out;
 	}
-	qsort(s->lines, s->nr_lines, sizeof(*s->lines), cmp_rank);
+	if (s->nr_lines)
+		qsort(s->lines, s->nr_lines, sizeof(*s->lines), cmp_rank);
 	ret = 0;
 out:
 	tdp_free(t.v);
@@ -362,7 +364,8 @@ static int load_branches(struct dpmu *s, struct perfdata *pd, struct tdp_err *er
 		if ((ret = symbol_resolve(s->sym, addrs, k, res, err)) || (ret = add_lines(s, &alloc, res, w, k, err)))
 			goto out;
 	}
-	qsort(s->lines, s->nr_lines, sizeof(*s->lines), r.has_mispred_flags ? cmp_rank_mispredicts : cmp_rank);
+	if (s->nr_lines)
+		qsort(s->lines, s->nr_lines, sizeof(*s->lines), r.has_mispred_flags ? cmp_rank_mispredicts : cmp_rank);
 out:
 	tdp_free(addrs);
 	tdp_free(res);
