@@ -507,8 +507,11 @@ if doc:
           and 'Frontend Stalled Cycles was not located' in reason and 'STALL_FRONTEND' in reason
           and ('gave no sample' in reason or 'did not open' in reason)
           and smp.get('event') == 'cycles' and (smp.get('samples') or 0) >= 50
+          and smp.get('loads') is False and smp.get('data_addresses') is False
+          and 'no SPE PMU' in (smp.get('branch_facility_reason') or '')
           and sites and sites[0].get('function') == 'spin',
-          f"sampling {json.dumps({k: smp.get(k) for k in ('event', 'samples', 'located', 'reason')})}; first site "
+          f"sampling {json.dumps({k: smp.get(k) for k in ('event', 'samples', 'located', 'reason', 'loads')})} (no SPE "
+          f"here, so no SPE load records either: {smp.get('branch_facility_reason')!r}); first site "
           f"{sites[0].get('function') if sites else None}")
     problems = why_schema_problems(doc)
     if problems is None:
