@@ -4,6 +4,7 @@ The expected lines are found in the sources by their marker comments
 ('tdprof-demo: MISPREDICT' ...), never hard-coded. Needs valgrind (skips without it).
 """
 import json
+import re
 import os
 import shutil
 import subprocess
