@@ -222,16 +222,18 @@ void strbuf_add_name(struct strbuf *sb, const char *s)
 	strbuf_add_printable(sb, s, strlen(s), false);
 }
 
-void strbuf_add_csv_field(struct strbuf *sb, const char *s)
+void strbuf_add_csv_field_sep(struct strbuf *sb, const char *s, const char *sep)
 {
 	struct strbuf t = STRBUF_INIT;
 	const char *v;
 
 	if (!s)
 		return;
+	if (!sep || !*sep)
+		sep = ",";
 	strbuf_add_name(&t, s);
 	v = strbuf_failed(&t) ? "" : t.buf;
-	if (!strpbrk(v, ",\"")) {
+	if (!strstr(v, sep) && !strpbrk(v, "\"\r\n")) {
 		strbuf_adds(sb, v);
 	} else {
 		strbuf_addch(sb, '"');
@@ -243,4 +245,9 @@ void strbuf_add_csv_field(struct strbuf *sb, const char *s)
 		strbuf_addch(sb, '"');
 	}
 	strbuf_release(&t);
+}
+
+void strbuf_add_csv_field(struct strbuf *sb, const char *s)
+{
+	strbuf_add_csv_field_sep(sb, s, ",");
 }

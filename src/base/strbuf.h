@@ -58,9 +58,13 @@ void strbuf_add_printable(struct strbuf *sb, const char *s, size_t len, bool kee
 void strbuf_add_name(struct strbuf *sb, const char *s);
 
 /**
- * A CSV field: s escaped as a name (strbuf_add_name), then quoted with doubled
- * quotes when it holds a comma or a quote. NULL adds nothing (an empty field).
+ * A CSV field between separators sep (NULL or "": ","): s escaped as a name
+ * (strbuf_add_name), then quoted with doubled quotes when it holds sep, a quote or
+ * a line break. NULL adds nothing (an empty field).
  */
+void strbuf_add_csv_field_sep(struct strbuf *sb, const char *s, const char *sep);
+
+/** strbuf_add_csv_field_sep() with ",". */
 void strbuf_add_csv_field(struct strbuf *sb, const char *s);
 
 /** Append printf-formatted text. */

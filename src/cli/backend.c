@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/str.h"
 #include "base/strbuf.h"
 #include "cli/exitcode.h"
 #include "cli/msg.h"
 #include "cli/progress.h"
 #include "cpu/cpu.h"
 #include "measure/run.h"
+#include "model/model.h"
 
 int backend_select(const char *cmd, const char *choice, const struct backend_select_opts *o,
 		   enum tdp_backend *out)
@@ -50,7 +52,7 @@ int backend_select(const char *cmd, const char *choice, const struct backend_sel
 	want_pmu = !strcmp(choice, "pmu");
 	if (!want_pmu && strcmp(choice, "auto"))
 		return msg_usage(cmd, "unknown backend '%s' (auto, pmu, sim or import)", choice);
-	if (!want_pmu && (o->auto_pmu || !o->can_sim)) {
+	if ((!want_pmu && (o->auto_pmu || !o->can_sim)) || (want_pmu && o->pmu_soft)) {
 		/* auto keeps the PMU path whatever a probe would say: do not pay for one */
 		*out = BACKEND_PMU;
 		return EXIT_OK;
@@ -62,6 +64,8 @@ int backend_select(const char *cmd, const char *choice, const struct backend_sel
 	if (want_pmu) {
 		msg_error("hardware counters are unavailable: %s", probe.msg[0] ? probe.msg : "no PMU");
 		msg_hint("%s", probe.hint[0] ? probe.hint : "use '--backend=sim' for a simulated estimate");
+		if (o->pmu_hint)
+			msg_hint("%s", o->pmu_hint);
 		return EXIT_ANALYSIS;
 	}
 	/* the probe's message says why already ("no hardware PMU is exposed to this machine (...)") */
@@ -169,4 +173,23 @@ int backend_pmu_run(char *const *argv, int level, struct measure_pmu *p)
 		return EXIT_USAGE;
 	}
 	return run_status(ret);
+}
+
+int backend_unknown_model(const char *name)
+{
+	const char *names[128];
+	size_t nr, n = 0, idx[3], k;
+	const struct model *const *all = model_all(&nr);
+
+	for (size_t i = 0; i < nr && n < 128; i++) {
+		names[n++] = all[i]->name;
+		for (size_t a = 0; a < MODEL_MAX_ALIASES && all[i]->aliases[a] && n < 128; a++)
+			names[n++] = all[i]->aliases[a];
+	}
+	msg_error("'%s' is not a top-down model", name);
+	k = str_suggest(name, names, n, idx, 3);
+	for (size_t i = 0; i < k; i++)
+		msg_hint("did you mean '--cpu %s'?", model_find(names[idx[i]])->name);
+	msg_hint("'tdprof list models' shows them all");
+	return EXIT_USAGE;
 }

@@ -54,6 +54,9 @@ struct backend_select_opts {
 			    * software counts are measurements and whose no-PMU behaviour issue 2
 			    * fixes (the counts, the reason, the pointer to --backend=sim);
 			    * topdown, why and selftest fall back to the simulation */
+	bool pmu_soft;     /* the events were given (-e) and may all be software ones: '--backend=pmu' opens
+			    * them without asking for hardware events first (they fail on their own) */
+	const char *pmu_hint; /* a second hint when '--backend=pmu' finds no hardware event (NULL: none) */
 };
 
 /**
@@ -111,6 +114,9 @@ int backend_divert_stdout(bool divert);
 
 /** Undo backend_divert_stdout() (saved < 0 does nothing). */
 void backend_restore_stdout(int saved);
+
+/** The usage error for --cpu NAME that names no model, with the closest names (EXIT_USAGE). */
+int backend_unknown_model(const char *name);
 
 
 #endif

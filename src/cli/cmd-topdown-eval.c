@@ -31,21 +31,7 @@
 /* The usage error for an unknown model, with the closest names. */
 int topdown_unknown_model(const char *name)
 {
-	const char *names[128];
-	size_t nr, n = 0, idx[3], k;
-	const struct model *const *all = model_all(&nr);
-
-	for (size_t i = 0; i < nr && n < 128; i++) {
-		names[n++] = all[i]->name;
-		for (size_t a = 0; a < MODEL_MAX_ALIASES && all[i]->aliases[a] && n < 128; a++)
-			names[n++] = all[i]->aliases[a];
-	}
-	msg_error("'%s' is not a top-down model", name);
-	k = str_suggest(name, names, n, idx, 3);
-	for (size_t i = 0; i < k; i++)
-		msg_hint("did you mean '--cpu %s'?", model_find(names[idx[i]])->name);
-	msg_hint("'tdprof list models' shows them all");
-	return EXIT_USAGE;
+	return backend_unknown_model(name);
 }
 
 /* --midr 0x410fd493: the model its implementer, part and revision select, as --cpu would name it. */

@@ -204,8 +204,13 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 		return msg_usage("topdown", "no command to run: give it after '--', or read counts with '--import FILE'");
 	/* -e: the group is sampled by the kernel's sampling (software events need no PMU) */
 	rc = backend_select("topdown", to.backend,
-			    &(struct backend_select_opts){ .can_sim = !to.import, .can_import = true,
-							   .has_import = to.import != NULL, .auto_pmu = to.events != NULL },
+			    &(struct backend_select_opts){
+				    .can_sim = !to.import, .can_import = true, .has_import = to.import != NULL,
+				    .auto_pmu = to.events != NULL, .pmu_soft = to.events != NULL,
+				    .pmu_hint = to.by && !to.import
+							? "'--by function -e GROUP' samples a group of your choice with group reads, "
+							  "and software events need no PMU: '-e {cpu-clock,task-clock}'"
+							: NULL },
 			    &b);
 	if (rc)
 		return rc;

@@ -13,6 +13,7 @@
 #include "cli/why-run.h"
 #include "base/strbuf.h"
 #include "diagnose/diagnose.h"
+#include "model/model.h"
 #include "model/stats.h"
 
 #include <stdio.h>
@@ -23,10 +24,11 @@ const char cmd_why_summary[] = "the whole workflow in one command: why is it slo
 static const struct cmd_doc doc = {
 	.name = "why",
 	.summary = cmd_why_summary,
-	.usage = "why [--backend=auto|pmu|sim] [--sim-machine M] [-l 1|2] [--no-drill] [-n TOP] [--json | --format FMT] "
-		 "[-o FILE] [--html FILE] -- CMD [ARGS]",
+	.usage = "why [--backend=auto|pmu|sim] [--sim-machine M] [-l N] [--no-multiplex] [--cpu MODEL] [--no-drill] "
+		 "[-n TOP] [--json | --format FMT] [-o FILE] [--html FILE] -- CMD [ARGS]",
 	.description =
-		"Runs CMD once and goes through the top-down workflow for you: triage (CPI, branch, i-cache and "
+		"Runs CMD (once when simulated; on a PMU once per level of the drill-down, then once sampled) and goes "
+		"through the top-down workflow for you: triage (CPI, branch, i-cache and "
 		"last-level-cache misses per 1000 instructions), the top-down tree (level 2 where the backend "
 		"can tell), the verdict, then a drill-down into the bottleneck: Bad Speculation -> the branch "
 		"sites ranked by mispredicts with the disassembly around the worst one; Frontend Bound -> the "
@@ -43,14 +45,26 @@ static const struct cmd_doc doc = {
 		"20-100 times the normal run time; progress lines go to stderr. --backend=pmu fails (exit 1) "
 		"where no hardware event opens, with the reason.\n"
 		"\n"
-		"The drill-down on the PMU runs CMD a second time, sampled: for Bad Speculation with the branch "
+		"On the PMU the tree is drilled down as 'tdprof topdown --drilldown' does: CMD runs for level 1 "
+		"(and once more for the triage counts, which would take counters from it), then again per level for the children of every node that crossed its "
+		"threshold (else of the largest) and of the verdict's dominant node, down to the leaves or -l N. "
+		"Each node says which run measured it and how long its counters ran (their running fraction; "
+		"--no-multiplex gives every counter group a run of its own), and a value out of its bounds "
+		"(negative, above 100 % or above its parent) is shown as mismeasured with its likely cause, not "
+		"as a fact. --cpu MODEL counts with another model than this CPU's (a virtual machine whose PMU "
+		"has the events but no model).\n"
+		"\n"
+		"Then CMD runs once more, sampled, to locate the code: for Bad Speculation with the branch "
 		"records of this machine ('tdprof info' names them: Intel LBR, AMD LbrExtV2 or BRS, Arm BRBE or "
 		"SPE), ranked by mispredicted records per source line with the disassembly around the worst "
-		"branch; without any, and for every other bucket, with the instruction pointers of cycles samples "
-		"(the hot lines and functions, the hot code footprint for Frontend Bound, the 'tdprof loop' "
-		"command for the hottest function). The recording stays in memory; the figures are samples and "
-		"say so. --no-drill skips that second run. Where no top-down model applies to the CPU (a core "
-		"without slot events), the PMU run gives the triage counts and the hot code, without a verdict.\n"
+		"branch; for every other bucket with the dominant leaf's Locate-with event (the deepest dominant "
+		"node measured, the vendor's event, precise with :pp where the PMU can), else with the "
+		"instruction pointers of cycles samples (the hot lines and functions, the hot code footprint for "
+		"Frontend Bound, the 'tdprof loop' command for the hottest function). The recording stays in "
+		"memory; the figures are samples and say so. --no-drill runs CMD only once: the tree up to -l "
+		"(default 2) counted in that run, and no sampled run; -r N counts that tree in each of N runs. "
+		"Where no top-down model applies to the CPU (a core without slot events), the PMU run gives the "
+		"triage counts and the hot code, without a verdict.\n"
 		"\n"
 		"The verdict is the level-1 node above its threshold (Retiring 80 %, Bad Speculation 15 %, "
 		"Frontend Bound 20 %, Backend Bound 40 %) with the largest share of slots, or, when none is, the "
@@ -84,7 +98,7 @@ static const struct cmd_doc doc = {
 
 int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 {
-	struct why_opts wo = { .backend = "auto", .level = 2, .top = 10 };
+	struct why_opts wo = { .backend = "auto", .top = 10 };
 	struct opt opts[] = {
 		OPT_GROUP("how to measure"),
 		OPT_CHOICE(0, "backend", &wo.backend, "auto|pmu|sim", "where counts come from: auto (the PMU, else "
@@ -92,12 +106,18 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_STRING(0, "sim-machine", &wo.machine, "M", "the simulated machine: a preset (generic, zen4, "
 							       "alderlake, skylake, icelake-server, zen3, neoverse-n1), KEY=VAL,... "
 							       "or a file"),
-		OPT_LONG('l', "level", &wo.level, "1|2", "deepest level of the tree (default 2)", 1, 2),
+		OPT_LONG('l', "level", &wo.level, "N", "deepest level of the tree (the simulation: 1 to 3, default 2; the "
+						       "PMU's drill-down: default the leaves)",
+			 1, MODEL_MAX_LEVEL),
+		OPT_BOOL(0, "no-multiplex", &wo.no_multiplex, "PMU: each counter group of the drill-down in a run of "
+							       "its own (more runs, no multiplexing)"),
+		OPT_STRING(0, "cpu", &wo.cpu, "MODEL", "PMU: the model to count with ('tdprof list models'); default: "
+						       "this CPU's"),
 		OPT_LONG('r', "repeat", &wo.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
 							 "interval (Student's t); the diagnosis is the last run's",
 			 1, MODEL_RUNS_MAX),
-		OPT_BOOL(0, "no-drill", &wo.no_drill, "PMU: no second, sampled run of CMD for the sites of the "
-						       "bottleneck (the diagnosis then names the command that traces them)"),
+		OPT_BOOL(0, "no-drill", &wo.no_drill, "PMU: run CMD once: no drill-down reruns and no sampled run for "
+						       "the sites (the diagnosis then names the command that traces them)"),
 		OPT_GROUP("output"),
 		OPT_LONG('n', "top", &wo.top, "N", "sites listed (default 10; JSON and -v list them all up to N)", 1,
 			 DIAG_MAX_SITES),
@@ -131,6 +151,11 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 		msg_warning("'--sim-machine' applies to the simulated backend only: the PMU measures this machine");
 	if (wo.no_drill && b == BACKEND_SIM)
 		msg_note("'--no-drill' applies to the PMU backend: the simulation's sites come from its one run");
+	if ((wo.no_multiplex || wo.cpu) && b == BACKEND_SIM)
+		msg_note("'%s' applies to the PMU backend: the simulation counts everything in its one run",
+			 wo.cpu ? "--cpu" : "--no-multiplex");
+	if (b == BACKEND_SIM && wo.level > 3)
+		return msg_usage("why", "the simulated tree has 3 levels: give -l 1, 2 or 3");
 	strbuf_add_shell_words(&cmd, argv + i);
 	if (strbuf_failed(&cmd)) {
 		msg_error("out of memory");

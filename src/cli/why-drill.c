@@ -46,9 +46,8 @@ static void say_plan(const struct diag_pmu_plan *p, const char *cmd)
 	msg_progress("drill-down: %s", p->reason);
 }
 
-/* Record as planned; a branch recording the kernel refuses is retried once with IP samples. */
-static int record(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *pin, const struct why_drill_in *in,
-		  struct diag_pmu_recording *rec, struct tdp_err *err)
+static int record_once(const struct diag_pmu_plan *p, const struct why_drill_in *in, struct diag_pmu_recording *rec,
+		       struct tdp_err *err)
 {
 	int ret, saved;
 
@@ -58,22 +57,39 @@ static int record(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *pin, c
 	ret = diag_pmu_record(p, in->argv, getenv("TMPDIR"), rec, err);
 	progress_end();
 	backend_restore_stdout(saved);
+	return ret;
+}
+
+/*
+ * Record as planned. A branch recording or a leaf's event the kernel refuses, and a leaf's
+ * event that gave no sample (QEMU's PMU opens events it never counts), are retried once
+ * with IP samples of cycles, the reason saying why the leaf was not located.
+ */
+static int record(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *pin, const struct why_drill_in *in,
+		  struct diag_pmu_recording *rec, struct tdp_err *err)
+{
+	char what[TDP_ERR_MSG_MAX + 32];
+	int ret = record_once(p, in, rec, err);
+
+	if (!ret && p->locate_leaf && !p->spe_loads && !rec->stats.samples) {
+		snprintf(what, sizeof(what), "%s", p->locate_event);
+		diag_pmu_recording_release(rec);
+		msg_warning("the dominant leaf's Locate-with event '%s' gave no sample: the leaf is not located; sampling "
+			    "cycles instead", what);
+		diag_pmu_plan_unlocate(p, pin, "gave no sample in its run (the PMU did not count it there)");
+		return record_once(p, in, rec, err);
+	}
 	if (!ret || (p->method == DIAG_SAMPLE_IP && !p->locate_leaf) ||
 	    (ret != TDP_ENOTSUP && ret != TDP_EPERM && ret != TDP_EUSAGE && ret != TDP_EINVAL && ret != TDP_ENOENT))
 		return ret;
 	/* a branch facility or the dominant leaf's event that did not open: cycles samples instead */
-	if (p->locate_leaf)
-		diag_pmu_plan_unlocate(p, pin, err->msg);
+	snprintf(what, sizeof(what), "did not open (%s)", err->msg);
+	if (p->locate_leaf && !p->spe_loads)
+		diag_pmu_plan_unlocate(p, pin, what);
 	else
 		diag_pmu_plan_fallback(p, pin, err->msg);
 	*err = (struct tdp_err)TDP_ERR_INIT;
-	say_plan(p, in->argv[0]);
-	saved = backend_divert_stdout(in->divert);
-	progress_begin(true, "drill-down: running %s again, sampled", in->argv[0]);
-	ret = diag_pmu_record(p, in->argv, getenv("TMPDIR"), rec, err);
-	progress_end();
-	backend_restore_stdout(saved);
-	return ret;
+	return record_once(p, in, rec, err);
 }
 
 void why_drill_pmu(struct diag *d, const struct why_drill_in *in)
@@ -115,7 +131,9 @@ void why_drill_pmu(struct diag *d, const struct why_drill_in *in)
 			 sigabbrev_np(st->signal) ? sigabbrev_np(st->signal) : "?", in->argv[0]);
 	if (st->user_only)
 		msg_note("perf_event_paranoid allows user space only: the drill-down has no kernel samples");
-	if (plan.method == DIAG_SAMPLE_IP)
+	if (plan.spe_loads)
+		msg_progress("drill-down: %zu bytes of SPE load records; ranking the loads", rec.size);
+	else if (plan.method == DIAG_SAMPLE_IP)
 		msg_progress("drill-down: %llu samples; ranking the hot code", (unsigned long long)st->samples);
 	else
 		msg_progress("drill-down: %llu samples with %llu branch records; ranking the branches",

@@ -12,11 +12,13 @@
 #include "cli/msg.h"
 #include "cli/output.h"
 #include "cli/why-drill.h"
+#include "cli/why-tree.h"
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/path.h"
 #include "diagnose/diagnose.h"
 #include "measure/series.h"
+#include "model/model.h"
 #include "model/stats.h"
 #include "report/why.h"
 
@@ -83,12 +85,12 @@ static void fill_opts(struct diag_opts *o, const struct why_opts *wo, const char
 	o->exe = exe;
 	o->cwd = cwd;
 	o->command = command;
-	o->level = (int)wo->level;
+	o->level = wo->level > 0 ? (int)wo->level : 2;
 	o->top = (size_t)wo->top;
 }
 
 /* With a document (JSON, HTML) on stdout, the workload's own output would corrupt it. */
-static bool divert(const struct why_opts *wo)
+bool why_divert(const struct why_opts *wo)
 {
 	return strcmp(wo->format, "text") && !wo->out_path;
 }
@@ -111,7 +113,7 @@ int why_run_sim(const struct why_opts *wo, char *const *argv, const char *comman
 	rc = backend_sim_machine("why", wo->machine, &s.machine);
 	if (rc)
 		goto out;
-	s.stdout_to_stderr = divert(wo);
+	s.stdout_to_stderr = why_divert(wo);
 	s.per_insn = true; /* one line may hold several branches: rank each (diagnose.h) */
 	/* the symbol session finds binaries by absolute path */
 	exe = tdp_find_program_abs(argv[0], getenv("PATH"));
@@ -158,56 +160,83 @@ out:
 	return rc;
 }
 
-int why_run_pmu(const struct why_opts *wo, char *const *argv, const char *command, struct tdp_ctx *ctx)
+/*
+ * The counted run(s) of the whole tree up to -l (-r N, --no-drill, or no model to drill
+ * with): each run diagnosed, -r N's means kept in r.
+ */
+static int count_runs(const struct why_opts *wo, char *const *argv, const struct diag_opts *o, struct diag *d,
+		      struct model_runs *runs, struct why_report *r, struct why_tree_run *out)
 {
 	struct measure_pmu p;
-	struct diag d;
-	struct diag_opts o = { 0 };
-	struct why_report r = { 0 };
 	struct tdp_err err = TDP_ERR_INIT;
-	struct model_runs runs = MODEL_RUNS_INIT;
 	struct measure_series ser;
 	int rc = EXIT_OK, saved;
-	char *exe = wo->no_drill ? NULL : tdp_find_program_abs(argv[0], getenv("PATH")), cwd[4096];
 
 	measure_pmu_init(&p);
-	diag_init(&d);
-	measure_series_init(&ser, wo->repeat, false, &runs);
-	fill_opts(&o, wo, exe, exe && getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);
+	measure_series_init(&ser, wo->repeat, false, runs);
+	if (wo->cpu && !(p.chosen = model_find(wo->cpu)))
+		return backend_unknown_model(wo->cpu);
 	for (size_t i = 0; i < ser.n; i++) {
 		if (i) {
-			diag_release(&d);
-			diag_init(&d);
+			diag_release(d);
+			diag_init(d);
 			measure_pmu_release(&p);
 			measure_pmu_init(&p);
+			p.chosen = wo->cpu ? model_find(wo->cpu) : NULL;
 			msg_progress("run %zu of %zu", i + 1, ser.n);
 		}
-		saved = backend_divert_stdout(divert(wo));
+		saved = backend_divert_stdout(why_divert(wo));
 		p.allow_no_model = true;
-		rc = backend_pmu_run(argv, (int)wo->level, &p);
+		rc = backend_pmu_run(argv, o->level, &p);
 		backend_restore_stdout(saved);
 		if (rc)
 			goto out;
-		if (diag_from_counts(&d, BACKEND_PMU, &p.res.counts, &p.tree, &o, &err)) {
+		if (diag_from_counts(d, BACKEND_PMU, &p.res.counts, &p.tree, o, &err)) {
 			msg_err(&err);
 			rc = EXIT_ANALYSIS;
 			goto out;
 		}
 		if (!p.model)
-			why_drill_no_model(&d, p.no_model);
-		if (add_run(&ser, &d, &rc) || p.res.signal)
+			why_drill_no_model(d, p.no_model);
+		if (add_run(&ser, d, &rc) || p.res.signal)
 			break;
 	}
-	if (rc || (rc = use_means(&runs, &d, &r)))
+	if (!rc)
+		rc = use_means(runs, d, r);
+	out->ran = p.res.workload_ran;
+	out->status = p.res.workload_ran ? exitcode_from_wait(p.res.wstatus) : 0;
+	out->seconds = p.res.counts.elapsed_ns / 1e9;
+	out->signal = p.res.signal;
+out:
+	measure_pmu_release(&p);
+	return rc;
+}
+
+int why_run_pmu(const struct why_opts *wo, char *const *argv, const char *command, struct tdp_ctx *ctx)
+{
+	struct diag d;
+	struct diag_opts o = { 0 };
+	struct why_report r = { 0 };
+	struct model_runs runs = MODEL_RUNS_INIT;
+	struct why_tree_run run = { 0 };
+	int rc = WHY_TREE_NONE;
+	char *exe = wo->no_drill ? NULL : tdp_find_program_abs(argv[0], getenv("PATH")), cwd[4096];
+
+	diag_init(&d);
+	fill_opts(&o, wo, exe, exe && getcwd(cwd, sizeof(cwd)) ? cwd : NULL, command);
+	if (why_tree_wanted(wo))
+		rc = why_tree_pmu(wo, argv, &o, &d, &run);
+	if (rc == WHY_TREE_NONE)
+		rc = count_runs(wo, argv, &o, &d, &runs, &r, &run);
+	if (rc)
 		goto out;
 	r.d = &d;
 	r.command = command;
-	r.workload_ran = p.res.workload_ran;
-	r.exit_status = p.res.workload_ran ? exitcode_from_wait(p.res.wstatus) : 0;
+	r.workload_ran = run.ran;
+	r.exit_status = run.ran ? run.status : 0;
 	diag_note_exit(&d, r.exit_status);
-	if (!wo->no_drill && p.res.workload_ran && !p.res.signal)
-		why_drill_pmu(&d, &(struct why_drill_in){ argv, divert(wo), p.res.counts.elapsed_ns / 1e9,
-							  r.exit_status, &o });
+	if (!wo->no_drill && run.ran && !run.signal)
+		why_drill_pmu(&d, &(struct why_drill_in){ argv, why_divert(wo), run.seconds, r.exit_status, &o });
 	rc = render(wo, &r, ctx);
 	if (rc == EXIT_OK)
 		rc = r.exit_status;
@@ -215,7 +244,5 @@ out:
 	tdp_free(exe);
 	diag_release(&d);
 	model_runs_release(&runs);
-	measure_pmu_release(&p);
 	return rc;
 }
-

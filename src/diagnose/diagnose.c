@@ -47,6 +47,11 @@ void diag_release(struct diag *d)
 		tdp_free(d->bottlenecks[i].fix);
 	byfunc_release(&d->functions);
 	countset_release(&d->counts);
+	tdp_free(d->tree_drill);
+	for (size_t i = 0; i < d->nr_data; i++) {
+		tdp_free(d->data[i].file);
+		tdp_free(d->data[i].function);
+	}
 	diag_init(d);
 }
 

@@ -61,6 +61,7 @@
 #include "symbol/exe.h"
 
 struct tdp_err;
+struct drill_info;
 struct sim_profile;
 struct sim_machine;
 struct sim_estimate;
@@ -164,6 +165,25 @@ struct diag_sampling {
 	const char *located;       /* the dominant leaf its event locates (the vendor's Locate-with, model/locate.h;
 	                              static key), NULL: cycles or branches were sampled */
 	char locate_event[128];    /* located: the vendor's event ("MEM_LOAD_RETIRED.L3_MISS_PS"); "" */
+	bool data_addr;            /* the samples carry data addresses (PERF_SAMPLE_ADDR: perf record -d; SPE loads) */
+	bool loads;                /* method SPE: the records are SPE's load records (not branches) */
+	uint64_t with_addr;        /* data_addr: the samples whose address is not 0 (the event gave one) */
+};
+
+#define DIAG_MAX_DATA 8         /* data cache lines listed (drill-pmu.h) */
+
+/* A data cache line the sampled loads or stores touched (PEBS data addresses). */
+struct diag_data {
+	uint64_t addr;             /* its first byte (a DIAG_PMU_CACHE_LINE-byte line) */
+	char region[96];           /* the mapping it is in: "[heap]", "[stack]", a file's base name, "anonymous";
+	                              "" when no recorded mapping holds it */
+	uint64_t offset;           /* in a file mapping: the line's offset in the file; 0 otherwise */
+	uint64_t samples;          /* samples whose address fell in it */
+	double share;              /* percent of the samples with an address */
+	double latency;            /* Arm SPE: its loads' mean total latency (cycles); < 0 unknown */
+	char *file;                /* the code that touched it most (its most sampled instruction): source */
+	char *function;            /*   file, function and line; NULL / 0 when unknown */
+	uint64_t line;
 };
 
 struct diag_finding {
@@ -221,6 +241,12 @@ struct diag {
 	struct diag_counts totals;    /* the scope's counts (sim) */
 	struct metric_tree tree;      /* the scope's tree, classified; has_tree */
 	bool has_tree;
+	struct drill_info *tree_drill; /* PMU: the drill-down's reruns that measured tree (model/drilldown.h:
+	                                  each node's step, run, running fraction and mismeasured verdict, in
+	                                  tree.v's order, and the steps); owned (tdp_free); NULL: the tree was
+	                                  counted in one run */
+	char tree_drill_stopped[TDP_ERR_MSG_MAX]; /* why the drill-down stopped before the leaves (a step
+	                                  that could not be counted); "" */
 	struct metric_tree whole;     /* the whole run's tree (sim, scope program only); has_whole */
 	bool has_whole;
 	const char *category;         /* the verdict (see the rule above); NULL: none */
@@ -251,6 +277,9 @@ struct diag {
 	char loop_note[TDP_ERR_MSG_MAX]; /* when no command would run as is: what to write; "" */
 	struct diag_sampling sampling; /* PMU: the drill-down's sampled run; has_sampling */
 	bool has_sampling;
+	struct diag_data data[DIAG_MAX_DATA]; /* PMU, samples with data addresses: the hottest data lines, most
+	                                  samples first */
+	size_t nr_data;
 	struct diag_finding findings[DIAG_MAX_FINDINGS]; /* ranked */
 	size_t nr_findings;
 	const char *notes[DIAG_MAX_NOTES]; /* static lines said with the result */
@@ -267,7 +296,7 @@ struct diag_opts {
 	const char *exe;       /* the workload's executable (resolved path); NULL: unknown */
 	const char *cwd;       /* source paths under it are shown relative; NULL: absolute */
 	const char *command;   /* the workload as one line, for the commands suggested; NULL: "CMD" */
-	int level;             /* 1 or 2 */
+	int level;             /* deepest level of the tree (sim: 1 to 3; PMU: the drill-down's) */
 	size_t top;            /* sites kept (1..DIAG_MAX_SITES) */
 };
 

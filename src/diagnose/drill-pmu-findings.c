@@ -227,13 +227,33 @@ static void located(const struct dpmu *s, size_t i, struct strbuf *title, struct
 	*node = kb_node_of(&d->tree, smp->located, d->category);
 	strbuf_addf(title, "%s located at ", label);
 	diag_add_where(title, ds->file, ds->line, ds->function);
-	strbuf_addf(ev, "%.1f %% of the %s samples (", ds->share, smp->event);
+	if (smp->loads)
+		strbuf_addf(ev, "%.1f %% of the loads Arm SPE sampled (", ds->share);
+	else
+		strbuf_addf(ev, "%.1f %% of the %s samples (", ds->share, smp->event);
 	diag_add_grouped(ev, ds->samples);
 	strbuf_adds(ev, " of ");
 	diag_add_grouped(ev, smp->samples);
-	strbuf_addf(ev, "), the vendor's Locate-with event for %s, land on this line", label);
+	if (smp->loads)
+		strbuf_adds(ev, ") are on this line");
+	else
+		strbuf_addf(ev, "), the vendor's Locate-with event for %s, land on this line", label);
 	if (leaf && !isnan(leaf->value))
 		strbuf_addf(ev, "; %s is %.1f %% of slots", label, leaf->value);
+	/* PEBS data addresses: the data line this code touched most */
+	for (size_t k = 0; k < d->nr_data; k++) {
+		const struct diag_data *dd = &d->data[k];
+
+		if (dd->line != ds->line || !dd->file || !ds->file || strcmp(dd->file, ds->file))
+			continue;
+		strbuf_addf(ev, "; its hottest data is the line at 0x%llx", (unsigned long long)dd->addr);
+		if (dd->region[0])
+			strbuf_addf(ev, " (%s%s)", dd->region, dd->offset ? ", a file mapping" : "");
+		strbuf_addf(ev, ", %.1f %% of the samples with a data address", dd->share);
+		if (dd->latency >= 0)
+			strbuf_addf(ev, ", its loads waiting %.0f cycles on average", dd->latency);
+		break;
+	}
 	diag_kb_fix(*node, NULL, fix);
 	if (leaf && leaf->def && leaf->def->hint)
 		strbuf_addf(fix, " The vendor's hint: %s", leaf->def->hint);

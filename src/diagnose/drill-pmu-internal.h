@@ -7,6 +7,8 @@
 
 struct symbol_session;
 struct strbuf;
+struct perfdata_mmap;
+struct dpmu_data;
 
 /* One source line (or, without debug info, one function or binary) of the samples. */
 struct dpmu_line {
@@ -37,6 +39,8 @@ struct dpmu {
 	size_t nr_lines;
 	uint64_t total;              /* what the shares are of: samples, or (mispredicted) branch records */
 	uint64_t touched_lines;      /* IP: distinct DIAG_PMU_CACHE_LINE-byte lines of code the samples hit */
+	struct dpmu_data *data;      /* the samples' data addresses and the data mappings (drill-pmu-data.c);
+	                                NULL: the samples carry none */
 };
 
 /** The site's function as shown: the symbol, "[kernel]" or "[BINARY]" ("[unknown]"); a new string or NULL. */
@@ -54,6 +58,28 @@ char *dpmu_display_file(const struct dpmu *s, const struct dpmu_line *l);
 
 /** True when the line is in the workload's executable (o->exe). */
 bool dpmu_in_program(const struct dpmu *s, const struct dpmu_line *l);
+
+/*
+ * Data addresses (drill-pmu-data.c): each sample's (pid, ip, addr) of a recording with PERF_SAMPLE_ADDR
+ * (addr 0: the event gave none; latency: cycles, -1 unknown) and each MMAP/MMAP2 record; then dpmu_data_finish() fills d->data (the
+ * hottest lines, their mapping, the code line that touched each most; after the symbol session has every
+ * mapping); dpmu_data_free(). Return 0, TDP_ENOMEM or TDP_ELIMIT (past DIAG_PMU_MAX_ADDRS lines).
+ */
+int dpmu_data_sample(struct dpmu *s, uint32_t pid, uint64_t ip, uint64_t addr, int latency, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+/*
+ * An SPE load recording (diag_pmu_plan.spe_loads): each AUXTRACE record's load records (a PC, their data
+ * address and total latency) counted as samples, each PC given to ip_fn(arg, pid, pc, err); COMM and FORK
+ * records map SPE's thread ids to processes. Returns 0, TDP_ENOMEM or ip_fn's error.
+ */
+struct perfdata_record;
+typedef int (*dpmu_ip_fn)(void *arg, uint32_t pid, uint64_t ip, struct tdp_err *err);
+int dpmu_data_spe(struct dpmu *s, const struct perfdata_record *rec, dpmu_ip_fn ip_fn, void *arg, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+int dpmu_data_mmap(struct dpmu *s, const struct perfdata_mmap *m, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+int dpmu_data_finish(struct dpmu *s, struct tdp_err *err) __attribute__((warn_unused_result));
+void dpmu_data_free(struct dpmu *s);
 
 /** The findings of the drill-down (drill-pmu-findings.c), after the sites. Returns 0 or TDP_ENOMEM. */
 int dpmu_findings(struct dpmu *s, struct tdp_err *err) __attribute__((warn_unused_result));

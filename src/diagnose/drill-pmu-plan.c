@@ -81,6 +81,24 @@ static uint64_t frequency(const struct diag_pmu_plan_in *in)
 	return f ? f : 1;
 }
 
+/* A node's name as people read it: the tree's label (Intel's deeper nodes), else the vocabulary's. */
+static const char *label_of(const struct metric_tree *t, const char *key)
+{
+	const struct metric_node *n = t && key ? metric_tree_find(t, key) : NULL;
+
+	return n && n->label ? n->label : key ? model_node_label(key) : "?";
+}
+
+/* Whether node key of t is ancestor or under it (memory nodes: their samples have data addresses). */
+static bool under(const struct metric_tree *t, const char *key, const char *ancestor)
+{
+	for (const struct metric_node *n = metric_tree_find(t, key); n;
+	     n = n->parent ? metric_tree_find(t, n->parent) : NULL)
+		if (!strcmp(n->key, ancestor))
+			return true;
+	return false;
+}
+
 /* IP samples of cycles, with the reason (a format and its arguments). */
 static void plan_ip(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
 {
@@ -89,6 +107,9 @@ static void plan_ip(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
 	p->freq = frequency(in);
 	p->period = 0;
 	p->branch_sample_type = 0;
+	p->data_addr = false;
+	p->spe_loads = false;
+	p->locate_leaf = NULL;
 }
 
 /* Bad Speculation with Arm SPE: every sampled branch (so that rates can be told), not only the mispredicted. */
@@ -126,6 +147,45 @@ static int plan_spe(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
 	return 0;
 }
 
+/*
+ * A memory leaf on a machine with Arm SPE: SPE's load records (PC, data address, latency), which locate
+ * loads better than any counter's samples. Returns 1 when planned, 0 when SPE cannot (no PMU, no
+ * load_filter), TDP_ENOMEM.
+ */
+static int plan_spe_loads(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
+{
+	const struct cpu_pmu *spe = in->pmus ? cpu_pmu_list_first(in->pmus, CPU_PMU_SPE) : NULL;
+	const struct metric_node *leaf = in->tree ? locate_leaf(in->tree) : NULL;
+	struct strbuf sb = STRBUF_INIT;
+	struct tdp_err e = TDP_ERR_INIT;
+	long min_interval;
+
+	if (!spe || !leaf || !(under(in->tree, leaf->key, "memory_bound") || !strcmp(leaf->key, "backend_bound")))
+		return 0;
+	if (pmu_spe_load_spec(spe, &sb, &e)) {
+		strbuf_release(&sb);
+		return 0;
+	}
+	if (strbuf_failed(&sb) || sb.len >= sizeof(p->event)) {
+		strbuf_release(&sb);
+		return TDP_ENOMEM;
+	}
+	memcpy(p->event, sb.buf, sb.len + 1);
+	strbuf_release(&sb);
+	min_interval = cpu_pmu_cap_long(spe, "min_interval");
+	p->method = DIAG_SAMPLE_SPE;
+	p->spe_loads = true;
+	p->locate_leaf = leaf->key;
+	p->spe_pmu_type = spe->type > 0 ? (uint32_t)spe->type : 0;
+	p->period = min_interval > 0 ? (uint64_t)min_interval : DIAG_PMU_SPE_INTERVAL;
+	p->freq = 0;
+	setf(p->reason, sizeof(p->reason),
+	     "%s, down to its dominant leaf %s: Arm SPE ('%s') samples one operation in %llu, and its load records "
+	     "give each load's instruction, data address and latency",
+	     model_node_label(in->category), label_of(in->tree, leaf->key), spe->name, (unsigned long long)p->period);
+	return 1;
+}
+
 int diag_pmu_plan(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, struct tdp_err *err)
 {
 	const struct cpu_branch *br = in->branch;
@@ -144,6 +204,14 @@ int diag_pmu_plan(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, st
 	p->branch_counters = core ? cpu_pmu_cap_long(core, "branch_counter_nr") : -1;
 	plan_ip(p, in);
 	if (p->drill != DIAG_DRILL_BRANCHES && in->tree && in->category) {
+		int planned = plan_spe_loads(p, in);
+
+		if (planned < 0)
+			return tdp_err_oom(err);
+		if (planned)
+			return 0;
+	}
+	if (p->drill != DIAG_DRILL_BRANCHES && in->tree && in->category) {
 		struct locate_plan lp;
 
 		/* the dominant leaf's own event finds its code better than cycles do */
@@ -151,8 +219,10 @@ int diag_pmu_plan(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, st
 			snprintf(p->event, sizeof(p->event), "%s", lp.spec);
 			snprintf(p->locate_event, sizeof(p->locate_event), "%s", lp.event);
 			p->locate_leaf = lp.leaf;
-			setf(p->reason, sizeof(p->reason), "%s, down to its dominant leaf %s: %s", label,
-			     model_node_label(lp.leaf), lp.reason);
+			p->data_addr = lp.precise && under(in->tree, lp.leaf, "memory_bound");
+			setf(p->reason, sizeof(p->reason), "%s, down to its dominant leaf %s: %s%s", label,
+			     label_of(in->tree, lp.leaf), lp.reason,
+			     p->data_addr ? ", with each sample's data address (as perf record -d)" : "");
 			return 0;
 		}
 	}
@@ -205,6 +275,14 @@ void diag_pmu_plan_fallback(struct diag_pmu_plan *p, const struct diag_pmu_plan_
 {
 	const char *what = facility_label(p->facility);
 
+	if (p->spe_loads) {
+		setf(p->reason, sizeof(p->reason),
+		     "Arm SPE's load recording did not open (%s): the hot lines and functions by cycles samples instead",
+		     why);
+		plan_ip(p, in);
+		return;
+	}
+
 	setf(p->reason, sizeof(p->reason),
 	     "Bad Speculation, but the %s recording did not open (%s): the hot code by cycles samples instead, whose "
 	     "branches are the suspects",
@@ -212,15 +290,16 @@ void diag_pmu_plan_fallback(struct diag_pmu_plan *p, const struct diag_pmu_plan_
 	plan_ip(p, in);
 }
 
-void diag_pmu_plan_unlocate(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, const char *why)
+void diag_pmu_plan_unlocate(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, const char *what_happened)
 {
 	char event[sizeof(p->locate_event)];
+	const char *leaf = p->locate_leaf;
 
 	snprintf(event, sizeof(event), "%s", p->locate_event);
 	plan_ip(p, in);
 	p->locate_leaf = NULL;
 	p->locate_event[0] = '\0';
 	setf(p->reason, sizeof(p->reason),
-	     "the dominant leaf's Locate-with event %s did not open (%s): the hot lines and functions by cycles "
-	     "samples instead", event, why);
+	     "the dominant leaf %s was not located: its Locate-with event %s %s; the hot lines and functions by cycles "
+	     "samples instead", label_of(in->tree, leaf), event, what_happened);
 }

@@ -128,6 +128,7 @@ static int make_opts(const struct diag_pmu_plan *p, char *const *argv, const str
 		so->spe_pmu_type = p->spe_pmu_type;
 		return 0;
 	}
+	so->data_addr = p->data_addr;
 	if (p->method != DIAG_SAMPLE_BRANCH_STACK)
 		return 0;
 	if ((ret = pmu_branch_filter_check(p->facility, p->branch_sample_type, p->branch_counters, err)) ||

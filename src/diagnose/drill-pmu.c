@@ -199,7 +199,13 @@ static int cmp_slot(const void *pa, const void *pb)
 	return a->ip < b->ip ? -1 : a->ip > b->ip;
 }
 
-/* Every IP sample into lines; the other records into the symbol session. */
+/* dpmu_data_spe()'s callback: an SPE load's PC, counted as an IP sample. */
+static int spe_ip(void *arg, uint32_t pid, uint64_t ip, struct tdp_err *err)
+{
+	return ip_add(arg, pid, ip, err);
+}
+
+/* Every IP sample (or SPE load record) into lines; the other records into the symbol session. */
 static int load_ip(struct dpmu *s, struct perfdata *pd, struct tdp_err *err)
 {
 	struct ip_tab t = { NULL, 0, 0 };
@@ -209,21 +215,33 @@ static int load_ip(struct dpmu *s, struct perfdata *pd, struct tdp_err *err)
 	struct dpmu_line *w = NULL;
 	struct diag_sampling *smp = &s->d->sampling;
 	size_t n = 0, alloc = 0;
+	bool addrs_in = false;
 	int ret;
 
+	for (size_t i = 0; i < perfdata_nr_attrs(pd); i++) /* perf record -d: the data mappings are needed */
+		addrs_in |= (perfdata_attr(pd, i)->sample_type & PERFDATA_SAMPLE_ADDR) != 0;
+	addrs_in |= s->plan->spe_loads;
 	while ((ret = perfdata_next(pd, &rec, err)) > 0) {
+		if (s->plan->spe_loads && (rec.type == PERFDATA_RECORD_AUXTRACE ||
+					   rec.type == PERFDATA_RECORD_COMM || rec.type == PERFDATA_RECORD_FORK) &&
+		    (ret = dpmu_data_spe(s, &rec, spe_ip, &t, err)))
+			goto out;
 		if (rec.type == PERFDATA_RECORD_SAMPLE) {
 			const struct perfdata_sample *sm = &rec.u.sample;
+
+			uint32_t pid = (sm->fields & PERFDATA_SAMPLE_TID) ? sm->pid : SYMBOL_PID_NONE;
 
 			if (!rec.attr || !(sm->fields & PERFDATA_SAMPLE_IP))
 				continue;
 			smp->samples++;
-			if ((ret = ip_add(&t, (sm->fields & PERFDATA_SAMPLE_TID) ? sm->pid : SYMBOL_PID_NONE, sm->ip,
-					  err)))
+			if ((ret = ip_add(&t, pid, sm->ip, err)) ||
+			    ((sm->fields & PERFDATA_SAMPLE_ADDR) && (ret = dpmu_data_sample(s, pid, sm->ip, sm->addr, -1, err))))
 				goto out;
 		} else if (rec.type == PERFDATA_RECORD_LOST || rec.type == PERFDATA_RECORD_LOST_SAMPLES) {
 			smp->lost += rec.u.lost.lost;
-		} else if ((ret = symbol_session_add_record(s->sym, &rec, err))) {
+		} else if ((ret = symbol_session_add_record(s->sym, &rec, err)) ||
+			   (addrs_in && (rec.type == PERFDATA_RECORD_MMAP || rec.type == PERFDATA_RECORD_MMAP2) &&
+			    (ret = dpmu_data_mmap(s, &rec.u.mmap, err)))) {
 			goto out;
 		}
 	}
@@ -233,7 +251,8 @@ static int load_ip(struct dpmu *s, struct perfdata *pd, struct tdp_err *err)
 	for (size_t i = 0; i < t.cap; i++)
 		if (t.v[i].used)
 			t.v[n++] = t.v[i];
-	qsort(t.v, n, sizeof(*t.v), cmp_slot);
+	if (n) /* a recording without samples has no table */
+		qsort(t.v, n, sizeof(*t.v), cmp_slot);
 	for (size_t i = 0; i < n; i++)
 		s->touched_lines += !i || t.v[i].pid != t.v[i - 1].pid ||
 				    t.v[i].ip / DIAG_PMU_CACHE_LINE != t.v[i - 1].ip / DIAG_PMU_CACHE_LINE;
@@ -258,7 +277,8 @@ static int load_ip(struct dpmu *s, struct perfdata *pd, struct tdp_err *err)
 		if ((ret = symbol_resolve(s->sym, addrs, k, res, err)) || (ret = add_lines(s, &alloc, res, w, k, err)))
 			goto out;
 	}
-	qsort(s->lines, s->nr_lines, sizeof(*s->lines), cmp_rank);
+	if (s->nr_lines)
+		qsort(s->lines, s->nr_lines, sizeof(*s->lines), cmp_rank);
 	ret = 0;
 out:
 	tdp_free(t.v);
@@ -344,7 +364,8 @@ static int load_branches(struct dpmu *s, struct perfdata *pd, struct tdp_err *er
 		if ((ret = symbol_resolve(s->sym, addrs, k, res, err)) || (ret = add_lines(s, &alloc, res, w, k, err)))
 			goto out;
 	}
-	qsort(s->lines, s->nr_lines, sizeof(*s->lines), r.has_mispred_flags ? cmp_rank_mispredicts : cmp_rank);
+	if (s->nr_lines)
+		qsort(s->lines, s->nr_lines, sizeof(*s->lines), r.has_mispred_flags ? cmp_rank_mispredicts : cmp_rank);
 out:
 	tdp_free(addrs);
 	tdp_free(res);
@@ -499,8 +520,10 @@ static int disasm(struct dpmu *s, struct tdp_err *err)
 
 static const char *ranked_by(const struct dpmu *s)
 {
+	if (s->plan->spe_loads)
+		return "SPE-sampled loads";
 	if (s->plan->method == DIAG_SAMPLE_IP)
-		return "cycles samples";
+		return s->plan->locate_leaf ? "samples of the dominant leaf's Locate-with event" : "cycles samples";
 	return s->d->sampling.has_flags ? "mispredicted branch records" : "taken branch records";
 }
 
@@ -518,6 +541,7 @@ static void describe(struct diag *d, const struct diag_pmu_plan *p, uint64_t dro
 	snprintf(smp->reason, sizeof(smp->reason), "%s", p->reason);
 	smp->lost = dropped;
 	smp->located = p->locate_leaf;
+	smp->loads = p->spe_loads;
 	snprintf(smp->locate_event, sizeof(smp->locate_event), "%s", p->locate_event);
 	d->has_sampling = true;
 }
@@ -553,11 +577,11 @@ int diag_pmu_drill(struct diag *d, const uint8_t *buf, size_t len, const struct 
 
 		s.have_exe = symbol_exe_open(&s.x, s.o->exe, &xerr) == 0;
 	}
-	ret = s.plan->method == DIAG_SAMPLE_IP ? load_ip(&s, pd, err) : load_branches(&s, pd, err);
+	ret = s.plan->method == DIAG_SAMPLE_IP || s.plan->spe_loads ? load_ip(&s, pd, err) : load_branches(&s, pd, err);
 	if (ret)
 		goto out;
 	d->ranked_by = ranked_by(&s);
-	if ((ret = make_sites(&s, err)))
+	if ((ret = make_sites(&s, err)) || (ret = dpmu_data_finish(&s, err)))
 		goto out;
 	if (d->drill == DIAG_DRILL_BRANCHES && (ret = disasm(&s, err)))
 		goto out;
@@ -574,5 +598,6 @@ out:
 	symbol_session_free(s.sym);
 	symbol_exe_close(&s.x);
 	tdp_free(s.lines);
+	dpmu_data_free(&s);
 	return ret;
 }

@@ -22,7 +22,15 @@
  *   Speculation      Locate-with event in the vendor's data: IP samples of that
  *                    event (":pp" where caps/max_precise >= 2) instead of cycles,
  *                    ranking the lines and functions where the leaf's own events
- *                    happen; each finding names the leaf it located.
+ *                    happen; each finding names the leaf it located. A leaf
+ *                    under Memory Bound sampled precisely records each sample's
+ *                    data address too (PEBS, perf record -d): the data cache
+ *                    lines touched most, with the mapping each is in and the
+ *                    code line that touched it (drill-pmu-data.c). On a
+ *                    machine with Arm SPE, a memory leaf (under Memory Bound,
+ *                    or Backend Bound itself in Arm's one-level trees) is
+ *                    sampled by SPE's load records instead: each load's PC,
+ *                    data address and latency.
  *
  * Three steps, so that cli/ can say what happens between them (progress lines,
  * the workload's stdout) while nothing here prints:
@@ -96,6 +104,10 @@ struct diag_pmu_plan {
 	const char *locate_leaf;         /* IP samples of the dominant leaf's Locate-with event (model/locate.h): the
 	                                    leaf (static key); NULL: cycles */
 	char locate_event[128];          /* with locate_leaf: the vendor's event as its data spells it */
+	bool data_addr;                  /* with locate_leaf under Memory Bound sampled precisely (PEBS): each
+	                                    sample's data address too (perf record -d) */
+	bool spe_loads;                  /* method SPE: load records (a memory leaf on a machine with Arm SPE)
+	                                    instead of branch records */
 };
 
 /** The inputs of the plan. */
@@ -120,11 +132,12 @@ int diag_pmu_plan(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, st
 	__attribute__((warn_unused_result));
 
 /**
- * Turn a plan that sampled the dominant leaf's Locate-with event, which could not be
- * recorded (the kernel or the event parser refused it: `why`), into IP samples of
- * cycles, the reason saying so. Pure.
+ * Turn a plan that sampled the dominant leaf's Locate-with event, which did not
+ * locate it, into IP samples of cycles, the reason saying so: what_happened is the
+ * event's fate as a phrase ("did not open (the kernel said ENOENT)", "gave no sample:
+ * ..."). Pure.
  */
-void diag_pmu_plan_unlocate(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, const char *why);
+void diag_pmu_plan_unlocate(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in, const char *what_happened);
 
 /**
  * Turn a branch plan that could not be recorded (the kernel refused the branch

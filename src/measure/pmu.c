@@ -23,7 +23,7 @@ void measure_pmu_release(struct measure_pmu *p)
 }
 
 /* The triage events counted beside the model's groups. */
-static const char pmu_triage_events[] = "cycles,instructions,branches,branch-misses,L1-icache-load-misses,"
+const char measure_triage_events[] = "cycles,instructions,branches,branch-misses,L1-icache-load-misses,"
 					"LLC-load-misses";
 
 /* The events of model m as one event-list string (its groups, then the triage events). */
@@ -39,7 +39,7 @@ static int pmu_spec(const struct model *m, const struct groups_budget *b, struct
 		ret = model_plan(mc, eo, b, &plan, err);
 	if (!ret) {
 		model_plan_spec(m, &plan, 0, plan.nr, spec);
-		strbuf_addf(spec, ",%s", pmu_triage_events);
+		strbuf_addf(spec, ",%s", measure_triage_events);
 		if (strbuf_failed(spec))
 			ret = tdp_err_oom(err);
 	}
@@ -65,7 +65,7 @@ int measure_pmu_run(char *const *argv, int level, struct measure_pmu *p, const s
 	if (ret)
 		return ret;
 	/* the same choice as 'tdprof topdown' (model/live.h) */
-	if (model_live_setup(&sys, NULL, 0, &p->model, &eo, &budget, &why_none)) {
+	if (model_live_setup(&sys, p->chosen, 0, &p->model, &eo, &budget, &why_none)) {
 		p->model = NULL;
 		snprintf(p->no_model, sizeof(p->no_model), "%s", why_none.msg);
 		if (!p->allow_no_model) {
@@ -88,7 +88,7 @@ int measure_pmu_run(char *const *argv, int level, struct measure_pmu *p, const s
 		}
 		ret = pmu_spec(p->model, &budget, &eo, &spec, err);
 	} else {
-		strbuf_adds(&spec, pmu_triage_events);
+		strbuf_adds(&spec, measure_triage_events);
 		ret = strbuf_failed(&spec) ? tdp_err_oom(err) : 0;
 	}
 	if (!ret)

@@ -67,6 +67,8 @@ int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, str
 
 /** A live run with the PMU: the counts of this CPU's top-down model and the triage events. */
 struct measure_pmu {
+	const struct model *chosen;       /* set by the caller: the model to count with (--cpu); NULL: this
+	                                     CPU's (model/live.h) */
 	const struct model *model;        /* this CPU's model (static); NULL: see allow_no_model */
 	struct pmu_session_result res;    /* res.counts; res.wstatus when res.workload_ran */
 	struct metric_tree tree;          /* evaluated (not classified); empty without a model */
@@ -75,6 +77,10 @@ struct measure_pmu {
 					   * NULL, tree empty, no_model says why) instead of failing */
 	char no_model[TDP_ERR_MSG_MAX];   /* why no model applies ("" when one does) */
 };
+
+/* The triage events counted beside the model's groups: cycles, instructions, branches, branch-misses,
+ * L1-icache-load-misses, LLC-load-misses (an event list of pmu/event.h). */
+extern const char measure_triage_events[];
 
 /** Make p empty. */
 void measure_pmu_init(struct measure_pmu *p);

@@ -59,6 +59,7 @@ static int parse_groups(const struct model *m, const struct groups_plan *p, size
 static int parse_sets(const struct measure_topdown_opts *o, struct measure_topdown *t, struct tdp_err *err)
 {
 	struct strbuf spec = STRBUF_INIT;
+	struct pmu_env penv = PMU_ENV_INIT;
 	int ret = 0;
 
 	if (!o->no_multiplex) {
@@ -76,6 +77,14 @@ static int parse_sets(const struct measure_topdown_opts *o, struct measure_topdo
 			ret = parse_groups(o->models[k], &t->plans[k], g, 1, &spec, &t->lists[t->nr_sets], err);
 			t->nr_sets++;
 		}
+	/* the extra events in a run of their own: beside the groups they would take counters from them */
+	if (o->extra && !ret) {
+		if (t->nr_sets >= MEASURE_TOPDOWN_MAX_SETS)
+			ret = tdp_err_set(err, TDP_ELIMIT, "the '%s' model needs more than %d groups", o->models[0]->name,
+					  MEASURE_TOPDOWN_MAX_SETS);
+		else
+			ret = pmu_event_list_parse(&t->lists[t->nr_sets++], o->extra, &penv, err);
+	}
 	strbuf_release(&spec);
 	return ret;
 }
@@ -109,8 +118,8 @@ static int run_sessions(const struct measure_topdown_opts *o, struct measure_top
 				n->progress(line.buf);
 			}
 		}
-		ret = o->no_multiplex ? pmu_session_run_sets(sets, t->nr_sets, &so, &t->res, err)
-				      : pmu_session_run(sets[0], &so, &t->res, err);
+		ret = t->nr_sets > 1 ? pmu_session_run_sets(sets, t->nr_sets, &so, &t->res, err)
+				     : pmu_session_run(sets[0], &so, &t->res, err);
 		if (ret || ser.n == 1)
 			break;
 		t->res.counts.backend = BACKEND_PMU;

@@ -40,6 +40,9 @@ struct measure_topdown_opts {
 	long repeat;                        /* -r N (<= 1: once) */
 	const unsigned char *nodes;         /* models[0]'s nodes to count (a drill-down step,
 	                                       model_plan_nodes()); NULL: every node up to eo->max_level */
+	const char *extra;                  /* events counted beside the groups, each alone (why's triage
+	                                       events), in a run of their own after the groups' (so that they
+	                                       take no counter from them); NULL: none */
 };
 
 struct measure_topdown {

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/err.h"
 #include "model/drilldown.h"
+#include "model/locate.h"
 #include "model/model-internal.h"
 
 static int node_level(const struct model *m, size_t i)
@@ -69,10 +71,19 @@ static void why_add(struct drill_step *s, const char *label)
 	snprintf(s->why + len, sizeof(s->why) - len, "%s%s", len && s->why[len - 1] != ' ' ? ", " : "", label);
 }
 
+static long model_index(const struct model *m, const char *key)
+{
+	for (size_t i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++)
+		if (!strcmp(m->nodes[i].key, key))
+			return (long)i;
+	return -1;
+}
+
 bool drill_next(const struct model *m, const struct drill_step *prev, const struct metric_tree *t, int max_level,
 		struct drill_step *next)
 {
-	long largest = -1;
+	const struct metric_node *path = locate_leaf(t);
+	long largest = -1, on_path = path ? model_index(m, path->key) : -1;
 	double best = -INFINITY;
 	bool crossed = false;
 
@@ -90,6 +101,8 @@ bool drill_next(const struct model *m, const struct drill_step *prev, const stru
 			crossed = true;
 			add_children(m, i, max_level, next);
 			why_add(next, n->label ? n->label : n->key);
+			if ((long)i == on_path)
+				on_path = -1; /* expanded already */
 		} else if (n->value > best) {
 			best = n->value;
 			largest = (long)i;
@@ -101,6 +114,17 @@ bool drill_next(const struct model *m, const struct drill_step *prev, const stru
 		add_children(m, (size_t)largest, max_level, next);
 		snprintf(next->why, sizeof(next->why), "children of %s, the largest (no node crossed its threshold)",
 			 n->label ? n->label : n->key);
+		if (largest == on_path)
+			on_path = -1;
+	}
+	/* the verdict's dominant node, that `why` locates, is drilled whatever its rank */
+	if (on_path >= 0 && prev->nodes[on_path] && !isnan(path->value) && has_child(m, (size_t)on_path, max_level)) {
+		size_t len = strlen(next->why);
+
+		add_children(m, (size_t)on_path, max_level, next);
+		snprintf(next->why + len, sizeof(next->why) - len, "%s%s, on the verdict's path",
+			 next->nr_nodes && len > strlen("children of ") ? "; and of " : "",
+			 path->label ? path->label : path->key);
 	}
 	if (!next->nr_nodes) {
 		drill_step_init(next);
@@ -185,7 +209,10 @@ void drill_check(const struct metric_tree *t, const struct metric_node *n, const
 		snprintf(out->why, sizeof(out->why), "%.1f %% is negative", n->value);
 	} else if (n->value > 100 + DRILL_TOLERANCE) {
 		snprintf(out->why, sizeof(out->why), "%.1f %% is above 100 %%", n->value);
-	} else if (p && !isnan(p->value) && n->value > p->value + DRILL_TOLERANCE) {
+	} else if (p && !isnan(p->value) && !(p->def && p->def->approx_children) &&
+		   n->value > p->value + DRILL_TOLERANCE) {
+		/* only children that add up to their parent are bounded by it (Intel's cycle-domain
+		 * nodes under a slot-domain parent are not) */
 		snprintf(out->why, sizeof(out->why), "%.1f %% is above its parent %s (%.1f %%)", n->value,
 			 p->label ? p->label : p->key, p->value);
 		parent_bound = true;
@@ -264,4 +291,127 @@ void drill_merge(const struct model *m, const struct drill_step *s, const struct
 				 drill_cause_text(info[d].verdict.cause));
 		}
 	}
+}
+
+const struct drill_node *drill_info_node(const struct drill_info *info, const struct metric_tree *merged,
+					 const char *key)
+{
+	long d = key ? tree_index(merged, key) : -1;
+
+	return d >= 0 && d < MODEL_MAX_NODES ? &info->nodes[d] : NULL;
+}
+
+/* Per group of a step's plan: the run that counted it (1-based) and the lowest running percentage of its counts. */
+static void group_origins(const struct drill_step *s, const struct countset *cs, int *run, double *running, size_t nr)
+{
+	for (size_t g = 0; g < nr; g++) {
+		run[g] = 1;
+		running[g] = -1;
+	}
+	for (size_t r = 0; r < s->nr_runs; r++)
+		for (size_t g = s->runs[r].first; g < s->runs[r].first + s->runs[r].nr && g < nr; g++)
+			run[g] = (int)r + 1;
+	for (size_t i = 0; i < cs->nr; i++) {
+		int g = cs->v[i].group;
+
+		if (g < 0 || (size_t)g >= nr || cs->v[i].running_pct < 0)
+			continue;
+		if (running[g] < 0 || cs->v[i].running_pct < running[g])
+			running[g] = cs->v[i].running_pct;
+	}
+}
+
+/* Count step s, evaluate it at its level and merge it into merged (classified again). */
+static int run_step(const struct model_compiled *mc, const struct model_eval_opts *o, const struct groups_budget *b,
+		    bool no_multiplex, const struct drill_counter *c, struct drill_step *s, struct metric_tree *merged,
+		    struct drill_info *info, bool *stop, struct tdp_err *err)
+{
+	const struct model *m = model_compiled_model(mc);
+	struct model_eval_opts so = *o;
+	struct countset cs = COUNTSET_INIT;
+	struct metric_tree *step = NULL;
+	int *run = NULL;
+	double *running = NULL;
+	size_t nr;
+	int ret;
+
+	so.max_level = s->level;
+	ret = drill_step_plan(mc, &so, b, no_multiplex, s, err);
+	if (ret)
+		return ret;
+	nr = s->groups.nr ? s->groups.nr : 1;
+	step = tdp_calloc(1, sizeof(*step));
+	run = tdp_calloc(nr, sizeof(*run));
+	running = tdp_calloc(nr, sizeof(*running));
+	if (!step || !run || !running) {
+		ret = tdp_err_oom(err);
+		goto out;
+	}
+	ret = c->count(c->arg, s, &cs, stop, err);
+	if (!ret && (ret = model_eval(mc, &cs, &so, step, err)) == TDP_EANALYSIS && s->index > 1) {
+		ret = 0; /* a step below level 1 measures no level-1 node */
+		*err = (struct tdp_err)TDP_ERR_INIT;
+	}
+	if (!ret) {
+		struct drill_step_info *si = &info->steps[info->nr_steps];
+		double seconds = cs.elapsed_ns > 0 ? cs.elapsed_ns / 1e9 : -1;
+
+		group_origins(s, &cs, run, running, nr);
+		drill_merge(m, s, step, run, running, nr, seconds, merged, info->nodes);
+		model_classify(merged);
+		*si = (struct drill_step_info){ .index = s->index, .level = s->level, .nr_nodes = s->nr_nodes,
+						.groups = s->groups.nr, .runs = s->nr_runs, .seconds = seconds };
+		memcpy(si->why, s->why, sizeof(si->why));
+		info->nr_steps++;
+	}
+out:
+	countset_release(&cs);
+	tdp_free(step);
+	tdp_free(run);
+	tdp_free(running);
+	return ret;
+}
+
+int drill_run(const struct model *m, const struct model_eval_opts *o, const struct groups_budget *b,
+	      bool no_multiplex, const struct drill_counter *c, struct metric_tree *merged, struct drill_info *info,
+	      struct tdp_err *err)
+{
+	struct model_compiled *mc = NULL;
+	struct countset none = COUNTSET_INIT;
+	struct drill_step s, next;
+	struct tdp_err ignored = TDP_ERR_INIT;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	info->no_multiplex = no_multiplex;
+	drill_step_init(&s);
+	drill_step_init(&next);
+	ret = model_compile(m, &mc, err);
+	if (ret)
+		return ret;
+	/* the tree's shape down to -l N, every node not measured until a step measures it */
+	ret = model_eval(mc, &none, o, merged, &ignored);
+	if (ret && !merged->nr) {
+		*err = ignored;
+		goto out;
+	}
+	ret = 0;
+	drill_first(m, &s);
+	for (;;) {
+		bool stop = false;
+
+		if (info->nr_steps >= DRILL_MAX_STEPS) /* never: a step per level */
+			break;
+		ret = run_step(mc, o, b, no_multiplex, c, &s, merged, info, &stop, err);
+		if (ret || stop || !drill_next(m, &s, merged, o->max_level, &next))
+			break;
+		drill_step_release(&s);
+		s = next;
+		drill_step_init(&next);
+	}
+out:
+	drill_step_release(&s);
+	drill_step_release(&next);
+	model_compiled_free(mc);
+	return ret;
 }

@@ -1,15 +1,20 @@
 /*
- * drilldown.h: the automatic drill-down of `tdprof topdown --drilldown` as pure
- * code: which nodes the next run measures, in which groups and runs, and which
- * measured values cannot be facts (mismeasured). No PMU is touched: the tests give
- * it every model of model_all() and that CPU's counters.
+ * drilldown.h: the automatic drill-down of `tdprof topdown --drilldown` and of
+ * `tdprof why` on a PMU as pure code: which nodes the next run measures, in which
+ * groups and runs, which measured values cannot be facts (mismeasured), and the
+ * loop that drives the steps over counts the caller supplies. No PMU is touched:
+ * the tests give it every model of model_all() and that CPU's counters, and feed
+ * drill_run() counts of their own.
  *
  * The drill (toplev's --drilldown, in steps):
  *   step 1   the level-1 nodes;
  *   step k   the children of every node measured in step k-1 that crossed its
  *            threshold (metric_node.flagged after model_classify() of the merged
  *            tree); when none crossed, of the largest measurable one that has
- *            children; nodes beyond max_level (-l N) are not measured;
+ *            children; and in any case of the node of step k-1 on the verdict's
+ *            path (locate.h's dominant leaf so far), so that the leaf `why`
+ *            locates is as deep as the tree goes; nodes beyond max_level (-l N)
+ *            are not measured;
  *   end      when no node of the last step has a child to expand (the leaves).
  * Each step's nodes make one plan (groups.h, model_plan_nodes()); its groups are
  * counted in one run of the workload (the kernel multiplexes them when they do not
@@ -17,12 +22,16 @@
  *
  * Mismeasured: a value outside its bounds is not a fact. drill_check() flags a node
  * whose value is negative, above 100 % or above its parent's (by more than
- * DRILL_TOLERANCE points), and gives the likely cause: its counts were multiplexed
- * (the group ran only part of the time), the run was too short, or parent and child
- * came from different runs of a workload that varies between runs.
+ * DRILL_TOLERANCE points; only where the children share the parent's unit and add
+ * up to it: not under a parent with approx_children, Intel's cycle-domain nodes
+ * below level 2), and gives the likely cause: its counts were multiplexed (the
+ * group ran only part of the time), the run was too short, or parent and child came
+ * from different runs of a workload that varies between runs.
  *
- * Lifecycle: struct drill_step s; drill_step_init(&s); drill_first()/drill_next();
- * drill_step_plan(); use s.groups, s.runs; drill_step_release(&s).
+ * Lifecycle of the steps: struct drill_step s; drill_step_init(&s);
+ * drill_first()/drill_next(); drill_step_plan(); use s.groups, s.runs;
+ * drill_step_release(&s). Or the whole drill in one call: drill_run() with a
+ * counter that runs the workload (cli/) or reads made-up counts (tests).
  */
 #ifndef TDPROF_MODEL_DRILLDOWN_H
 #define TDPROF_MODEL_DRILLDOWN_H
@@ -39,6 +48,7 @@ struct tdp_err;
 #define DRILL_MIN_SECONDS 0.05  /* a run shorter than this gives too few counts to trust */
 #define DRILL_MIN_RUNNING 99.0  /* a group that ran less than this percent of the time was multiplexed */
 #define DRILL_MAX_RUNS 64       /* runs of one step (no_multiplex: one per group) */
+#define DRILL_MAX_STEPS 8       /* steps of one drill: one per level (MODEL_MAX_LEVEL), with room */
 
 /* The groups [first, first + nr) of a step's plan counted in one run of the workload. */
 struct drill_run {
@@ -141,5 +151,55 @@ void drill_merge(const struct model *m, const struct drill_step *s, const struct
 
 /** One sentence naming the cause ("its group was multiplexed: ..."); static. */
 const char *drill_cause_text(enum drill_cause c);
+
+/* One step of a drill as it ran (for the renderers). */
+struct drill_step_info {
+	int index;                /* 1, 2, ... */
+	int level;                /* the deepest level among its nodes */
+	char why[256];            /* drill_step.why: which nodes and why */
+	size_t nr_nodes;          /* nodes it measured */
+	size_t groups;            /* counter groups */
+	size_t runs;              /* runs of the workload */
+	double seconds;           /* its run's wall time (the sum with no_multiplex); <0 unknown */
+};
+
+/* What a drill measured, beside its merged tree: per node (indexed like the tree's v[]) and per step. */
+struct drill_info {
+	struct drill_node nodes[MODEL_MAX_NODES];
+	struct drill_step_info steps[DRILL_MAX_STEPS];
+	size_t nr_steps;          /* steps that were counted and merged */
+	bool no_multiplex;        /* each group had a run of its own */
+};
+
+/*
+ * The caller's counting of one step: count the groups of s->groups over the
+ * workload, in the runs s->runs says (each run: the groups [first, first + nr)),
+ * into out (COUNTSET_INIT on entry; released by drill_run()): a count of group g of
+ * the plan has .group == g, with its running_pct, and out->elapsed_ns the wall
+ * time. Set *stop to end the drill after this step (the workload was
+ * interrupted). Returns 0 or an error with err set (the drill ends with it).
+ */
+struct drill_counter {
+	int (*count)(void *arg, const struct drill_step *s, struct countset *out, bool *stop, struct tdp_err *err);
+	void *arg;
+};
+
+/**
+ * The whole drill of m (o: the evaluation options, o->max_level the deepest
+ * level, -l N; b: the counters): step 1, then drill_next() until the leaves, each
+ * step planned (drill_step_plan()), counted by c, evaluated, merged into merged
+ * (overwritten: every node of m down to o->max_level, NAN until a step measures
+ * it) and classified. info is overwritten. Returns 0; or the error of planning,
+ * counting or evaluating a step (TDP_EANALYSIS: step 1 measured no level-1 node),
+ * with err set: merged and info then hold the steps done before it
+ * (info->nr_steps, maybe 0). TDP_ENOMEM.
+ */
+int drill_run(const struct model *m, const struct model_eval_opts *o, const struct groups_budget *b,
+	      bool no_multiplex, const struct drill_counter *c, struct metric_tree *merged, struct drill_info *info,
+	      struct tdp_err *err) __attribute__((warn_unused_result));
+
+/** The drill_node of tree node key in info (merged's v[] order); NULL when merged has no such node. */
+const struct drill_node *drill_info_node(const struct drill_info *info, const struct metric_tree *merged,
+					 const char *key);
 
 #endif

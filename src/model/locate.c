@@ -28,17 +28,26 @@ static bool ends_with(const char *s, size_t len, const char *suffix)
 	return len >= n && !strncmp(s + len - n, suffix, n);
 }
 
-int locate_plan(const struct metric_tree *t, int max_precise, struct locate_plan *out)
+const struct metric_node *locate_leaf(const struct metric_tree *t)
 {
 	const struct metric_node *leaf, *c;
 
+	if (!t->verdict.category || !(leaf = metric_tree_find(t, t->verdict.category)))
+		return NULL;
+	while ((c = next_child(t, leaf->key)))
+		leaf = c;
+	return leaf;
+}
+
+int locate_plan(const struct metric_tree *t, int max_precise, struct locate_plan *out)
+{
+	const struct metric_node *leaf = locate_leaf(t);
+
 	memset(out, 0, sizeof(*out));
-	if (!t->verdict.category || !(leaf = metric_tree_find(t, t->verdict.category))) {
+	if (!leaf) {
 		snprintf(out->reason, sizeof(out->reason), "no verdict: nothing to locate");
 		return -1;
 	}
-	while ((c = next_child(t, leaf->key)))
-		leaf = c;
 	return locate_plan_node(t, leaf->key, max_precise, out);
 }
 

@@ -31,6 +31,15 @@ struct locate_plan {
 };
 
 /**
+ * The dominant leaf of t (classified; model_classify()): from the verdict's
+ * category down, at each level the largest flagged child, else the largest
+ * measurable one, until a node has no measurable child. In a drilled-down tree
+ * (model/drilldown.h) that is the deepest dominant node the drill measured. NULL
+ * when t has no verdict. Pure.
+ */
+const struct metric_node *locate_leaf(const struct metric_tree *t);
+
+/**
  * Plan the sampling run for t (classified; model_classify()) on a core PMU whose
  * caps/max_precise is max_precise (-1 unknown: no ":pp"). Returns 0 with *out
  * filled, or -1 when t has no verdict or no node on the leaf's path has a

@@ -125,6 +125,7 @@ struct pmu_sampling {
 	bool masked;
 	int sfd;
 	uint64_t branch_sample_type;
+	bool data_addr;           /* samples carry PERF_SAMPLE_ADDR (8 bytes after TIME) */
 	size_t id_size;           /* bytes of the sample_id trailer of non-sample records */
 	struct pmu_sampling_stats st;
 	struct smp_dsos dsos;      /* which DSOs the samples hit (sampling-dso.c) */

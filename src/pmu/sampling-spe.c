@@ -44,6 +44,22 @@ int pmu_spe_event_spec(const struct cpu_pmu *spe, bool mispred_only, struct strb
 	return 0;
 }
 
+int pmu_spe_load_spec(const struct cpu_pmu *spe, struct strbuf *sb, struct tdp_err *err)
+{
+	if (!has_format(spe, "load_filter")) {
+		tdp_err_set(err, TDP_ENOTSUP, "the '%s' PMU has no 'load_filter' format term", spe->name);
+		tdp_err_hint(err, "its driver is too old to sample only loads (Linux 4.16 or later has it)");
+		return TDP_ENOTSUP;
+	}
+	strbuf_addf(sb, "%s/load_filter=1", spe->name);
+	if (has_format(spe, "ts_enable"))
+		strbuf_adds(sb, ",ts_enable=1");
+	if (has_format(spe, "jitter"))
+		strbuf_adds(sb, ",jitter=1");
+	strbuf_addch(sb, '/');
+	return 0;
+}
+
 static void put_header(uint8_t *buf, uint32_t type, uint16_t misc, uint16_t size)
 {
 	memcpy(buf, &type, 4);

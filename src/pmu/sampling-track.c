@@ -30,7 +30,7 @@ static int queue_mmap(struct pmu_sampling *s, uint64_t time, uint32_t pid, uint6
 /* A sample's IP and branch addresses, for the DSOs it hit. */
 static int track_sample(struct pmu_sampling *s, const uint8_t *r, size_t len, uint16_t misc)
 {
-	size_t off = 56; /* header, identifier, ip, pid/tid, time, cpu/res, period */
+	size_t off = 56 + (s->data_addr ? 8 : 0); /* header, identifier, ip, pid/tid, time, [addr,] cpu/res, period */
 	bool kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 	uint64_t nr, time;
 	uint32_t pid;

@@ -110,6 +110,10 @@ static int setup_events(struct pmu_sampling *s, const struct pmu_sampling_opts *
 		m->attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;
 		m->attr.branch_sample_type = o->branch_sample_type;
 	}
+	if (o->data_addr) { /* perf record -d */
+		m->attr.sample_type |= PERF_SAMPLE_ADDR;
+		m->attr.mmap_data = 1;
+	}
 	if (o->period) {
 		m->attr.freq = 0;
 		m->attr.sample_period = o->period;
@@ -329,6 +333,9 @@ static int check_opts(const struct pmu_sampling_opts *o, struct tdp_err *err)
 	if (o->nr_members > PMU_SAMPLING_MAX_MEMBERS)
 		return tdp_err_set(err, TDP_EUSAGE, "a sampled group of %zu events: at most %d", o->nr_members + 1,
 				   PMU_SAMPLING_MAX_MEMBERS + 1);
+	if (o->data_addr && (o->spe || o->nr_members))
+		return tdp_err_set(err, TDP_EUSAGE, "data addresses go with plain samples: not with %s",
+				   o->spe ? "Arm SPE (its records carry them)" : "group reads");
 	if (o->nr_members && (o->spe || o->branch_sample_type))
 		return tdp_err_set(err, TDP_EUSAGE, "group reads go with plain samples: not with %s",
 				   o->spe ? "Arm SPE" : "branch stacks");
@@ -353,6 +360,7 @@ int pmu_sampling_open(struct pmu_sampling **out, const struct pmu_sampling_opts 
 	s->spe = o->spe;
 	s->spe_type = o->spe_pmu_type;
 	s->branch_sample_type = o->branch_sample_type;
+	s->data_addr = o->data_addr;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->reference = (uint64_t)ts.tv_sec ^ (uint64_t)ts.tv_nsec; /* any value: perf's is the same */
 	ret = setup_target(s, o, err);

@@ -159,6 +159,15 @@ int pmu_spe_event_spec(const struct cpu_pmu *spe, bool mispred_only, struct strb
 	__attribute__((warn_unused_result));
 
 /**
+ * The same for load recording (perf c2c's and perf mem's SPE event): "arm_spe_0/
+ * load_filter=1,ts_enable=1,jitter=1/"; each sampled load's record carries its PC,
+ * data virtual address and latencies. Returns 0, or TDP_ENOTSUP when the PMU has no
+ * load_filter format. Pure.
+ */
+int pmu_spe_load_spec(const struct cpu_pmu *spe, struct strbuf *sb, struct tdp_err *err)
+	__attribute__((warn_unused_result));
+
+/**
  * Write perf's AUXTRACE_INFO record for SPE (PMU_SPE_AUXTRACE_INFO_SIZE bytes)
  * to buf: header {type 70, size 32}, type 4, priv = { pmu_type, per_cpu } (the
  * layout tools/perf/util/arm-spe.h calls ARM_SPE_PMU_TYPE, ARM_SPE_PER_CPU_MMAPS,
@@ -341,6 +350,9 @@ struct pmu_sampling_opts {
 	                                   inherit is off, as perf 6.1 sets it (the kernel reads no
 	                                   inherited group before 6.12); borrowed; NULL: none */
 	size_t nr_members;              /* at most PMU_SAMPLING_MAX_MEMBERS */
+	bool data_addr;                 /* each sample's data address (PERF_SAMPLE_ADDR, and the data mappings
+	                                   as MMAP2 records: perf record -d); meaningful with a precise load or
+	                                   store event (Intel PEBS), 0 where the event gives none */
 };
 
 /** Most members of a sampled group (a PMU has no more counters). */

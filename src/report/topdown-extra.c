@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/drilldown.h"
 #include "report/json-util.h"
 
 /* name == key, ignoring case and with ' ', '-' and '_' alike */
@@ -302,10 +303,18 @@ static json_t *tree_array(const struct topdown_report *r, const struct metric_tr
 		jput(o, "metric_groups", jstr_or_null(d ? d->groups : NULL), failed);
 		jput(o, "older_formula", n->older ? json_string(n->variant_source) : json_null(), failed);
 		jput(o, "why", n->why[0] ? json_string(n->why) : json_null(), failed);
+		jput(o, "drill", topdown_drill_node_json(r->drill && r->nr_trees && t == r->trees[0] && i < MODEL_MAX_NODES
+								 ? &r->drill->nodes[i] : NULL, failed),
+		     failed);
 		jput(o, "children", tree_array(r, t, n->key, depth + 1, failed), failed);
 		jappend(a, o, failed);
 	}
 	return a;
+}
+
+json_t *topdown_tree_json(const struct topdown_report *r, const struct metric_tree *t, bool *failed)
+{
+	return tree_array(r, t, NULL, 1, failed);
 }
 
 void topdown_json_extra(json_t *o, const struct topdown_report *r, const struct metric_tree *t, bool *failed)

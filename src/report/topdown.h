@@ -64,6 +64,7 @@
 #include "model/model.h"
 
 struct model_runs;
+struct drill_info;
 struct drill_node;
 struct byfunc_result;
 struct tdp_err;
@@ -90,9 +91,8 @@ struct topdown_report {
 	const char *nodes;           /* --nodes: the subtrees to show (topdown_node_shown); NULL: all */
 	bool info;                   /* --info: the model's Info metrics too */
 	bool describe;               /* text: each node's description and tuning hint */
-	const struct drill_node *drill; /* --drilldown: per node of trees[0] (its v[] order), where it was
-	                                   measured (model/drilldown.h); NULL: no drill-down */
-	size_t drill_steps;          /* steps of the drill-down */
+	const struct drill_info *drill; /* --drilldown: per node of trees[0] (its v[] order), where it was
+	                                   measured, and the steps (model/drilldown.h); NULL: no drill-down */
 	const struct byfunc_result *functions; /* --by function (diagnose/byfunc.h); NULL: none */
 	const char *csv_sep;         /* csv: the field separator (-x SEP); NULL: "," */
 	const struct palette *pal;   /* text: colours (report/palette.h); NULL: none */
@@ -102,8 +102,25 @@ struct topdown_report {
  * and the mismeasured ones with their raw value and cause. */
 void topdown_drill_text(FILE *out, const struct topdown_report *r);
 struct json_t;
-/* Adds "drilldown": {"steps": N, "nodes": [...]} to doc; sets *failed on allocation failure. */
+/* Adds "drilldown": {"steps": N, "plan": [...], "nodes": [...]} to doc; sets *failed on allocation failure. */
 void topdown_drill_json(struct json_t *doc, const struct topdown_report *r, bool *failed);
+/* The parts `why` shares: each step of a drill as a line ("step 2: children of Backend Bound; 2 nodes
+ * in 1 group, 1 run"), each prefixed by indent; a node's origin ("step 2, run 1, running 100 %" and, when
+ * mismeasured, its raw value, why and cause; nothing when no step measured it); the same as JSON: a
+ * node's {step, run, running_pct, mismeasured, measured_value, why, cause} (null when no step measured
+ * it; NULL and *failed on allocation failure) and the steps [{step, level, nodes, nr_nodes, groups,
+ * runs, seconds}]. */
+struct palette;
+void topdown_drill_steps_text(FILE *out, const struct drill_info *info, const char *indent);
+struct drill_step_info;
+/* One step's line without its "step N: " ("level 1; 4 nodes in 1 group, 1 run, 0.52 s") into buf. */
+void topdown_drill_step_line(const struct drill_step_info *s, char *buf, size_t size);
+void topdown_drill_node_text(FILE *out, const struct drill_node *d, const struct palette *pal);
+struct json_t *topdown_drill_node_json(const struct drill_node *d, bool *failed);
+struct json_t *topdown_drill_steps_json(const struct drill_info *info, bool *failed);
+/* The nested "tree" of t (r: its --nodes filter and, when t is r->trees[0], its drill-down: each node's
+ * "drill"), as topdown's JSON has it; NULL and *failed on allocation failure. */
+struct json_t *topdown_tree_json(const struct topdown_report *r, const struct metric_tree *t, bool *failed);
 
 /* --by function's section (topdown-byfunc.c): each function's share, level 1, dominant node and
  * guilty line; as JSON "functions": [...] and "functions_other_pct". */

@@ -137,7 +137,8 @@ static json_t *sampling(const struct diag *d, bool *failed)
 	jput(o, "frequency", m->freq ? jcount(m->freq) : json_null(), failed);
 	jput(o, "period", m->period ? jcount(m->period) : json_null(), failed);
 	jput(o, "samples", jcount(m->samples), failed);
-	jput(o, "branch_records", m->method == DIAG_SAMPLE_IP ? json_null() : jcount(m->branch_records), failed);
+	jput(o, "branch_records", m->method == DIAG_SAMPLE_IP || m->loads ? json_null() : jcount(m->branch_records),
+	     failed);
 	jput(o, "mispredicted", m->method != DIAG_SAMPLE_IP && m->has_flags ? jcount(m->mispredicted) : json_null(),
 	     failed);
 	jput(o, "lost", jcount(m->lost), failed);
@@ -147,7 +148,34 @@ static json_t *sampling(const struct diag *d, bool *failed)
 	jput(o, "reason", m->reason[0] ? json_string(m->reason) : json_null(), failed);
 	jput(o, "located", jstr_or_null(m->located), failed);
 	jput(o, "locate_event", m->locate_event[0] ? json_string(m->locate_event) : json_null(), failed);
+	jput(o, "data_addresses", json_boolean(m->data_addr), failed);
+	jput(o, "loads", json_boolean(m->loads), failed);
+	jput(o, "with_address", m->data_addr ? jcount(m->with_addr) : json_null(), failed);
 	return o;
+}
+
+/* The data cache lines the samples' addresses touched most (PEBS data addresses). */
+static json_t *data_lines(const struct diag *d, bool *failed)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < d->nr_data; i++) {
+		const struct diag_data *x = &d->data[i];
+		json_t *o = json_object();
+
+		jput(o, "rank", jcount(i + 1), failed);
+		jput(o, "address", jaddr(x->addr), failed);
+		jput(o, "region", x->region[0] ? json_string(x->region) : json_null(), failed);
+		jput(o, "file_offset", x->offset ? jaddr(x->offset) : json_null(), failed);
+		jput(o, "samples", jcount(x->samples), failed);
+		jput(o, "share_pct", json_real(x->share), failed);
+		jput(o, "latency", x->latency >= 0 ? json_real(x->latency) : json_null(), failed);
+		jput(o, "file", jstr_or_null(x->file), failed);
+		jput(o, "line", x->line ? jcount(x->line) : json_null(), failed);
+		jput(o, "function", jstr_or_null(x->function), failed);
+		jappend(a, o, failed);
+	}
+	return a;
 }
 
 /* The top line's branches with their own counts; null when the run counted per line only. */
@@ -179,6 +207,8 @@ static json_t *drilldown(const struct diag *d, bool *failed)
 	jput(o, "kind", json_string(diag_drill_name(d->drill)), failed);
 	jput(o, "ranked_by", jstr_or_null(d->ranked_by), failed);
 	jput(o, "sampling", d->has_sampling ? sampling(d, failed) : json_null(), failed);
+	if (d->has_sampling && d->sampling.data_addr)
+		jput(o, "data", data_lines(d, failed), failed);
 	if (d->drill == DIAG_DRILL_BRANCHES) {
 		json_t *dis = json_object(), *insns = json_array();
 
@@ -312,6 +342,7 @@ static json_t *build(const struct why_report *r, bool *failed)
 	jput(verdict, "reason", d->reason[0] ? json_string(d->reason) : json_null(), failed);
 	jput(verdict, "next_step", jstr_or_null(d->next_step), failed);
 	jput(doc, "verdict", verdict, failed);
+	why_tree_json(doc, d, failed); /* "tree" and "tree_drilldown": each node with the run that measured it */
 	jput(doc, "drilldown", drilldown(d, failed), failed);
 	if (d->has_functions)
 		byfunc_json(doc, &d->functions, failed); /* "functions": each function's own top-down */

@@ -14,8 +14,7 @@
 #include "report/fit.h"
 #include "report/json-util.h"
 
-/* first, then text wrapped at width with continuation lines indented by indent. */
-static void wrap(FILE *out, const char *first, size_t indent, const char *text, size_t width)
+void why_wrap(FILE *out, const char *first, size_t indent, const char *text, size_t width)
 {
 	size_t col = strlen(first);
 	bool start = true;
@@ -94,14 +93,14 @@ bool why_lead_text(FILE *out, const struct diag *d, size_t width)
 		if (b->leaf)
 			snprintf(line + strlen(line), sizeof(line) - strlen(line), "; mostly %s (%.1f %%)",
 				 b->leaf_label ? b->leaf_label : b->leaf, b->leaf_value);
-		wrap(out, head, 5, line, width);
+		why_wrap(out, head, 5, line, width);
 		where(d, b, &sb);
 		if (!strbuf_failed(&sb))
-			wrap(out, "      where:", 13, sb.buf, width);
+			why_wrap(out, "      where:", 13, sb.buf, width);
 		if (b->fix)
-			wrap(out, "      fix:", 13, b->fix, width);
+			why_wrap(out, "      fix:", 13, b->fix, width);
 		if (b->hint)
-			wrap(out, "      hint:", 13, b->hint, width);
+			why_wrap(out, "      hint:", 13, b->hint, width);
 		if (b->node)
 			fprintf(out, "      more:  tdprof explain %s\n", b->node);
 		strbuf_release(&sb);

@@ -23,43 +23,10 @@ static const char *est(const struct diag *d)
 	return d->estimate ? ", estimate (simulated)" : "";
 }
 
-/*
- * Print `first`, then text wrapped at WIDTH: words start at column `indent` (the
- * first line too, padded when `first` is shorter), continuation lines are indented.
- */
+/* Print `first`, then text wrapped at WIDTH (why_wrap()). */
 static void wrap(FILE *out, const char *first, size_t indent, const char *text)
 {
-	size_t col = strlen(first);
-	bool start = true;
-
-	fputs(first, out);
-	if (col < indent) {
-		fprintf(out, "%*s", (int)(indent - col), "");
-		col = indent;
-	} else {
-		fputc(' ', out);
-		col++;
-	}
-	while (*text) {
-		size_t w = strcspn(text, " ");
-
-		if (!start && col + 1 + w > WIDTH) {
-			fprintf(out, "\n%*s", (int)indent, "");
-			col = indent;
-			start = true;
-		}
-		if (!start) {
-			fputc(' ', out);
-			col++;
-		}
-		fwrite(text, 1, w, out);
-		col += w;
-		start = false;
-		text += w;
-		while (*text == ' ')
-			text++;
-	}
-	fputc('\n', out);
+	why_wrap(out, first, indent, text, WIDTH);
 }
 
 /* The widths of the site and function columns: what the terminal leaves beside `fixed` columns of figures. */
@@ -133,80 +100,6 @@ static void print_triage(FILE *out, const struct diag *d)
 	if (!isnan(m->llc_mpki))
 		fprintf(out, "   %-14s %8.2f   LLC misses per 1000 instructions (high above %.0f)\n", "LLC MPKI",
 			m->llc_mpki, TRIAGE_LLC_MPKI_HIGH);
-}
-
-static void print_node(FILE *out, const struct metric_node *n, const struct palette *pal)
-{
-	int pad = n->level == 2 ? 4 : 2;
-	int lw = 26 - pad;
-
-	if (isnan(n->value)) {
-		char first[128];
-
-		snprintf(first, sizeof(first), "   %*s%-*s      -", pad - 2, "", lw, n->label);
-		wrap(out, first, strlen(first) + 3, n->why[0] ? n->why : "not measurable");
-		return;
-	}
-	fprintf(out, "   %*s%s%-*s %6.1f %%", pad - 2, "", n->flagged ? pal_on(pal, PAL_HOT) : "", lw, n->label,
-		n->value);
-	if (n->flagged)
-		fprintf(out, "  above %g %%%s", n->threshold, pal_off(pal));
-	fputc('\n', out);
-}
-
-static void print_tree(FILE *out, const struct diag *d, const struct palette *pal)
-{
-	const struct metric_tree *t = &d->tree;
-	bool l2 = t->max_level >= 2;
-
-	fprintf(out, "\n2. top-down, %% of slots%s%s\n", est(d),
-		d->scope == DIAG_SCOPE_PROGRAM ? ", the program's own code" : "");
-	for (size_t i = 0; i < t->nr; i++) {
-		if (t->v[i].level != 1)
-			continue;
-		print_node(out, &t->v[i], pal);
-		for (size_t j = 0; j < t->nr && l2; j++)
-			if (t->v[j].parent && !strcmp(t->v[j].parent, t->v[i].key))
-				print_node(out, &t->v[j], pal);
-	}
-	if (d->has_whole) {
-		const struct metric_tree *w = &d->whole;
-		const struct metric_node *rt = metric_tree_find(w, "retiring"), *bs = metric_tree_find(w, "bad_speculation");
-		const struct metric_node *fe = metric_tree_find(w, "frontend_bound"), *be = metric_tree_find(w, "backend_bound");
-
-		if (rt && bs && fe && be) {
-			char line[256];
-
-			snprintf(line, sizeof(line), "(start-up and libraries included): Retiring %.1f, Bad Speculation "
-				 "%.1f, Frontend %.1f, Backend %.1f %%", rt->value, bs->value, fe->value, be->value);
-			wrap(out, "   whole run", 6, line);
-		}
-	}
-	if (!d->category) {
-		fputs("\n   verdict: none (no level-1 node could be computed)\n", out);
-		return;
-	}
-	{
-		char line[512];
-		size_t o = (size_t)snprintf(line, sizeof(line), "%s, %.1f %% of slots%s", model_node_label(d->category),
-					    d->category_value,
-					    d->over_threshold ? " (above its threshold)"
-							      : " (nothing above its threshold: the largest stall)");
-
-		if (d->node && o < sizeof(line)) {
-			const struct metric_node *n = metric_tree_find(&d->tree, d->node);
-
-			o += (size_t)snprintf(line + o, sizeof(line) - o, ", mostly %s", model_node_label(d->node));
-			if (n && !isnan(n->value) && o < sizeof(line))
-				snprintf(line + o, sizeof(line) - o, " (%.1f %%)", n->value);
-		}
-		fputc('\n', out);
-		fputs(pal_on(pal, PAL_VERDICT), out);
-		wrap(out, "   verdict:", 12, line);
-		fputs(pal_off(pal), out);
-	}
-	if (d->next_step)
-		wrap(out, "   next:", 12, d->next_step);
 }
 
 /* The PMU drill-down's sites: sampled figures (diagnose/drill-pmu.h), not totals. */
@@ -409,15 +302,56 @@ static void print_sampling(FILE *out, const struct diag *d)
 	snprintf(line, sizeof(line), "%s; a second run sampled '%s' %s %llu%s: %s samples", m->reason, m->event,
 		 m->freq ? "at" : "every", (unsigned long long)(m->freq ? m->freq : m->period), m->freq ? " Hz" : "",
 		 str_grouped_u64(m->samples, a, sizeof(a)));
-	if (m->method != DIAG_SAMPLE_IP)
+	if (m->loads)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " (SPE load records)");
+	else if (m->method != DIAG_SAMPLE_IP)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " with %s branch records",
 			 str_grouped_u64(m->branch_records, b, sizeof(b)));
 	if (m->lost)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " (%s lost)", str_grouped_u64(m->lost, b, sizeof(b)));
+	if (m->data_addr)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), ", %s of them with a data address",
+			 str_grouped_u64(m->with_addr, b, sizeof(b)));
 	wrap(out, "   sampled:", 14, line);
 	if (!m->facility) {
 		snprintf(line, sizeof(line), "no branch-recording facility here: %s", m->facility_reason);
 		wrap(out, "   branches:", 14, line);
+	}
+}
+
+/* PEBS data addresses: the data lines the samples touched most, and the code that touched each. */
+static void print_data(FILE *out, const struct diag *d)
+{
+	char where[320], region[160], a[32];
+	bool lat = false;
+
+	if (!d->has_sampling || !d->sampling.data_addr)
+		return;
+	if (!d->nr_data) {
+		fputs("\n   data: no sample carried a data address (this event gives none here)\n", out);
+		return;
+	}
+	fputs("\n   data: the cache lines the sampled accesses touched most, and the code that touched each\n", out);
+	for (size_t i = 0; i < d->nr_data; i++)
+		lat |= d->data[i].latency >= 0;
+	fprintf(out, "   %2s  %-18s %-16s %8s %7s %s %s\n", "#", "address", "mapping", "samples", "share",
+		lat ? " latency" : "", "code");
+	for (size_t i = 0; i < d->nr_data; i++) {
+		const struct diag_data *x = &d->data[i];
+		struct diag_site s = { .file = x->file, .function = x->function, .line = x->line };
+
+		site_name(&s, where, sizeof(where));
+		if (x->offset)
+			snprintf(region, sizeof(region), "%s+0x%llx", x->region, (unsigned long long)x->offset);
+		else
+			snprintf(region, sizeof(region), "%s", x->region[0] ? x->region : "(unmapped)");
+		fprintf(out, "   %2zu  0x%-16llx %-16s %8s %6.1f%% ", i + 1, (unsigned long long)x->addr, region,
+			str_grouped_u64(x->samples, a, sizeof(a)), x->share);
+		if (lat && x->latency >= 0)
+			fprintf(out, "%8.0f ", x->latency);
+		else if (lat)
+			fprintf(out, "%8s ", "-");
+		fprintf(out, "%s in %s\n", where, x->function ? x->function : "???");
 	}
 }
 
@@ -486,6 +420,7 @@ static void print_drill(FILE *out, const struct why_report *r)
 		      "Core Bound is not simulated\n",
 		      out);
 	print_sites(out, d, r->verbose ? d->nr_sites : 10, r->pal);
+	print_data(out, d);
 	if (d->drill == DIAG_DRILL_BRANCHES)
 		print_disasm(out, d);
 	if (d->drill == DIAG_DRILL_ICACHE)
@@ -531,7 +466,7 @@ void why_text_print(FILE *out, const struct why_report *r)
 	why_lead_text(out, d, WIDTH); /* the vendor's Bottlenecks view leads, where the model has it */
 	print_triage(out, d);
 	if (d->has_tree) {
-		print_tree(out, d, r->pal);
+		why_tree_text(out, d, r->pal, WIDTH);
 	} else if (d->reason[0]) {
 		fputs("\n2. top-down\n", out);
 		wrap(out, "   none:", 12, d->reason);

@@ -79,6 +79,20 @@ void why_csv(struct strbuf *sb, const struct why_report *r);
 /** Print the workflow as text to out (which the caller owns). */
 void why_text_print(FILE *out, const struct why_report *r);
 
+/** Print first, then text wrapped at width, its words from column indent (a "%" stays with its number). */
+void why_wrap(FILE *out, const char *first, size_t indent, const char *text, size_t width);
+
+/**
+ * why-tree.c: the top-down section of the text (section 2: every level measured, or the simulation's up
+ * to -l; on a drilled-down PMU tree each node with the step and run that measured it and its running
+ * fraction, a mismeasured one flagged with its cause, then the steps), the verdict and its next step.
+ * As JSON: "tree" (topdown's nested tree, each node with its "drill") and "tree_drilldown" ({steps,
+ * no_multiplex, plan, stopped}, null when the tree was counted in one run).
+ */
+void why_tree_text(FILE *out, const struct diag *d, const struct palette *pal, size_t width);
+struct json_t;
+void why_tree_json(struct json_t *doc, const struct diag *d, bool *failed);
+
 /**
  * why-lead.c: the Bottlenecks lead (d->bottlenecks: every cost above its threshold and at
  * least the three largest, each with its node, its code and its fix) as text wrapped at

@@ -93,6 +93,14 @@ run drilldown tdprof topdown --drilldown --cpu neoverse-n1 --json -- busy 5
 run drilldown-nomux tdprof topdown --drilldown --no-multiplex --cpu neoverse-n1 -- busy 5
 run drilldown-n2 tdprof topdown --drilldown --cpu neoverse-n2 --json -- busy 5
 
+# issue 18: why on the PMU drills its tree down as topdown --drilldown does (Arm's trees are one level deep:
+# one step), then samples the dominant leaf's Locate-with event: QEMU opens STALL_FRONTEND but never counts
+# it, so the honest outcome is "not located" and cycles samples instead. N2: QEMU counts no OP_RETIRED /
+# OP_SPEC, so Retiring and Bad Speculation are null with their reason.
+run why-drill tdprof why --backend=pmu --cpu neoverse-n1 --json -- busy 5
+run why-drill-text tdprof why --backend=pmu --cpu neoverse-n1 --no-multiplex -- busy 5
+run why-drill-n2 tdprof why --backend=pmu --cpu neoverse-n2 --json -- busy 5
+
 # issue 18: per-function top-down from group reads, sampled by the PMU driver: cycles leading
 # instructions (both counted by QEMU), the recording sent to the host; then the model's own group
 # (N1: CPU_CYCLES leading the stall events)

@@ -6,6 +6,7 @@ Each test file is a script: it defines functions named test_*, and ends with
 """
 import json
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -84,6 +85,29 @@ def shared(*parts):
     if not os.path.exists(p):
         raise Skip("shared data not found: %s" % p)
     return p
+
+
+def c_define(src, name):
+    """The value of `#define NAME <integer expression>` in a C source (integers, parentheses, <<
+    and *): the tests derive the demos' counts from their sources, never copy them."""
+    def value(e):
+        e = e.strip()
+        if e.startswith("(") and e.endswith(")"):
+            return value(e[1:-1])
+        if "<<" in e:
+            a, b = e.split("<<", 1)
+            return value(a) << value(b)
+        if "*" in e:
+            a, b = e.split("*", 1)
+            return value(a) * value(b)
+        return int(e)
+
+    with open(src) as f:
+        for line in f:
+            m = re.match(r"#define\s+%s\s+([0-9()<* ]+?)\s*(/\*.*)?$" % name, line)
+            if m:
+                return value(m.group(1))
+    raise AssertionError("no #define %s in %s" % (name, src))
 
 
 def no_pmu():

@@ -158,6 +158,12 @@ def test_live_needs_a_pmu_or_a_group():
     r = tdp.run("topdown", "--by", "function", "--backend=pmu", "--", "true")
     tdp.expect_exit(r, 1)
     tdp.expect_in("hardware counters are unavailable", r.err, "stderr", r)
+    tdp.expect_in("'--by function -e GROUP'", r.err, "stderr: the hint names the way without a PMU", r)
+    tdp.expect_in("software events need no PMU", r.err, "stderr", r)
+    # and that way works under --backend=pmu too: software events open without a PMU
+    r = tdp.run("topdown", "--by", "function", "--backend=pmu", "-e", "{cpu-clock,task-clock}", "--json", "--", "true")
+    tdp.expect_exit(r, 0)
+    tdp.check(r.json()["by_function"]["events"] == ["cpu-clock", "task-clock"], "the group was sampled", r)
     r = tdp.run("topdown", "--by", "function", "-e", "cpu-clock,{task-clock,page-faults}", "--", "true")
     tdp.expect_exit(r, 2)
     tdp.expect_in("samples one group", r.err, "stderr", r)

@@ -3,7 +3,6 @@
 Needs valgrind for the simulated runs (those tests skip without it).
 """
 import os
-import re
 import shutil
 
 import tdp
@@ -16,29 +15,6 @@ def demo(name):
     if not shutil.which("valgrind"):
         raise tdp.Skip("valgrind is not installed")
     return path
-
-
-def c_define(src, name):
-    """The value of `#define NAME <integer expression>` in a C source (integers, parentheses, <<
-    and *): the tests derive the demos' counts from their sources, never copy them."""
-    def value(e):
-        e = e.strip()
-        if e.startswith("(") and e.endswith(")"):
-            return value(e[1:-1])
-        if "<<" in e:
-            a, b = e.split("<<", 1)
-            return value(a) << value(b)
-        if "*" in e:
-            a, b = e.split("*", 1)
-            return value(a) * value(b)
-        return int(e)
-
-    with open(src) as f:
-        for line in f:
-            m = re.match(r"#define\s+%s\s+([0-9()<* ]+?)\s*(/\*.*)?$" % name, line)
-            if m:
-                return value(m.group(1))
-    raise AssertionError("no #define %s in %s" % (name, src))
 
 
 def test_stat_sim_text_says_estimate():
@@ -58,7 +34,7 @@ def test_stat_sim_json():
     # the if of examples/branch/branch.c alone runs N * PASSES (1 MiB * 3 = 3,145,728) conditional
     # branches, about half of them mispredicted on random bytes; the loops add as many predicted
     src = os.path.join(tdp.SOURCE_ROOT, "examples", "branch", "branch.c")
-    execs = c_define(src, "N") * c_define(src, "PASSES")
+    execs = tdp.c_define(src, "N") * tdp.c_define(src, "PASSES")
     tdp.check(ev["branches"] > 2 * execs, "branches %r" % ev["branches"], r)
     tdp.check(0.45 * execs < ev["branch-misses"] < 0.6 * execs + 20000, "branch-misses %r" % ev["branch-misses"], r)
     tdp.check(j["metrics"]["branch_mpki"] > 5, "triage sees the branch: %r" % j["metrics"], r)

@@ -4,8 +4,8 @@ The expected lines are found in the sources by their marker comments
 ('tdprof-demo: MISPREDICT' ...), never hard-coded. Needs valgrind (skips without it).
 """
 import json
-import os
 import re
+import os
 import shutil
 import subprocess
 
@@ -35,29 +35,6 @@ def marker_line(name, marker):
     raise AssertionError("no marker %s in %s" % (marker, src))
 
 
-def c_define(src, name):
-    """The value of `#define NAME <integer expression>` in a C source (integers, parentheses, <<
-    and *): the tests derive the demos' counts from their sources, never copy them."""
-    def value(e):
-        e = e.strip()
-        if e.startswith("(") and e.endswith(")"):
-            return value(e[1:-1])
-        if "<<" in e:
-            a, b = e.split("<<", 1)
-            return value(a) << value(b)
-        if "*" in e:
-            a, b = e.split("*", 1)
-            return value(a) * value(b)
-        return int(e)
-
-    with open(src) as f:
-        for line in f:
-            m = re.match(r"#define\s+%s\s+([0-9()<* ]+?)\s*(/\*.*)?$" % name, line)
-            if m:
-                return value(m.group(1))
-    raise AssertionError("no #define %s in %s" % (name, src))
-
-
 def why(*args):
     need_valgrind()
     r = tdp.run("why", "--backend=sim", "--json", "--", *args, timeout=240)
@@ -80,7 +57,7 @@ def test_branch_random_names_the_if_line():
     # The if runs once per element per pass: N * PASSES (examples/branch/branch.c: 1 MiB * 3 =
     # 3,145,728) conditional branches at that line, whatever the data.
     src = os.path.join(EXAMPLES, "branch", "branch.c")
-    execs = c_define(src, "N") * c_define(src, "PASSES")
+    execs = tdp.c_define(src, "N") * tdp.c_define(src, "PASSES")
     s = j["sites"][0]
     tdp.check(s["cond_branches"] == execs, "branches at the if line: %d, not %d" % (s["cond_branches"], execs), r)
     # random bytes: about half of them mispredict (a predictor cannot beat a coin)
@@ -309,7 +286,8 @@ def schema_problems(doc):
 
 def test_pmu_drill_documents_match_the_schema():
     checked = 0
-    for scenario in ("lbr", "brs", "nofacility", "frontend", "backend", "retiring", "nomodel", "intel"):
+    for scenario in ("lbr", "brs", "nofacility", "frontend", "backend", "retiring", "nomodel", "intel", "drilled",
+                     "mismeasured", "nomux", "dataaddr", "speloads"):
         doc = pmu_doc(scenario)
         problems = schema_problems(doc)
         if problems is None:
@@ -317,7 +295,7 @@ def test_pmu_drill_documents_match_the_schema():
         tdp.check(not problems, "%s: %s" % (scenario, problems))
         tdp.check(doc["backend"] == "pmu" and doc["drilldown"]["sampling"] is not None, scenario)
         checked += 1
-    tdp.check(checked == 8, "every scenario")
+    tdp.check(checked == 13, "every scenario")
 
 
 def test_pmu_bottlenecks_lead():
@@ -400,6 +378,124 @@ def test_pmu_drill_footprint_and_no_model():
               and j["drilldown"]["loop_command"] is None and "'spin' takes arguments" in j["drilldown"]["loop_note"]
               and "drill-target.c" in j["drilldown"]["loop_note"],
               "the hot code still: %r" % j["drilldown"])
+
+
+def tree_nodes(tree, parent=None):
+    """Every node of a nested JSON tree with its parent node, depth first."""
+    for n in tree:
+        yield n, parent
+        yield from tree_nodes(n["children"], n)
+
+
+def dominant_leaf(doc):
+    """The leaf why locates, found here from the JSON alone: from the verdict down, the flagged child of
+    largest value, else the largest measured one, until no child is measured."""
+    nodes = {n["key"]: n for n, _ in tree_nodes(doc["tree"])}
+    leaf = nodes[doc["verdict"]["category"]]
+    while True:
+        kids = [c for c in leaf["children"] if c["value"] is not None]
+        if not kids:
+            return leaf
+        leaf = max(kids, key=lambda c: (c["flagged"], c["value"]))
+
+
+def test_pmu_drilled_tree():
+    """why on a PMU drills the tree down as topdown --drilldown does (made-up Sapphire Rapids counts given to
+    each step's groups, tests/unit/diagnose/drill-fixture.h): every node says the step and run that measured
+    it, a node is measured the step after its parent, what no step measured is null, and the leaf the sampled
+    run located is the deepest dominant node measured."""
+    j = pmu_doc("drilled")
+    td = j["tree_drilldown"]
+    tdp.check(td and td["steps"] >= 3 and len(td["plan"]) == td["steps"] and td["plan"][0]["nodes"] == "level 1"
+              and td["plan"][1]["nodes"] == "children of Backend Bound" and not td["no_multiplex"]
+              and td["stopped"] is None and all(p["runs"] == 1 for p in td["plan"]), "the steps: %r" % td)
+    measured = 0
+    for n, parent in tree_nodes(j["tree"]):
+        d = n["drill"]
+        if d is None:
+            tdp.check(n["value"] is None or n["key"] == "cxl_mem_bound", "%s: a value no step measured" % n["key"])
+            continue
+        measured += 1
+        tdp.check(d["run"] == 1 and d["running_pct"] in (100.0, None) and not d["mismeasured"], "%s: %r" % (n["key"], d))
+        tdp.check(d["step"] == (parent["drill"]["step"] + 1 if parent else 1),
+                  "%s measured in step %d, its parent in %r" % (n["key"], d["step"], parent and parent["drill"]))
+    tdp.check(measured == sum(p["nr_nodes"] for p in td["plan"]), "every node the steps measured has a drill")
+    leaf = dominant_leaf(j)
+    smp = j["drilldown"]["sampling"]
+    tdp.check(smp["located"] == leaf["key"] and leaf["drill"]["step"] >= 3 and smp["locate_event"]
+              and leaf["locate_with"] and smp["locate_event"] in leaf["locate_with"]
+              and j["drilldown"]["ranked_by"] == "samples of the dominant leaf's Locate-with event",
+              "located %s (%s), the dominant leaf is %s (step %s)" % (smp["located"], smp["locate_event"], leaf["key"],
+                                                                     leaf["drill"]["step"]))
+    tdp.check(j["level2"]["backend_bound"]["memory_bound"] == 50.0 and j["level2"]["frontend_bound"]["fetch_latency"] is None,
+              "level2: the measured nodes only: %r" % j["level2"])
+    t = pmu_doc("drilled", "text")
+    tdp.expect_in("drilled down in %d steps" % td["steps"], t, "text")
+    tdp.expect_in("(step 2, run 1, running 100 %)", t, "text")
+    tdp.expect_in("step 2:  children of Backend Bound", t, "text")
+    tdp.check(re.search(r"^ +Memory Bound +50\.0 % +above 20 % +\(step 2, run 1", t, re.M), "the tree's line", t)
+
+
+def test_pmu_drilled_mismeasured_and_nomux():
+    """A step whose counts are off (3 x topdown-mem-bound, groups that ran 40 % of the time): Memory Bound is
+    mismeasured, null in the tree with what was read and the likely cause (multiplexing); with --no-multiplex
+    each group is a run of its own."""
+    j = pmu_doc("mismeasured")
+    mem = next(n for n, _ in tree_nodes(j["tree"]) if n["key"] == "memory_bound")
+    d = mem["drill"]
+    tdp.check(mem["value"] is None and d["mismeasured"] and d["measured_value"] > 100 and d["running_pct"] == 40.0
+              and "--no-multiplex" in d["cause"] and "mismeasured" in mem["why"], "memory_bound: %r" % mem)
+    tdp.check(j["level2"]["backend_bound"]["memory_bound"] is None, "level2 holds no mismeasured figure")
+    tdp.check(dominant_leaf(j)["key"] == j["drilldown"]["sampling"]["located"], "the leaf skips the mismeasured node")
+    t = pmu_doc("mismeasured", "text")
+    tdp.check(re.search(r"Memory Bound +- +MISMEASURED \(\d+\.\d % read", t), "MISMEASURED in the text", t)
+    j = pmu_doc("nomux")
+    plan = j["tree_drilldown"]["plan"]
+    tdp.check(j["tree_drilldown"]["no_multiplex"] and all(p["runs"] == p["groups"] for p in plan)
+              and any(p["runs"] > 1 for p in plan), "one run per group: %r" % plan)
+    runs = {n["drill"]["run"] for n, _ in tree_nodes(j["tree"]) if n["drill"]}
+    tdp.check(max(runs) > 1, "nodes of the later runs: %r" % runs)
+
+
+def test_pmu_data_addresses():
+    """A memory leaf sampled precisely (MEM_LOAD_RETIRED.L3_HIT:pp) with data addresses, as perf record -d
+    (the fixture's recording: 85 of 100 samples with an address in a [heap] or a [stack]): the hottest data
+    lines with their mapping and the code that touched them, named in the located finding."""
+    j = pmu_doc("dataaddr")
+    smp = j["drilldown"]["sampling"]
+    tdp.check(smp["located"] == "l3_hit_latency" and smp["event"] == "MEM_LOAD_RETIRED.L3_HIT:pp"
+              and smp["data_addresses"] and smp["with_address"] == 85, "sampling: %r" % smp)
+    data = j["drilldown"]["data"]
+    tdp.check([(x["address"], x["region"], x["samples"], x["function"], x["line"]) for x in data] ==
+              [("0x555556000040", "[heap]", 31, "spin", target_line("HOT")),
+               ("0x555556001000", "[heap]", 29, "spin", target_line("HOT")),
+               ("0x7ffd00000100", "[stack]", 25, "pick", target_line("BRANCH"))], "data lines: %r" % data)
+    tdp.check(abs(sum(x["share_pct"] for x in data) - 100.0) < 1e-6, "shares of the samples with an address")
+    f = next(x for x in j["findings"] if " located at " in x["title"] and x["site"]["line"] == target_line("HOT"))
+    tdp.expect_in("its hottest data is the line at 0x555556000040 ([heap])", f["evidence"], "finding")
+    t = pmu_doc("dataaddr", "text")
+    tdp.check(re.search(r"85\s+of\s+them\s+with\s+a\s+data\s+address", t), "the sampling line", t)
+    tdp.check(re.search(r"^ +1 +0x555556000040 +\[heap\] +31 +36\.5% +\S*drill-target\.c:\d+ in spin$", t, re.M),
+              "the data table", t)
+    j = pmu_doc("drilled")
+    tdp.check(j["drilldown"]["sampling"]["data_addresses"] is False and "data" not in j["drilldown"],
+              "no addresses without a precise memory event")
+
+
+def test_pmu_spe_loads():
+    """Arm with SPE: Backend Bound (Arm's one-level tree) located by SPE's load records (the fixture's
+    recording: 95 loads, 85 with a data address), each data line with its loads' mean latency."""
+    j = pmu_doc("speloads")
+    smp = j["drilldown"]["sampling"]
+    tdp.check(smp["method"] == "spe" and smp["loads"] and smp["branch_records"] is None and smp["samples"] == 95
+              and smp["with_address"] == 85 and smp["located"] == "backend_bound"
+              and smp["event"] == "arm_spe_0/load_filter=1,ts_enable=1,jitter=1/", "sampling: %r" % smp)
+    tdp.check([(x["address"], x["latency"]) for x in j["drilldown"]["data"]] ==
+              [("0x555556000040", 300.0), ("0x555556001000", 40.0), ("0x7ffd00000100", 4.0)],
+              "the data lines' latencies: %r" % j["drilldown"]["data"])
+    tdp.check(j["sites"][0]["line"] == target_line("HOT") and j["sites"][0]["samples"] == 60, "the loads' lines")
+    t = pmu_doc("speloads", "text")
+    tdp.check(re.search(r"^ +1 +0x555556000040 +\[heap\] +31 +36\.5% +300 ", t, re.M), "latency column", t)
 
 
 def test_no_drill_option():

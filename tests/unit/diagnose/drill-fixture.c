@@ -6,6 +6,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "import/import.h"
+#include "model/drilldown.h"
+#include "model/groups.h"
 #include "model/model.h"
 #include "perfdata/perfdata-write.h"
 #include "perfdata/perfdata.h"
@@ -284,7 +287,7 @@ struct fx_entry {
 };
 
 static int sample(struct perfdata_writer *w, bool stack, uint16_t misc, uint64_t ip, const struct fx_entry *e,
-		  size_t nr, uint64_t *time, struct tdp_err *err)
+		  size_t nr, uint64_t *time, const uint64_t *addr, struct tdp_err *err)
 {
 	uint8_t b[1024];
 	size_t at = 8;
@@ -293,6 +296,8 @@ static int sample(struct perfdata_writer *w, bool stack, uint16_t misc, uint64_t
 	at = put_u32(b, at, FX_PID);
 	at = put_u32(b, at, FX_PID);
 	at = put_u64(b, at, (*time)++);
+	if (addr)
+		at = put_u64(b, at, *addr);
 	at = put_u64(b, at, 100000);
 	if (stack) {
 		at = put_u64(b, at, nr);
@@ -311,7 +316,7 @@ static int sample(struct perfdata_writer *w, bool stack, uint16_t misc, uint64_t
 	return perfdata_writer_add_record(w, b, at, err);
 }
 
-static int ip_samples(struct perfdata_writer *w, uint64_t *t, struct tdp_err *err)
+static int ip_samples(struct perfdata_writer *w, bool with_addr, uint64_t *t, struct tdp_err *err)
 {
 	static const struct {
 		int which;   /* 0, 1: hot[i]; 2: branch_first; 3: main; 4: kernel */
@@ -323,9 +328,13 @@ static int ip_samples(struct perfdata_writer *w, uint64_t *t, struct tdp_err *er
 		for (int k = 0; !rc && k < plan[i].count; k++) {
 			uint64_t v = plan[i].which < 2 ? fx.hot[plan[i].which] : plan[i].which == 2 ? fx.branch_first
 												   : fx.main.addr;
+			uint64_t a = plan[i].which == 0 ? FX_HEAP + 0x40 + (uint64_t)(k % 8) * 8
+				     : plan[i].which == 1 ? FX_HEAP + 0x1000 + (uint64_t)(k % 8) * 8
+				     : plan[i].which == 2 ? FX_STACK + 0x100 + (uint64_t)(k % 8) * 8 : 0;
 
-			rc = plan[i].which == 4 ? sample(w, false, PERFDATA_MISC_KERNEL, FX_KADDR, NULL, 0, t, err)
-						: sample(w, false, PERFDATA_MISC_USER, FX_BASE + v, NULL, 0, t, err);
+			rc = plan[i].which == 4
+				     ? sample(w, false, PERFDATA_MISC_KERNEL, FX_KADDR, NULL, 0, t, with_addr ? &a : NULL, err)
+				     : sample(w, false, PERFDATA_MISC_USER, FX_BASE + v, NULL, 0, t, with_addr ? &a : NULL, err);
 		}
 	return rc;
 }
@@ -343,16 +352,106 @@ static int stack_samples(struct perfdata_writer *w, enum fx_kind kind, uint64_t 
 			for (int k = 0; !rc && k < runs[r][0]; k++) {
 				e[0] = (struct fx_entry){ fx.jcc, fx.jcc_target, runs[r][1] };
 				e[1] = (struct fx_entry){ fx.main.addr, fx.main.addr + 4, runs[r][2] };
-				rc = sample(w, true, PERFDATA_MISC_USER, ip, e, 2, t, err);
+				rc = sample(w, true, PERFDATA_MISC_USER, ip, e, 2, t, NULL, err);
 			}
 		return rc;
 	}
 	for (int k = 0; !rc && k < 20; k++) {
 		e[0] = (struct fx_entry){ fx.jcc, fx.jcc_target, -1 };
 		e[1] = (struct fx_entry){ fx.main.addr, fx.main.addr + 4, -1 };
-		rc = sample(w, true, PERFDATA_MISC_USER, ip, e, k < 12 ? 2 : 1, t, err);
+		rc = sample(w, true, PERFDATA_MISC_USER, ip, e, k < 12 ? 2 : 1, t, NULL, err);
 	}
 	return rc;
+}
+
+/* An MMAP2 of a read-write anonymous mapping called name ("[heap]"). */
+static int data_mmap(struct perfdata_writer *w, uint64_t start, const char *name, struct tdp_err *err)
+{
+	uint8_t rec[256];
+	size_t at, n = strlen(name) + 1;
+
+	at = put_u32(rec, 8, FX_PID);
+	at = put_u32(rec, at, FX_PID);
+	at = put_u64(rec, at, start);
+	at = put_u64(rec, at, 0x21000);
+	at = put_u64(rec, at, 0);
+	at = put_u32(rec, at, 0);
+	at = put_u32(rec, at, 0);
+	at = put_u64(rec, at, 0);
+	at = put_u64(rec, at, 0);
+	at = put_u32(rec, at, 3); /* PROT_READ | PROT_WRITE */
+	at = put_u32(rec, at, 2); /* MAP_PRIVATE */
+	memset(rec + at, 0, (n + 7) & ~(size_t)7);
+	memcpy(rec + at, name, n);
+	at += (n + 7) & ~(size_t)7;
+	header(rec, PERFDATA_RECORD_MMAP2, PERFDATA_MISC_USER, at);
+	return perfdata_writer_add_record(w, rec, at, err);
+}
+
+/* One SPE record: PC (EL0, non-secure), OP-TYPE LD/ST (store: bit 0), VA, total latency, a timestamp. */
+static size_t spe_ldst(uint8_t *b, size_t at, uint64_t pc, bool store, uint64_t va, int latency, uint64_t ts)
+{
+	b[at++] = 0xb0;
+	at = put_u64(b, at, pc | 1ull << 63);
+	b[at++] = 0x49;
+	b[at++] = store ? 0x01 : 0x00;
+	if (va) {
+		b[at++] = 0xb2;
+		at = put_u64(b, at, va);
+	}
+	b[at++] = 0x98;
+	b[at++] = (uint8_t)(latency & 0xff);
+	b[at++] = (uint8_t)(latency >> 8);
+	b[at++] = 0x71;
+	return put_u64(b, at, ts);
+}
+
+static int spe_records(struct perfdata_writer *w, struct tdp_err *err)
+{
+	static const struct {
+		int which; /* 0, 1: hot[i]; 2: branch_first; 3: main; 5: a store at hot[0]; 6: a branch */
+		int count, latency;
+	} plan[] = { { 0, 31, 300 }, { 2, 25, 4 }, { 1, 29, 40 }, { 3, 10, 7 }, { 5, 5, 9 }, { 6, 3, 0 } };
+	uint8_t rec[48 + 8192], *trace = rec + 48, info[24];
+	size_t n = 0, at;
+	uint64_t ts = 1;
+	int rc;
+
+	memset(info, 0, sizeof(info));
+	info[8] = 4; /* ARM_SPE */
+	put_u64(info, 16, 9);
+	header(info, PERFDATA_RECORD_AUXTRACE_INFO, 0, sizeof(info));
+	if ((rc = perfdata_writer_add_record(w, info, sizeof(info), err)))
+		return rc;
+	for (size_t i = 0; i < sizeof(plan) / sizeof(plan[0]); i++)
+		for (int k = 0; k < plan[i].count; k++) {
+			int wh = plan[i].which;
+			uint64_t pc = FX_BASE + (wh == 0 || wh == 5 ? fx.hot[0] : wh == 1 ? fx.hot[1]
+							  : wh == 2 ? fx.branch_first : wh == 3 ? fx.main.addr : fx.jcc);
+			uint64_t va = wh == 0 || wh == 5 ? FX_HEAP + 0x40 + (uint64_t)(k % 8) * 8
+				      : wh == 1 ? FX_HEAP + 0x1000 + (uint64_t)(k % 8) * 8
+				      : wh == 2 ? FX_STACK + 0x100 + (uint64_t)(k % 8) * 8 : 0;
+
+			if (wh == 6) { /* B COND, taken: no load */
+				trace[n++] = 0xb0;
+				n = put_u64(trace, n, pc | 1ull << 63);
+				trace[n++] = 0x4a;
+				trace[n++] = 0x01;
+				trace[n++] = 0x71;
+				n = put_u64(trace, n, ts++);
+				continue;
+			}
+			n = spe_ldst(trace, n, pc, wh == 5, va, plan[i].latency, ts++);
+		}
+	while (n % 8)
+		trace[n++] = 0; /* PAD */
+	at = put_u64(rec, 8, n);
+	at = put_u64(rec, at, 0);
+	at = put_u64(rec, at, 0);
+	at = put_u64(rec, at, (uint64_t)FX_PID << 32); /* idx 0, tid */
+	put_u64(rec, at, 0);
+	header(rec, PERFDATA_RECORD_AUXTRACE, 0, 48);
+	return perfdata_writer_add_record(w, rec, 48 + n, err);
 }
 
 int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err)
@@ -361,20 +460,20 @@ int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err)
 	uint8_t attr[128], rec[8192];
 	size_t at, n;
 	uint64_t t = 1000;
-	bool stack = kind != FX_IP;
+	bool stack = kind == FX_LBR || kind == FX_BRS;
 	int rc;
 
 	memset(attr, 0, sizeof(attr));
-	put_u32(attr, 0, 0); /* PERF_TYPE_HARDWARE, cycles */
+	put_u32(attr, 0, kind == FX_SPE ? 9 : 0); /* a dynamic PMU type (arm_spe_0), or PERF_TYPE_HARDWARE cycles */
 	put_u32(attr, 4, sizeof(attr));
 	put_u64(attr, 16, 100000);
 	put_u64(attr, 24, PERFDATA_SAMPLE_IP | PERFDATA_SAMPLE_TID | PERFDATA_SAMPLE_TIME | PERFDATA_SAMPLE_PERIOD |
-				  (stack ? PERFDATA_SAMPLE_BRANCH_STACK : 0));
+				  (stack ? PERFDATA_SAMPLE_BRANCH_STACK : 0) | (kind == FX_ADDR ? PERFDATA_SAMPLE_ADDR : 0));
 	if (stack)
 		put_u64(attr, 72, PERFDATA_BRANCH_ANY | PERFDATA_BRANCH_USER);
 	rc = perfdata_writer_open(&w, path, err);
 	if (!rc)
-		rc = perfdata_writer_add_attr(w, attr, sizeof(attr), NULL, 0, "cycles", err);
+		rc = perfdata_writer_add_attr(w, attr, sizeof(attr), NULL, 0, kind == FX_SPE ? "arm_spe_0//" : "cycles", err);
 	if (rc)
 		goto fail;
 	/* COMM (exec) and MMAP2 of the executable segment */
@@ -404,7 +503,12 @@ int fx_write(const char *path, enum fx_kind kind, struct tdp_err *err)
 	header(rec, PERFDATA_RECORD_MMAP2, PERFDATA_MISC_USER, at);
 	if ((rc = perfdata_writer_add_record(w, rec, at, err)))
 		goto fail;
-	rc = stack ? stack_samples(w, kind, &t, err) : ip_samples(w, &t, err);
+	for (int m = 0; (kind == FX_ADDR || kind == FX_SPE) && m < 2 && !rc; m++) /* the data mappings */
+		rc = data_mmap(w, m ? FX_STACK : FX_HEAP, m ? "[stack]" : "[heap]", err);
+	if (!rc)
+		rc = kind == FX_SPE ? spe_records(w, err)
+		     : stack      ? stack_samples(w, kind, &t, err)
+				  : ip_samples(w, kind == FX_ADDR, &t, err);
 	if (rc)
 		goto fail;
 	return perfdata_writer_close(w, err);
@@ -546,4 +650,126 @@ int fx_diag_model(struct diag *d, const char *model, double ret, double bad, dou
 	countset_release(&cs);
 	tdp_free(t);
 	return rc;
+}
+
+int fx_plan_tree(struct diag_pmu_plan *p, const struct diag *d, enum cpu_branch_facility f, int max_precise)
+{
+	struct cpu_branch br = { .facility = f, .depth = f == CPU_BRANCH_NONE ? -1 : 16 };
+	struct tdp_err err = TDP_ERR_INIT;
+
+	snprintf(br.reason, sizeof(br.reason), "%s", f == CPU_BRANCH_NONE ? "the test machine records no branch"
+									    : "the test machine's facility");
+	return diag_pmu_plan(p, &(struct diag_pmu_plan_in){ d->category, &br, NULL, 1.0, 0, &d->tree, max_precise },
+			     &err);
+}
+
+struct fx_counter {
+	const struct model *m;
+	const struct countset *all;    /* every event's made-up count */
+	const struct fx_fault *fault;
+	struct countset first;         /* step 1's counts */
+};
+
+/* drill_counter.count: the planned groups' events with their made-up counts, as a live run numbers them. */
+static int fx_count(void *arg, const struct drill_step *s, struct countset *out, bool *stop, struct tdp_err *err)
+{
+	struct fx_counter *c = arg;
+	bool faulty = c->fault && s->index >= c->fault->step;
+
+	(void)stop;
+	for (size_t g = 0; g < s->groups.nr; g++)
+		for (size_t k = 0; k < s->groups.v[g].nr; k++) {
+			const char *name = c->m->events[s->groups.v[g].ev[k]].name;
+			const struct count *src = countset_find(c->all, name, -1);
+			double v = src ? src->value : 0;
+			struct count *dst;
+
+			if (faulty && !strcmp(name, c->fault->event))
+				v *= c->fault->factor;
+			if (!(dst = countset_add(out, name, NULL, v, (int)g)))
+				return tdp_err_oom(err);
+			dst->running_pct = faulty ? c->fault->running : 100;
+			if (!src)
+				dst->status = COUNT_NOT_SUPPORTED;
+		}
+	out->elapsed_ns = 2e9 * (double)s->nr_runs;
+	for (size_t i = 0; s->index == 1 && i < out->nr; i++)
+		if (!countset_add(&c->first, out->v[i].name, NULL, out->v[i].value, out->v[i].group))
+			return tdp_err_oom(err);
+	return 0;
+}
+
+int fx_drill_diag(struct diag *d, const char *model, double ret, double bad, double mem, const struct fx_fault *fault,
+		  bool no_multiplex, struct diag_opts *o)
+{
+	const struct model *m = model_find(model);
+	struct metric_tree *t = tdp_calloc(2, sizeof(*t));
+	struct drill_info *info = tdp_calloc(1, sizeof(*info));
+	struct countset all = COUNTSET_INIT;
+	struct fx_counter c = { m, &all, fault, COUNTSET_INIT };
+	struct model_eval_opts eo = MODEL_EVAL_OPTS_INIT;
+	struct groups_budget b;
+	struct tdp_err err = TDP_ERR_INIT;
+	int rc = -1;
+
+	*o = (struct diag_opts){ .exe = fx.binary, .cwd = fx.srcdir, .command = "drill-target", .level = 2, .top = 10 };
+	if (!m || !t || !info || fx_model_tree(model, ret, bad, mem, &all, &t[1]))
+		goto out;
+	drill_budget(m, false, &b);
+	eo.max_level = model_depth(m);
+	eo.slots = m->slots > 0 ? m->slots : 8;
+	if (drill_run(m, &eo, &b, no_multiplex, &(struct drill_counter){ fx_count, &c }, &t[0], info, &err)) {
+		fprintf(stderr, "drill fixture: %s\n", err.msg);
+		goto out;
+	}
+	c.first.elapsed_ns = 2e9;
+	if (!diag_from_counts(d, BACKEND_PMU, &c.first, &t[0], o, NULL)) {
+		d->tree_drill = info;
+		info = NULL;
+		rc = 0;
+	}
+out:
+	countset_release(&all);
+	countset_release(&c.first);
+	tdp_free(t);
+	tdp_free(info);
+	return rc;
+}
+
+int fx_diag_path(struct diag *d, const char *model, const struct fx_node *nodes, size_t nr, struct diag_opts *o)
+{
+	struct metric_tree *t = tdp_calloc(1, sizeof(*t));
+	struct countset cs = COUNTSET_INIT;
+	int rc = -1;
+
+	*o = (struct diag_opts){ .exe = fx.binary, .cwd = fx.srcdir, .command = "drill-target", .level = 2, .top = 10 };
+	if (t && !fx_model_tree(model, 0.2, 0.05, 0.5, &cs, t)) {
+		for (size_t i = 0; i < t->nr; i++) {
+			t->v[i].value = NAN;
+			for (size_t k = 0; k < nr; k++)
+				if (!strcmp(t->v[i].key, nodes[k].key))
+					t->v[i].value = nodes[k].value;
+		}
+		model_classify(t);
+		rc = diag_from_counts(d, BACKEND_PMU, &cs, t, o, NULL) ? -1 : 0;
+	}
+	countset_release(&cs);
+	tdp_free(t);
+	return rc;
+}
+
+int fx_plan_spe(struct diag_pmu_plan *p, const struct diag *d)
+{
+	static struct cpu_kv fmt[] = { { "branch_filter", "config:32" }, { "load_filter", "config:33" },
+				       { "jitter", "config:16" }, { "ts_enable", "config:0" } };
+	static struct cpu_kv caps[] = { { "min_interval", "1024" } };
+	static struct cpu_pmu pmus[] = {
+		{ .name = "arm_spe_0", .type = 9, .kind = CPU_PMU_SPE, .caps = caps, .nr_caps = 1, .format = fmt,
+		  .nr_format = 4 },
+	};
+	struct cpu_pmu_list list = { pmus, 1, 1 };
+	struct cpu_branch br = { .facility = CPU_BRANCH_SPE, .depth = -1, .reason = "Arm SPE (arm_spe_0)" };
+	struct tdp_err err = TDP_ERR_INIT;
+
+	return diag_pmu_plan(p, &(struct diag_pmu_plan_in){ d->category, &br, &list, 1.0, 0, &d->tree, -1 }, &err);
 }

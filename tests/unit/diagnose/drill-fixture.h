@@ -15,6 +15,17 @@
  *           other an edge from main's first instruction to main + 4: jcc 20 records,
  *           10 mispredicted; other 20 records, 4 mispredicted; 14 mispredicted in all.
  *   FX_BRS  20 samples, no flags: 12 x [jcc, other], 8 x [jcc]: jcc 20, other 12.
+ *   FX_ADDR FX_IP's samples with data addresses (PERF_SAMPLE_ADDR, perf record -d) and
+ *           MMAP2 records of a [heap] at FX_HEAP and a [stack] at FX_STACK (0x21000
+ *           bytes each, read-write): hot[0]'s 31 in the heap line FX_HEAP + 0x40,
+ *           hot[1]'s 29 in FX_HEAP + 0x1000, the BRANCH line's 25 in FX_STACK + 0x100
+ *           (each spread over the line's 8-byte words), main's and the kernel's 0 (no
+ *           address): 85 samples with an address.
+ *   FX_SPE  an Arm SPE recording (AUXTRACE_INFO of type 4, one AUXTRACE): load records at
+ *           FX_IP's user instructions with FX_ADDR's data addresses and total latencies
+ *           300 (hot[0], 31), 40 (hot[1], 29), 4 (BRANCH line, 25), main's 10 loads
+ *           without an address, and 5 stores and 3 branches (no loads): 95 loads, 85
+ *           with an address.
  */
 #ifndef TDPROF_TESTS_DRILL_FIXTURE_H
 #define TDPROF_TESTS_DRILL_FIXTURE_H
@@ -29,6 +40,8 @@
 #define FX_BASE 0x555555554000ull   /* where the PIE is "loaded" */
 #define FX_PID 4242
 #define FX_KADDR 0xffffffff81001000ull
+#define FX_HEAP 0x555556000000ull
+#define FX_STACK 0x7ffd00000000ull
 
 struct fx_func {
 	uint64_t addr, size;             /* ELF virtual address and bytes (symbol table) */
@@ -46,7 +59,7 @@ struct fx_target {
 	uint64_t seg_vaddr, seg_off, seg_len; /* the executable PT_LOAD, page-aligned */
 };
 
-enum fx_kind { FX_IP, FX_LBR, FX_BRS };
+enum fx_kind { FX_IP, FX_LBR, FX_BRS, FX_ADDR, FX_SPE };
 
 extern struct fx_target fx;
 
@@ -79,7 +92,47 @@ int fx_model_tree(const char *model, double ret, double bad, double mem, struct 
 /* fx_diag() over fx_model_tree()'s tree and counts (Intel's: a Bottlenecks view). */
 int fx_diag_model(struct diag *d, const char *model, double ret, double bad, double mem, struct diag_opts *o);
 
+/* A node and its value for fx_diag_path(). */
+struct fx_node {
+	const char *key;
+	double value;
+};
+
+/*
+ * d as diag_from_counts() leaves it for model's tree with only the nodes given measured
+ * (level 1 and a path down to a leaf, every other node not measured), classified.
+ * Returns 0 or -1.
+ */
+int fx_diag_path(struct diag *d, const char *model, const struct fx_node *nodes, size_t nr, struct diag_opts *o);
+
 /** A plan for category on a machine whose branch facility is f (reason "test machine"). */
 int fx_plan(struct diag_pmu_plan *p, const char *category, enum cpu_branch_facility f);
+
+/** The same on a machine with Arm SPE ("arm_spe_0", type 9, min_interval 1024, branch and load filters). */
+int fx_plan_spe(struct diag_pmu_plan *p, const struct diag *d);
+
+/** The same for d's verdict and tree (its dominant leaf's Locate-with; max_precise as caps/max_precise). */
+int fx_plan_tree(struct diag_pmu_plan *p, const struct diag *d, enum cpu_branch_facility f, int max_precise);
+
+/*
+ * A fault in the drill's counts (fx_drill_diag()): from step `step` on, `event`'s count is
+ * multiplied by `factor` and every group ran `running` percent of the time.
+ */
+struct fx_fault {
+	int step;
+	const char *event;
+	double factor;
+	double running;
+};
+
+/*
+ * d as `why` leaves it on a PMU (cli/why-tree.c): the drill-down of model (drilldown.h's
+ * drill_run()) over fx_model_tree()'s made-up counts, which a counter gives each step's
+ * planned groups (their events, group numbers and running times as a live run would,
+ * 2 s per run), fault (NULL: none) applied; then diag_from_counts() over the merged tree and
+ * step 1's counts, with d->tree_drill. Returns 0 or -1.
+ */
+int fx_drill_diag(struct diag *d, const char *model, double ret, double bad, double mem, const struct fx_fault *fault,
+		  bool no_multiplex, struct diag_opts *o);
 
 #endif

@@ -305,10 +305,12 @@ static void test_plan_locate(void **state)
 	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, t, 0 }, &err), 0);
 	assert_null(strstr(p.event, ":pp"));
 	/* the event did not open: cycles, and why */
-	diag_pmu_plan_unlocate(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, t, 0 }, "not supported");
+	diag_pmu_plan_unlocate(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, t, 0 },
+			       "did not open (not supported)");
 	assert_string_equal(p.event, "cycles");
 	assert_null(p.locate_leaf);
-	assert_non_null(strstr(p.reason, "did not open (not supported)"));
+	assert_non_null(strstr(p.reason, "was not located: its Locate-with event "));
+	assert_non_null(strstr(p.reason, " did not open (not supported); the hot lines"));
 	/* no tree: cycles as before */
 	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ "backend_bound", &br, NULL, 1.0, 0, NULL, 2 }, &err), 0);
 	assert_string_equal(p.event, "cycles");
@@ -694,6 +696,182 @@ static void test_record_cpu_clock(void **state)
 	assert_null(rec.data);
 }
 
+/* The path Backend Bound > Memory Bound > L3 Bound > L3 Hit Latency (MEM_LOAD_RETIRED.L3_HIT_PS) of made-up values. */
+static const struct fx_node l3_path[] = {
+	{ "retiring", 20 }, { "bad_speculation", 5 }, { "frontend_bound", 10 }, { "backend_bound", 65 },
+	{ "memory_bound", 50 }, { "core_bound", 15 }, { "l3_bound", 30 }, { "l3_hit_latency", 25 },
+};
+
+/*
+ * Issue 18, item 2 (x86): a memory leaf sampled precisely (PEBS) records each sample's data address, as
+ * perf record -d does; not without precise sampling, nor for a leaf outside Memory Bound.
+ */
+static void test_plan_data_addresses(void **state)
+{
+	static const struct fx_node fe_path[] = {
+		{ "retiring", 20 }, { "bad_speculation", 5 }, { "frontend_bound", 60 }, { "backend_bound", 15 },
+		{ "fetch_latency", 40 }, { "icache_misses", 30 },
+	};
+	struct cpu_branch br = { .facility = CPU_BRANCH_LBR, .depth = 32, .reason = "Intel LBR" };
+	struct tdp_err err = TDP_ERR_INIT;
+	struct diag_pmu_plan p;
+	struct diag_opts o;
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(fx_diag_path(&d, "sapphirerapids", l3_path, sizeof(l3_path) / sizeof(l3_path[0]), &o), 0);
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ d.category, &br, NULL, 1.0, 0, &d.tree, 2 }, &err), 0);
+	assert_string_equal(p.locate_leaf, "l3_hit_latency");
+	assert_string_equal(p.event, "MEM_LOAD_RETIRED.L3_HIT:pp");
+	assert_true(p.data_addr);
+	assert_non_null(strstr(p.reason, "dominant leaf L3 Hit Latency"));
+	assert_non_null(strstr(p.reason, "data address (as perf record -d)"));
+	/* a PMU without PEBS: no data address (the plain sample lands after the load) */
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ d.category, &br, NULL, 1.0, 0, &d.tree, 0 }, &err), 0);
+	assert_false(p.data_addr);
+	/* the event did not open: cycles, without addresses */
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ d.category, &br, NULL, 1.0, 0, &d.tree, 2 }, &err), 0);
+	diag_pmu_plan_unlocate(&p, &(struct diag_pmu_plan_in){ d.category, &br, NULL, 1.0, 0, &d.tree, 2 },
+			       "did not open (no such event)");
+	assert_false(p.data_addr);
+	assert_non_null(strstr(p.reason, "the dominant leaf L3 Hit Latency was not located"));
+	diag_release(&d);
+	/* a leaf outside Memory Bound */
+	diag_init(&d);
+	assert_int_equal(fx_diag_path(&d, "sapphirerapids", fe_path, sizeof(fe_path) / sizeof(fe_path[0]), &o), 0);
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ d.category, &br, NULL, 1.0, 0, &d.tree, 2 }, &err), 0);
+	assert_string_equal(p.locate_leaf, "icache_misses");
+	assert_false(p.data_addr);
+	diag_release(&d);
+}
+
+/* The data addresses of a recording (FX_ADDR): the hottest lines, their mapping and code, in the finding. */
+static void test_data_addresses(void **state)
+{
+	struct cpu_branch br = { .facility = CPU_BRANCH_NONE, .depth = -1, .reason = "none" };
+	struct tdp_err err = TDP_ERR_INIT;
+	struct diag_pmu_plan p;
+	struct diag_opts o;
+	struct diag d;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	const struct diag_finding *f = NULL;
+	static const struct { uint64_t addr, samples; const char *region; int code; } want[] = {
+		{ FX_HEAP + 0x40, 31, "[heap]", 0 }, { FX_HEAP + 0x1000, 29, "[heap]", 0 }, { FX_STACK + 0x100, 25, "[stack]", 1 },
+	};
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(fx_diag_path(&d, "sapphirerapids", l3_path, sizeof(l3_path) / sizeof(l3_path[0]), &o), 0);
+	assert_int_equal(diag_pmu_plan(&p, &(struct diag_pmu_plan_in){ d.category, &br, NULL, 1.0, 0, &d.tree, 2 }, &err), 0);
+	assert_int_equal(fx_recording(FX_ADDR, &buf, &len), 0);
+	assert_int_equal(diag_pmu_drill(&d, buf, len, &(struct diag_pmu_drill_opts){ &p, &o, NULL, 0 }, &err), 0);
+	assert_true(d.sampling.data_addr);
+	assert_int_equal(d.sampling.samples, 100);
+	assert_int_equal(d.sampling.with_addr, 85); /* main's and the kernel's samples have none */
+	assert_int_equal(d.nr_data, 3);
+	for (size_t i = 0; i < 3; i++) {
+		const struct diag_data *x = &d.data[i];
+
+		assert_int_equal(x->addr, want[i].addr);
+		assert_int_equal(x->samples, want[i].samples);
+		assert_true(fabs(x->share - 100.0 * (double)want[i].samples / 85) < 1e-9);
+		assert_string_equal(x->region, want[i].region);
+		assert_int_equal(x->offset, 0);
+		assert_string_equal(x->function, want[i].code ? "pick" : "spin");
+		assert_int_equal(x->line, want[i].code ? fx.branch_line : fx.hot_line);
+		assert_non_null(strstr(x->file, "drill-target.c"));
+	}
+	for (size_t i = 0; i < d.nr_findings && !f; i++)
+		if (d.findings[i].line == fx.hot_line && strstr(d.findings[i].title, " located at "))
+			f = &d.findings[i];
+	assert_non_null(f);
+	assert_non_null(strstr(f->evidence, "its hottest data is the line at 0x555556000040 ([heap]), 36.5 % of the "
+					    "samples with a data address"));
+	tdp_free(buf);
+	diag_release(&d);
+	/* the same samples without addresses: no data section */
+	diag_init(&d);
+	assert_int_equal(fx_diag_path(&d, "sapphirerapids", l3_path, sizeof(l3_path) / sizeof(l3_path[0]), &o), 0);
+	assert_int_equal(fx_recording(FX_IP, &buf, &len), 0);
+	assert_int_equal(diag_pmu_drill(&d, buf, len, &(struct diag_pmu_drill_opts){ &p, &o, NULL, 0 }, &err), 0);
+	assert_false(d.sampling.data_addr);
+	assert_int_equal(d.nr_data, 0);
+	tdp_free(buf);
+	diag_release(&d);
+}
+
+/*
+ * Issue 18, item 2 (Arm): a memory leaf (Arm's one-level trees: Backend Bound) on a machine with SPE is
+ * sampled by SPE's load records: each load's line, data address and latency.
+ */
+static void test_spe_loads(void **state)
+{
+	static const struct fx_node arm_backend[] = {
+		{ "retiring", 20 }, { "bad_speculation", 5 }, { "frontend_bound", 10 }, { "backend_bound", 65 },
+	};
+	static const struct { uint64_t addr, samples; double latency; } want[] = {
+		{ FX_HEAP + 0x40, 31, 300 }, { FX_HEAP + 0x1000, 29, 40 }, { FX_STACK + 0x100, 25, 4 },
+	};
+	struct tdp_err err = TDP_ERR_INIT;
+	struct diag_pmu_plan p;
+	struct diag_opts o;
+	struct diag d;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	const struct diag_finding *f = NULL;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(fx_diag_path(&d, "neoverse-v1", arm_backend, 4, &o), 0);
+	assert_string_equal(d.category, "backend_bound");
+	assert_int_equal(fx_plan_spe(&p, &d), 0);
+	assert_int_equal(p.method, DIAG_SAMPLE_SPE);
+	assert_true(p.spe_loads);
+	assert_string_equal(p.event, "arm_spe_0/load_filter=1,ts_enable=1,jitter=1/");
+	assert_int_equal(p.period, 1024);
+	assert_string_equal(p.locate_leaf, "backend_bound");
+	assert_non_null(strstr(p.reason, "load records give each load's instruction, data address and latency"));
+	assert_int_equal(fx_recording(FX_SPE, &buf, &len), 0);
+	assert_int_equal(diag_pmu_drill(&d, buf, len, &(struct diag_pmu_drill_opts){ &p, &o, NULL, 0 }, &err), 0);
+	assert_true(d.sampling.loads && d.sampling.data_addr);
+	assert_int_equal(d.sampling.samples, 95); /* the loads: not the 5 stores nor the 3 branches */
+	assert_int_equal(d.sampling.with_addr, 85);
+	assert_string_equal(d.ranked_by, "SPE-sampled loads");
+	assert_true(d.nr_sites >= 3);
+	assert_int_equal(d.sites[0].line, fx.hot_line);
+	assert_int_equal(d.sites[0].samples, 60);
+	assert_int_equal(d.nr_data, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(d.data[i].addr, want[i].addr);
+		assert_int_equal(d.data[i].samples, want[i].samples);
+		assert_true(d.data[i].latency == want[i].latency);
+	}
+	for (size_t i = 0; i < d.nr_findings && !f; i++)
+		if (d.findings[i].line == fx.hot_line && strstr(d.findings[i].title, "Backend Bound located at "))
+			f = &d.findings[i];
+	assert_non_null(f);
+	assert_non_null(strstr(f->evidence, "63.2 % of the loads Arm SPE sampled (60 of 95) are on this line"));
+	assert_non_null(strstr(f->evidence, "its loads waiting 300 cycles on average"));
+	tdp_free(buf);
+	diag_release(&d);
+	/* a leaf outside Memory Bound keeps its Locate-with event even with SPE */
+	{
+		static const struct fx_node fe[] = {
+			{ "retiring", 20 }, { "bad_speculation", 5 }, { "frontend_bound", 60 }, { "backend_bound", 15 },
+		};
+
+		diag_init(&d);
+		assert_int_equal(fx_diag_path(&d, "neoverse-v1", fe, 4, &o), 0);
+		assert_int_equal(fx_plan_spe(&p, &d), 0);
+		assert_false(p.spe_loads);
+		assert_int_equal(p.method, DIAG_SAMPLE_IP);
+		assert_string_equal(p.locate_event, "STALL_SLOT_FRONTEND");
+		diag_release(&d);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -705,6 +883,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_top),             cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_alloc_failures),  cmocka_unit_test(test_record_cpu_clock),
 		cmocka_unit_test(test_plan_locate),     cmocka_unit_test(test_ip_located),
+		cmocka_unit_test(test_plan_data_addresses), cmocka_unit_test(test_data_addresses),
+		cmocka_unit_test(test_spe_loads),
 	};
 
 	if (argc < 3 || fx_init(argv[1], argv[2]))

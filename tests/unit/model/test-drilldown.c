@@ -2,8 +2,11 @@
  * Unit tests of model/drilldown: for every model tdprof lists, against its
  * counters less the NMI watchdog's, each step of the drill fits the counters, loses
  * no node the model could measure, expands what crossed (or the largest), reaches
- * the leaves, and --no-multiplex gives each group its own run; and the mismeasured
- * rule with its causes.
+ * the leaves, and --no-multiplex gives each group its own run; the verdict's path is
+ * drilled whatever its rank; the mismeasured rule with its causes; and the whole
+ * drill (drill_run()) over counts a test counter gives each step as a live run would:
+ * the run and running fraction of every node, the leaf `why` locates always measured as
+ * deep as the tree goes, a step whose counts are off flagged with its cause.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +22,7 @@
 #include "base/err.h"
 #include "model/drilldown.h"
 #include "model/groups.h"
+#include "model/locate.h"
 #include "model/model.h"
 
 static int level_of(const struct model *m, size_t i)
@@ -345,6 +349,278 @@ static void test_merge(void **state)
 	free(info);
 }
 
+/* Nothing crossed, the largest is Retiring: its children are drilled, and those of the verdict (the largest stall). */
+static void test_verdict_path(void **state)
+{
+	const struct model *m = model_find("skylake");
+	struct metric_tree *t = calloc(1, sizeof(*t));
+	struct countset cs = COUNTSET_INIT;
+	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+	struct tdp_err err = TDP_ERR_INIT;
+	struct drill_step s, next;
+	static const struct { const char *key; double v; } l1[] = {
+		{ "retiring", 45 }, { "backend_bound", 30 }, { "frontend_bound", 15 }, { "bad_speculation", 10 },
+	};
+
+	(void)state;
+	assert_true(m && t);
+	fill(m, NULL, &cs);
+	o.max_level = MODEL_MAX_LEVEL;
+	assert_int_equal(model_evaluate(m, &cs, &o, t, &err), 0);
+	countset_release(&cs);
+	for (size_t i = 0; i < t->nr; i++) { /* as after step 1: nothing below level 1 measured */
+		t->v[i].value = NAN;
+		for (size_t k = 0; k < sizeof(l1) / sizeof(l1[0]); k++)
+			if (!strcmp(t->v[i].key, l1[k].key))
+				t->v[i].value = l1[k].v;
+	}
+	model_classify(t);
+	assert_string_equal(t->verdict.category, "backend_bound");
+	assert_false(t->verdict.over_threshold);
+	drill_step_init(&s);
+	drill_step_init(&next);
+	drill_first(m, &s);
+	assert_true(drill_next(m, &s, t, MODEL_MAX_LEVEL, &next));
+	for (size_t i = 0; i < m->nr_nodes; i++)
+		assert_int_equal(next.nodes[i], m->nodes[i].parent && (!strcmp(m->nodes[i].parent, "retiring") ||
+								       !strcmp(m->nodes[i].parent, "backend_bound")));
+	assert_non_null(strstr(next.why, "the largest"));
+	assert_non_null(strstr(next.why, "Backend Bound, on the verdict's path"));
+	drill_step_release(&s);
+	drill_step_release(&next);
+	free(t);
+}
+
+/* A parent whose children are in another unit (Intel's cycle-domain nodes: approx_children) does not bound them. */
+static void test_parent_of_other_unit(void **state)
+{
+	static struct metric_tree t;
+	static const struct model_node_def exact = { .key = "backend_bound" }, approx = { .key = "memory_bound",
+											  .approx_children = true };
+	struct drill_origin o = { 2, 1, 100, 2.0 };
+	struct drill_verdict v;
+	struct metric_node *be, *mem, *l1;
+
+	(void)state;
+	be = node(&t, "backend_bound", NULL, 30);
+	mem = node(&t, "memory_bound", "backend_bound", 25);
+	l1 = node(&t, "l1_bound", "memory_bound", 40);
+	be->def = &exact;
+	mem->def = &approx;
+	drill_check(&t, l1, &o, &o, &v);
+	assert_false(v.mismeasured); /* 40 % of cycles under 25 % of slots: no contradiction */
+	mem->value = 35;
+	drill_check(&t, mem, &o, &o, &v);
+	assert_true(v.mismeasured); /* Memory Bound is a part of Backend Bound */
+	l1->value = 120;
+	drill_check(&t, l1, &o, &o, &v);
+	assert_true(v.mismeasured); /* above 100 % is out of bounds in any unit */
+}
+
+/* A counter for drill_run(): made-up counts (fill()'s) of the planned events, as a live run numbers them. */
+struct counter {
+	const struct model *m;
+	double running;              /* percent every group ran */
+	int fail_step;               /* this step's counting fails; 0: none */
+	const char *scale_event;     /* from step 2 on, this event's count is scaled; NULL none */
+	double scale;
+	size_t calls;
+	size_t runs[DRILL_MAX_STEPS]; /* runs each step asked for */
+	const double *fixed;         /* per event (m->events order) a count instead of fill()'s; NULL */
+};
+
+static int count(void *arg, const struct drill_step *s, struct countset *out, bool *stop, struct tdp_err *err)
+{
+	struct counter *c = arg;
+
+	(void)stop;
+	c->runs[c->calls++ % DRILL_MAX_STEPS] = s->nr_runs;
+	if (s->index == c->fail_step)
+		return tdp_err_set(err, TDP_ENOTSUP, "step %d's events do not open here", s->index);
+	for (size_t g = 0; g < s->groups.nr; g++)
+		for (size_t k = 0; k < s->groups.v[g].nr; k++) {
+			size_t e = s->groups.v[g].ev[k];
+			double v = c->fixed ? c->fixed[e] : 1e9 + 7e6 * (double)e;
+			struct count *n;
+
+			if (c->scale_event && s->index >= 2 && !strcmp(c->m->events[e].name, c->scale_event))
+				v *= c->scale;
+			assert_non_null(n = countset_add(out, c->m->events[e].name, NULL, v, (int)g));
+			n->running_pct = c->running;
+		}
+	out->elapsed_ns = 1e9;
+	return 0;
+}
+
+static const struct drill_node *info_of(const struct drill_info *info, const struct metric_tree *t, const char *key)
+{
+	const struct drill_node *d = drill_info_node(info, t, key);
+
+	assert_non_null(d);
+	return d;
+}
+
+/* The invariants of a whole drill of m over made-up counts. */
+static void check_drill(const struct model *m, bool no_multiplex, struct metric_tree *t, struct drill_info *info)
+{
+	struct counter c = { .m = m, .running = 100 };
+	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+	struct groups_budget b;
+	struct tdp_err err = TDP_ERR_INIT;
+	const struct metric_node *leaf;
+	int depth = model_depth(m);
+	struct countset none = COUNTSET_INIT;
+	static struct metric_tree constant; /* the nodes whose formula needs no count (CXL on a CPU without) */
+
+	drill_budget(m, true, &b);
+	o.max_level = depth;
+	o.slots = m->slots > 0 ? m->slots : 8;
+	if (drill_run(m, &o, &b, no_multiplex, &(struct drill_counter){ count, &c }, t, info, &err))
+		fail_msg("%s: %s", m->name, err.msg);
+	if (model_evaluate(m, &none, &o, &constant, &err))
+		err.msg[0] = 0;
+	assert_int_equal(constant.nr, t->nr);
+	assert_true(info->nr_steps >= 1 && info->nr_steps <= (size_t)depth);
+	assert_int_equal(c.calls, info->nr_steps);
+	assert_true(info->no_multiplex == no_multiplex);
+	for (size_t k = 0; k < info->nr_steps; k++) {
+		assert_int_equal(info->steps[k].index, (int)k + 1);
+		assert_int_equal(info->steps[k].runs, no_multiplex ? info->steps[k].groups : 1);
+		assert_int_equal(info->steps[k].runs, c.runs[k]);
+	}
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct metric_node *n = &t->v[i];
+		const struct drill_node *d = &info->nodes[i];
+
+		if (!d->origin.step) { /* what no step measured is not a figure */
+			if (!isnan(n->value) && isnan(constant.v[i].value))
+				fail_msg("%s: %s is %g, and no step measured it", m->name, n->key, n->value);
+			continue;
+		}
+		assert_true(d->origin.run >= 1 && (size_t)d->origin.run <= info->steps[d->origin.step - 1].runs);
+		if (n->parent) /* a node is measured the step after its parent */
+			assert_int_equal(info_of(info, t, n->parent)->origin.step, d->origin.step - 1);
+		else
+			assert_int_equal(d->origin.step, 1);
+		if (d->verdict.mismeasured)
+			assert_true(isnan(n->value) && !isnan(d->raw) && strstr(n->why, "mismeasured"));
+	}
+	/* why's leaf: measured, and as deep as the drill could go (every child of it was measured) */
+	leaf = locate_leaf(t);
+	if (!leaf)
+		return;
+	assert_true(info_of(info, t, leaf->key)->origin.step >= 1);
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->v[i].parent && !strcmp(t->v[i].parent, leaf->key)) {
+			if (!info_of(info, t, t->v[i].key)->origin.step)
+				fail_msg("%s: the leaf %s has a child %s no step measured", m->name, leaf->key, t->v[i].key);
+			assert_true(isnan(t->v[i].value));
+		}
+}
+
+static void test_run_every_model(void **state)
+{
+	size_t nr;
+	const struct model *const *all = model_all(&nr);
+	struct metric_tree *t = calloc(1, sizeof(*t));
+	struct drill_info *info = calloc(1, sizeof(*info));
+
+	(void)state;
+	assert_true(t && info);
+	for (size_t k = 0; k < nr; k++) {
+		check_drill(all[k], false, t, info);
+		check_drill(all[k], true, t, info);
+	}
+	free(t);
+	free(info);
+}
+
+/*
+ * Zen 4 from counts chosen here: 6e9 slots; Retiring 20 %, Bad Speculation 5 %, Frontend 10 %, Backend
+ * 65 % (above 40 %), of which memory 80 %: Memory Bound 52 %, Core Bound 13 %.
+ */
+static const char *const zen4_names[] = {
+	"ls_not_halted_cyc", "ex_ret_ops", "de_src_op_disp.all", "de_no_dispatch_per_slot.no_ops_from_frontend",
+	"de_no_dispatch_per_slot.backend_stalls", "de_no_dispatch_per_slot.smt_contention",
+	"ex_no_retire.load_not_complete", "ex_no_retire.not_complete",
+};
+static const double zen4_values[] = { 1e9, 1.2e9, 1.5e9, 0.6e9, 3.9e9, 0, 0.8e9, 1e9 };
+
+static void zen4_counts(const struct model *m, double *v)
+{
+	for (size_t e = 0; e < m->nr_events; e++) {
+		v[e] = 1e8; /* the others: mispredicts, the frontend latency, microcode */
+		for (size_t k = 0; k < sizeof(zen4_names) / sizeof(zen4_names[0]); k++)
+			if (!strcmp(m->events[e].name, zen4_names[k]))
+				v[e] = zen4_values[k];
+	}
+}
+
+static void test_run_zen4(void **state)
+{
+	const struct model *m = model_find("zen4");
+	struct metric_tree *t = calloc(1, sizeof(*t));
+	struct drill_info *info = calloc(1, sizeof(*info));
+	double v[MODEL_MAX_EVENTS];
+	struct counter c = { .m = m, .running = 100, .fixed = v };
+	struct model_eval_opts o = MODEL_EVAL_OPTS_INIT;
+	struct groups_budget b;
+	struct tdp_err err = TDP_ERR_INIT;
+	const struct metric_node *mem, *leaf;
+	const struct drill_node *dm;
+
+	(void)state;
+	assert_true(m && t && info);
+	zen4_counts(m, v);
+	drill_budget(m, true, &b);
+	o.max_level = model_depth(m);
+	assert_int_equal(drill_run(m, &o, &b, false, &(struct drill_counter){ count, &c }, t, info, &err), 0);
+	assert_int_equal(info->nr_steps, 2);
+	assert_string_equal(info->steps[1].why, "children of Backend Bound");
+	assert_int_equal(info->steps[1].nr_nodes, 2);
+	mem = metric_tree_find(t, "memory_bound");
+	assert_true(fabs(mem->value - 52.0) < 1e-9);
+	dm = info_of(info, t, "memory_bound");
+	assert_int_equal(dm->origin.step, 2);
+	assert_int_equal(dm->origin.run, 1);
+	assert_true(dm->origin.running_pct == 100 && !dm->verdict.mismeasured);
+	assert_int_equal(info_of(info, t, "fetch_latency")->origin.step, 0); /* Frontend crossed nothing */
+	assert_true(isnan(metric_tree_find(t, "fetch_latency")->value));
+	leaf = locate_leaf(t);
+	assert_string_equal(leaf->key, "memory_bound");
+	/* step 2 read 40 % more backend stalls (another run of a workload that varies): Memory Bound 72.8 %
+	 * exceeds its parent's 65 %, is not a fact, and the cause says why; the leaf is then Core Bound */
+	c.scale_event = "de_no_dispatch_per_slot.backend_stalls";
+	c.scale = 1.4;
+	assert_int_equal(drill_run(m, &o, &b, false, &(struct drill_counter){ count, &c }, t, info, &err), 0);
+	dm = info_of(info, t, "memory_bound");
+	assert_true(dm->verdict.mismeasured);
+	assert_int_equal(dm->verdict.cause, DRILL_OTHER_RUN);
+	assert_true(fabs(dm->raw - 72.8) < 1e-9);
+	assert_non_null(strstr(dm->verdict.why, "above its parent Backend Bound (65.0 %)"));
+	assert_true(isnan(metric_tree_find(t, "memory_bound")->value));
+	assert_string_equal(locate_leaf(t)->key, "core_bound");
+	/* the same with groups that ran 40 % of the time: multiplexing is the likely cause */
+	c.running = 40;
+	assert_int_equal(drill_run(m, &o, &b, false, &(struct drill_counter){ count, &c }, t, info, &err), 0);
+	assert_int_equal(info_of(info, t, "memory_bound")->verdict.cause, DRILL_MULTIPLEXED);
+	assert_true(info_of(info, t, "memory_bound")->origin.running_pct == 40);
+	/* -l 1: one step */
+	o.max_level = 1;
+	assert_int_equal(drill_run(m, &o, &b, false, &(struct drill_counter){ count, &c }, t, info, &err), 0);
+	assert_int_equal(info->nr_steps, 1);
+	/* a step that cannot be counted ends the drill with its error; what was measured stays */
+	o.max_level = 2;
+	c.fail_step = 2;
+	assert_int_equal(drill_run(m, &o, &b, false, &(struct drill_counter){ count, &c }, t, info, &err),
+			 TDP_ENOTSUP);
+	assert_int_equal(info->nr_steps, 1);
+	assert_non_null(strstr(err.msg, "step 2's events"));
+	assert_false(isnan(metric_tree_find(t, "backend_bound")->value));
+	free(t);
+	free(info);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +628,10 @@ int main(void)
 		cmocka_unit_test(test_largest_and_crossed),
 		cmocka_unit_test(test_mismeasured),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_verdict_path),
+		cmocka_unit_test(test_parent_of_other_unit),
+		cmocka_unit_test(test_run_every_model),
+		cmocka_unit_test(test_run_zen4),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

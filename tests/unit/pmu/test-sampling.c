@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,7 +168,7 @@ static pid_t watch_and_signal(pid_t target, long cpu_ms, pid_t victim, int sig)
 
 struct seen {
 	uint64_t records, samples, comm_exec, mmap2_self, finished, fork, exit, lost_records, lost, synth_comm,
-		synth_mmap2, kernel_mmap;
+		synth_mmap2, kernel_mmap, mmap2_data;
 	uint32_t comm_pid;
 	uint64_t samples_of_pid;    /* samples whose pid is the attached process's */
 	uint32_t bad_id;            /* samples whose identifier is not one of the event's */
@@ -236,6 +237,7 @@ static int on_record(void *arg, const void *rec, size_t len, struct tdp_err *err
 		}
 		break;
 	case PERF_RECORD_MMAP2:
+		s->mmap2_data += !(get32(r + 64) & PROT_EXEC); /* a data mapping: with perf record -d only */
 		if (!strcmp((const char *)r + 72, self)) {
 			s->mmap2_self++;
 			if (get64(r + len - 24) == 0)
@@ -376,6 +378,52 @@ static void test_records_of_a_workload(void **state)
 	for (size_t i = 1; i < nr; i++)
 		assert_true(hits[i - 1].hits >= hits[i].hits);
 	pmu_sampling_close(s);
+	pmu_event_list_release(&l);
+}
+
+/* perf record -d: each sample's data address (0 for cpu-clock: no memory access) and the data mappings. */
+static void test_data_addresses(void **state)
+{
+	char *argv[] = { self, "--burn", "100", "0", NULL };
+	struct pmu_event_list l = PMU_EVENT_LIST_INIT;
+	struct pmu_sampling_opts o = PMU_SAMPLING_OPTS_INIT;
+	struct pmu_sampling *s = NULL;
+	struct pmu_sampling_event ev;
+	const struct pmu_dso_hit *hits;
+	struct tdp_err err = TDP_ERR_INIT;
+	struct seen seen = { 0 };
+	size_t nr;
+	bool found_self = false;
+
+	(void)state;
+	clock_event(&l);
+	o.argv = argv;
+	o.event = &l.v[0];
+	o.period = 1000000;
+	o.data_addr = true;
+	if (pmu_sampling_open(&s, &o, &err))
+		fail_msg("%s", err.msg);
+	pmu_sampling_event(s, 0, &ev);
+	assert_true(ev.attr->sample_type & PERF_SAMPLE_ADDR);
+	assert_true(ev.attr->mmap_data);
+	seen.ids = ev.ids;
+	seen.nr_ids = ev.nr_ids;
+	if (pmu_sampling_run(s, on_record, &seen, &err))
+		fail_msg("%s", err.msg);
+	assert_true(seen.samples > 50);
+	assert_int_equal(seen.samples, pmu_sampling_stats(s)->samples);
+	assert_int_equal(seen.bad_id, 0);
+	assert_true(seen.mmap2_data >= 1); /* the heap, the stack, the data segments of the workload */
+	/* the sample's layout with ADDR: the DSO tracker still reads each sample's IP and pid */
+	assert_int_equal(pmu_sampling_build_ids(s, &hits, &nr, &err), 0);
+	for (size_t i = 0; i < nr; i++)
+		found_self |= !strcmp(hits[i].filename, self) && hits[i].hits > seen.samples / 2;
+	assert_true(found_self);
+	pmu_sampling_close(s);
+	/* data addresses go with plain samples: not with group reads */
+	o.nr_members = 1;
+	o.members = &l.v[0];
+	assert_int_equal(pmu_sampling_open(&s, &o, &err), TDP_EUSAGE);
 	pmu_event_list_release(&l);
 }
 
@@ -719,6 +767,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_of_a_workload),
+		cmocka_unit_test(test_data_addresses),
 		cmocka_unit_test(test_signal_is_forwarded),
 		cmocka_unit_test(test_attach_synthesizes_what_existed),
 		cmocka_unit_test(test_lost_samples_are_counted),
