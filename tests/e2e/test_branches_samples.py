@@ -169,7 +169,9 @@ def check_lines(j, path):
     self_prog = sum(f["self"] for f in j["functions"] if f["dso"] and f["dso"].endswith("/prog"))
     tdp.check(sum(ln["samples"] for ln in src) == self_prog,
               "lines of prog.c %d samples, its functions %d" % (sum(ln["samples"] for ln in src), self_prog))
-    tdp.check(src[0]["function"] == "hot_a", "hottest line %r" % src[0])
+    # ranked as perf ranks them (hot_b's one line can outweigh either of hot_a's two: no
+    # function is pinned, a sampling tie may fall either way)
+    tdp.check(src[0]["samples"] == max(want.values()), "hottest line %r, perf's %r" % (src[0], want))
 
 
 def test_tdprof_recording():
