@@ -61,7 +61,12 @@ static int sym_cmp(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line; /* the later line of one start wins (it is found last) */
+	/* of one start, the later line wins (it is found last), except that an empty
+	 * symbol holds no address: it sorts first, so that it hides no sized one
+	 * (symbol_perfmap_find() looks back over at most 64 entries) */
+	if (!x->size != !y->size)
+		return !x->size ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
 }
 
 int symbol_perfmap_parse(char *buf, size_t len, struct symbol_perfmap_sym **out, size_t *nr, size_t *bad_line)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -53,6 +54,20 @@ static void test_lines(void **state)
 	assert_int_equal(parse("1000 10 old\n1000 10 new\n", buf, &v, &nr, &bad), 0);
 	assert_string_equal(symbol_perfmap_find(v, nr, 0x1008)->name, "new");
 	tdp_free(v);
+	{
+		/* empty symbols written later at the same start hide no sized one, however many (the
+		 * search looks back 64 entries at most; a fuzzer's case) */
+		static char many[4096];
+		size_t at = (size_t)snprintf(many, sizeof(many), "2000 20 sized\n");
+
+		for (int i = 0; i < 100; i++)
+			at += (size_t)snprintf(many + at, sizeof(many) - at, "2000 0 empty%d\n", i);
+		assert_int_equal(symbol_perfmap_parse(many, at, &v, &nr, &bad), 0);
+		assert_int_equal(nr, 101);
+		assert_string_equal(symbol_perfmap_find(v, nr, 0x2000)->name, "sized");
+		assert_string_equal(symbol_perfmap_find(v, nr, 0x201f)->name, "sized");
+		tdp_free(v);
+	}
 
 	assert_int_equal(parse("", buf, &v, &nr, &bad), 0);
 	assert_int_equal(nr, 0);
