@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/strbuf.h"
 
@@ -147,14 +148,18 @@ int loop_asm_hot_block(const char *buf, size_t len, const char *name, struct str
 		       struct loop_block *blk) __attribute__((warn_unused_result));
 
 #define LOOP_MCA_MAX_UOPS 10000u /* µops of one instruction, at most (llvm-mca's microcoded ones: ~100) */
+#define LOOP_MCA_MAY_LOAD 1u     /* the Instruction Info view's MayLoad column is marked */
+#define LOOP_MCA_MAY_STORE 2u    /* its MayStore column */
 
 /**
  * Parse the µop column ([1]) of llvm-mca's Instruction Info view in buf[0..len)
- * (one code region's report) into uops[0..*nr), one per instruction in order.
+ * (one code region's report) into uops[0..*nr), one per instruction in order,
+ * and when mem is not NULL each row's LOOP_MCA_MAY_* flags into mem[0..*nr)
+ * (the columns the legend names "MayLoad" and "MayStore"; none without a legend).
  * Returns 0; TDP_EFORMAT (no table, a row without a count, a count above
  * LOOP_MCA_MAX_UOPS); TDP_ELIMIT (more than max rows).
  */
-int loop_mca_parse_uops(const char *buf, size_t len, unsigned *uops, size_t max, size_t *nr)
+int loop_mca_parse_uops(const char *buf, size_t len, unsigned *uops, uint8_t *mem, size_t max, size_t *nr)
 	__attribute__((warn_unused_result));
 
 /** Parse llvm-mca's summary (Iterations, Total Cycles, IPC, Block RThroughput ...) into m. Returns 0 or TDP_EFORMAT. */

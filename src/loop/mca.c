@@ -17,6 +17,7 @@
 #include "base/file.h"
 #include "base/str.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,20 +408,52 @@ out:
 	strbuf_release(&flag);
 }
 
-int loop_mca_parse_uops(const char *buf, size_t len, unsigned *uops, size_t max, size_t *nr)
+/* The column of the Instruction Info header row (p[0..l)) whose label is "[col]", or SIZE_MAX. */
+static size_t header_column(const char *p, size_t l, unsigned col)
+{
+	char label[8];
+	const char *at;
+
+	if (!col || col > 9)
+		return SIZE_MAX;
+	snprintf(label, sizeof(label), "[%u]", col);
+	at = memmem(p, l, label, 3);
+	return at ? (size_t)(at - p) : SIZE_MAX;
+}
+
+/* The legend line "[4]: MayLoad" names its column: the digit, or 0. */
+static unsigned legend_column(const char *p, size_t l, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (l == 5 + n && p[0] == '[' && p[1] >= '1' && p[1] <= '9' && !memcmp(p + 2, "]: ", 3) && !memcmp(p + 5, name, n))
+		return (unsigned)(p[1] - '0');
+	return 0;
+}
+
+int loop_mca_parse_uops(const char *buf, size_t len, unsigned *uops, uint8_t *mem, size_t max, size_t *nr)
 {
 	bool in_table = false;
+	unsigned load_col = 0, store_col = 0;
+	size_t load_at = SIZE_MAX, store_at = SIZE_MAX;
 
 	*nr = 0;
 	for (size_t off = 0; off < len;) {
 		const char *p = buf + off, *nl = memchr(p, '\n', len - off);
 		size_t l = nl ? (size_t)(nl - p) : len - off, i = 0;
 		unsigned long v = 0;
+		uint8_t m = 0;
 
 		off += l + (nl ? 1 : 0);
 		if (!in_table) {
+			load_col = load_col ? load_col : legend_column(p, l, "MayLoad");
+			store_col = store_col ? store_col : legend_column(p, l, "MayStore");
 			/* the header row of the Instruction Info view: "[1]    [2] ... Instructions:" */
 			in_table = l >= 16 && !strncmp(p, "[1]", 3) && memmem(p, l, "Instructions:", 13);
+			if (in_table) {
+				load_at = header_column(p, l, load_col);
+				store_at = header_column(p, l, store_col);
+			}
 			continue;
 		}
 		while (i < l && is_space(p[i]))
@@ -436,6 +469,15 @@ int loop_mca_parse_uops(const char *buf, size_t len, unsigned *uops, size_t max,
 		}
 		if (*nr == max)
 			return TDP_ELIMIT;
+		/* a flag is a '*' under its label's three characters */
+		for (size_t k = 0; k < 3; k++) {
+			if (load_at != SIZE_MAX && load_at + k < l && p[load_at + k] == '*')
+				m |= LOOP_MCA_MAY_LOAD;
+			if (store_at != SIZE_MAX && store_at + k < l && p[store_at + k] == '*')
+				m |= LOOP_MCA_MAY_STORE;
+		}
+		if (mem)
+			mem[*nr] = m;
 		uops[(*nr)++] = (unsigned)v;
 	}
 	return in_table ? 0 : TDP_EFORMAT;

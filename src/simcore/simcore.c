@@ -61,6 +61,8 @@ struct ctx {
 	struct region *r;
 	size_t nr_r;
 	struct symbol_exe_insn decoded[SIMCORE_MAX_BLOCK_INSNS]; /* decode_block()'s */
+	uint8_t mem[SIMCORE_MAX_BLOCK_INSNS]; /* one region's LOOP_MCA_MAY_* flags, while its µops are read */
+	bool x86;
 };
 
 /* The sort keys of find_blocks(): compact, so that sorting reads no entry (256 bytes each). */
@@ -465,8 +467,10 @@ static void parse_regions(struct ctx *c, const struct strbuf *out, int n1, int n
 		}
 		if (!(g->uops_of = tdp_calloc(n, sizeof(unsigned))))
 			continue;
-		if (loop_mca_parse_uops(s, (size_t)(e - s), g->uops_of, n, &nr) || nr != n)
+		if (loop_mca_parse_uops(s, (size_t)(e - s), g->uops_of, c->mem, n, &nr) || nr != n)
 			continue;
+		/* top-down's slots are fused-domain µops; llvm-mca's are not */
+		simcore_fused_uops(c->b[g->block].insns, n, g->uops_of, c->mem, !c->x86, g->uops_of);
 		g->ok1 = true;
 		g->t1 = mca.cycles_per_iter * n1;
 		g->uops = 0;
@@ -661,7 +665,7 @@ static int combine(struct ctx *c, struct sim_core *out)
 			in->obj = e->obj;
 			in->addr = e->addr;
 			in->flags = b->flags[k] | (chain ? SIM_INSN_LOAD_CHAIN : 0);
-			in->uops = r->uops_of[k] ? r->uops_of[k] : 1;
+			in->uops = r->uops_of[k]; /* fused: 0 for a jump fused with its compare */
 			in->stall = stall / (double)b->n;
 			in->fetch = fetch / (double)b->n;
 			out->covered_ir += (double)b->execs;
@@ -685,6 +689,7 @@ int simcore_model(const struct sim_profile *p, const struct sim_machine *m, cons
 	memset(&c, 0, sizeof(c));
 	c.p = p;
 	c.m = m;
+	c.x86 = strcmp(m->mtriple, "aarch64") != 0;
 	snprintf(out->mcpu, sizeof(out->mcpu), "%s", m->mcpu);
 	if (!p->has_addr || !m->mcpu[0]) {
 		snprintf(out->why_not, sizeof(out->why_not), "%s",

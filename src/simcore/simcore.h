@@ -74,6 +74,19 @@ struct simcore_insn {
 void simcore_load_flags(const struct simcore_insn *v, size_t n, bool aarch64, uint32_t *flags);
 
 /**
+ * The fused-domain µops of a block of n instructions (top-down's slots count
+ * these) from llvm-mca's unfused uops[] and its LOOP_MCA_MAY_* flags mem[] (loop.h),
+ * into fused[0..n): an x86 instruction that loads or stores one µop less (its
+ * load micro-fused with its operation, a store's address with its data), push
+ * and pop one, a conditional jump macro-fused with the compare, test, and, add,
+ * sub, inc or dec before it (0: the pair counted on the first). A 0 of
+ * llvm-mca's counts one.
+ * Arm's counts are kept. See fused.c for the rules and their sources.
+ */
+void simcore_fused_uops(const struct simcore_insn *v, size_t n, const unsigned *uops, const uint8_t *mem,
+			bool aarch64, unsigned *fused);
+
+/**
  * The text llvm-mca is given for one instruction: direct branch targets (an
  * address, which llvm-mca rejects) replaced by the label ".Lt"; calls and returns
  * given as jumps (llvm-mca gives a call 100 cycles and chains them through the

@@ -46,13 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(ret == 0 || ret == TDP_EFORMAT);
 	{
 		unsigned uops[8];
+		uint8_t mem[8];
 		size_t nr = 99;
 
-		ret = loop_mca_parse_uops(text + off, size - off, uops, 8, &nr);
+		ret = loop_mca_parse_uops(text + off, size - off, uops, mem, 8, &nr);
 		FUZZ_CHECK(ret == 0 || ret == TDP_EFORMAT || ret == TDP_ELIMIT);
 		FUZZ_CHECK(nr <= 8);
 		for (size_t i = 0; ret == 0 && i < nr; i++)
-			FUZZ_CHECK(uops[i] <= LOOP_MCA_MAX_UOPS);
+			FUZZ_CHECK(uops[i] <= LOOP_MCA_MAX_UOPS &&
+				   !(mem[i] & ~(unsigned)(LOOP_MCA_MAY_LOAD | LOOP_MCA_MAY_STORE)));
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "loop/loop.h"
+#include "perfdata/branch-entry.h"
 #include "simcore/simcore.h"
 
 static void set(struct simcore_insn *v, size_t n, const char *const *text)
@@ -108,22 +109,91 @@ static void test_parse_uops(void **state)
 	size_t nr = 0;
 
 	(void)state;
-	assert_int_equal(loop_mca_parse_uops(info, strlen(info), u, 4, &nr), 0);
+	assert_int_equal(loop_mca_parse_uops(info, strlen(info), u, NULL, 4, &nr), 0);
 	assert_int_equal(nr, 2);
 	assert_int_equal(u[0], 32);
 	assert_int_equal(u[1], 1);
-	assert_int_equal(loop_mca_parse_uops(info, strlen(info), u, 1, &nr), TDP_ELIMIT);
-	assert_int_equal(loop_mca_parse_uops("Iterations: 1\n", 14, u, 4, &nr), TDP_EFORMAT);
+	assert_int_equal(loop_mca_parse_uops(info, strlen(info), u, NULL, 1, &nr), TDP_ELIMIT);
+	assert_int_equal(loop_mca_parse_uops("Iterations: 1\n", 14, u, NULL, 4, &nr), TDP_EFORMAT);
 	{
 		static const char bad[] = "[1]    [2]    Instructions:\n x 1 add\n";
 
-		assert_int_equal(loop_mca_parse_uops(bad, strlen(bad), u, 4, &nr), TDP_EFORMAT);
+		assert_int_equal(loop_mca_parse_uops(bad, strlen(bad), u, NULL, 4, &nr), TDP_EFORMAT);
 	}
 	{
 		static const char huge[] = "[1]    [2]    Instructions:\n 99999999999 1 add\n";
 
-		assert_int_equal(loop_mca_parse_uops(huge, strlen(huge), u, 4, &nr), TDP_EFORMAT);
+		assert_int_equal(loop_mca_parse_uops(huge, strlen(huge), u, NULL, 4, &nr), TDP_EFORMAT);
 	}
+}
+
+/* llvm-mca 14 -mcpu=skylake's Instruction Info view of a block, as it prints it. */
+static const char info_skl[] = "Instruction Info:\n"
+			       "[1]: #uOps\n"
+			       "[2]: Latency\n"
+			       "[3]: RThroughput\n"
+			       "[4]: MayLoad\n"
+			       "[5]: MayStore\n"
+			       "[6]: HasSideEffects (U)\n\n"
+			       "[1]    [2]    [3]    [4]    [5]    [6]    Instructions:\n"
+			       " 2      6     0.50    *                   add\trax, qword ptr [rdi + 8]\n"
+			       " 1      1     1.00           *            mov\tqword ptr [rsi], rax\n"
+			       " 3      7     1.00    *      *            add\tqword ptr [rdx], rax\n"
+			       " 3      2     1.00           *            push\trbx\n"
+			       " 2      6     0.50    *                   pop\trbx\n"
+			       " 2      1     1.00           *            vmovups\tymmword ptr [rsi], ymm0\n"
+			       " 32     76    8.00                  U     div\trcx\n"
+			       " 1      1     0.25                        inc\trcx\n"
+			       " 1      1     0.25                        cmp\trcx, r8\n"
+			       " 1      1     0.50                        jne\t.Lt\n"
+			       " 1      1     0.25                        add\trax, 1\n"
+			       " 1      1     0.50                        js\t.Lt\n"
+			       " 2      6     0.50    *                   cmp\tqword ptr [rdi], 5\n"
+			       " 1      1     0.50                        je\t.Lt\n"
+			       "\n";
+
+static void test_fused_uops(void **state)
+{
+	static const char *const text[] = {
+		"add rax, qword ptr [rdi + 8]", "mov qword ptr [rsi], rax", "add qword ptr [rdx], rax", "push rbx",
+		"pop rbx", "vmovups ymmword ptr [rsi], ymm0", "div rcx", "inc rcx", "cmp rcx, r8", "jne 0x401000",
+		"add rax, 1", "js 0x401000", "cmp qword ptr [rdi], 5", "je 0x401000",
+	};
+	/* slots: load-op 1, store 1, read-modify-write 2, push 1, pop 1, vector store 1, the
+	 * microcoded divide kept, cmp+jne one (on cmp), add+js two (no fusion on the sign),
+	 * cmp [mem], imm + je two (memory and an immediate do not fuse) */
+	static const unsigned want[] = { 1, 1, 2, 1, 1, 1, 32, 1, 1, 0, 1, 1, 1, 1 };
+	enum { N = sizeof(text) / sizeof(*text) };
+	struct simcore_insn v[N];
+	unsigned u[N], fused[N];
+	uint8_t mem[N];
+	size_t nr = 0;
+
+	(void)state;
+	memset(v, 0, sizeof(v));
+	for (size_t i = 0; i < N; i++) {
+		snprintf(v[i].text, sizeof(v[i].text), "%s", text[i]);
+		v[i].branch_type = text[i][0] == 'j' ? BRANCH_TYPE_COND : 0;
+	}
+	assert_int_equal(loop_mca_parse_uops(info_skl, strlen(info_skl), u, mem, N, &nr), 0);
+	assert_int_equal(nr, N);
+	assert_int_equal(mem[0], LOOP_MCA_MAY_LOAD);
+	assert_int_equal(mem[1], LOOP_MCA_MAY_STORE);
+	assert_int_equal(mem[2], LOOP_MCA_MAY_LOAD | LOOP_MCA_MAY_STORE);
+	assert_int_equal(mem[6], 0);
+	assert_int_equal(u[2], 3);
+	simcore_fused_uops(v, N, u, mem, false, fused);
+	for (size_t i = 0; i < N; i++) {
+		if (fused[i] != want[i])
+			fail_msg("%s: %u fused µops, want %u", text[i], fused[i], want[i]);
+	}
+	/* Arm's counts are kept */
+	simcore_fused_uops(v, N, u, mem, true, fused);
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(fused[i], u[i]);
+	/* without the legend no column is a flag */
+	assert_int_equal(loop_mca_parse_uops(info, strlen(info), u, mem, N, &nr), 0);
+	assert_int_equal(mem[0] | mem[1], 0);
 }
 
 int main(void)
@@ -132,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_chase_and_walk),
 		cmocka_unit_test(test_mca_text),
 		cmocka_unit_test(test_parse_uops),
+		cmocka_unit_test(test_fused_uops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
