@@ -142,6 +142,22 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		diag_kb_fix(*node, ss->stream ? "Block (tile)" : "linked structures", fix);
 		break;
 	default:
+		if (ss->heavy > ss->cycles.v[SIM_RETIRING] - ss->heavy) {
+			/* the block model's µop counts: most of what retires here is multi-µop or microcode */
+			strbuf_adds(title, "multi-µop or microcoded instructions at ");
+			diag_add_where(title, file, ss->line, fn);
+			diag_add_grouped(ev, v[SIM_IR]);
+			strbuf_addf(ev, " instructions (%.1f %% of the %s) whose µops the block model counts at two or more "
+					"each, or as a microcode sequence (a repeated string instruction); an estimated %.1f %% "
+					"of all slots retire them (Heavy Operations)",
+				    diag_pct(v[SIM_IR], d->totals.instructions),
+				    d->scope == DIAG_SCOPE_PROGRAM ? "program's" : "run's", 100.0 * ss->heavy / fmax(1e-9, ss->cycles.v[SIM_RETIRING]) * share / 100.0);
+			*node = "heavy_operations";
+			diag_kb_fix(*node, "microcoded", fix);
+			if (d->loop_command)
+				strbuf_addf(fix, " Measure the loop alone: '%s'.", d->loop_command);
+			break;
+		}
 		strbuf_adds(title, "hot loop at ");
 		diag_add_where(title, file, ss->line, fn);
 		diag_add_grouped(ev, v[SIM_IR]);

@@ -712,6 +712,10 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 			       "vectorisation) and measure it alone with 'tdprof loop'";
 		/* fall through */
 	default:
+		if (b == SIM_RETIRING && d->node && !strcmp(d->node, "heavy_operations"))
+			d->next_step = "replace the multi-µop and microcoded instructions of the hot loop below (a "
+				       "repeated string instruction for short copies, x87, legacy forms) with "
+				       "single-µop ones, and measure it alone with 'tdprof loop'";
 		d->drill = DIAG_DRILL_HOT_LOOP;
 		d->ranked_by = "instructions";
 		ret = drill_hot_loop(&s, d, err);

@@ -98,6 +98,7 @@ static inline bool sim_profile_from_tool(const struct sim_profile *p)
 #define SIM_INSN_INDEP 4u     /* a load of a modelled block with an independent address */
 #define SIM_INSN_LOAD_CHAIN 8u /* its block's dependency chain runs through a chasing load: the
 				* stall is load latency (top-down's L1 Bound, in Memory Bound) */
+#define SIM_INSN_MICROCODE 16u /* a microcode sequence (a repeated string instruction): all its µops heavy */
 
 struct sim_core_insn {
 	uint32_t obj;  /* the profile's object name index */

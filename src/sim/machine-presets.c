@@ -20,7 +20,20 @@
 
 /* The cost model's assumptions, shared by every preset (docs/sim-machine.md). */
 #define MODEL_ASSUMPTIONS .uops_per_insn = 1.0, .mlp = 1.0, .stream_mlp = 8.0, .stream_ratio = 0.125, .indep_mlp = 6.0, \
-	.pf_stride = 1, .pf_stream = 1, .pf_max_stride = 2048, .dep_range = 512, .btb_assoc = 8, .dsb_assoc = 8
+	.pf_stride = 1, .pf_stream = 1, .pf_max_stride = 2048, .dep_range = 512, .btb_assoc = 8, .dsb_assoc = 8, \
+	REP_STRINGS
+
+/*
+ * A repeated string instruction's microcode (rep movs/stos/lods/cmps/scas): a start
+ * of about 20 µops whatever the count, then the fast-string loop moving 16 bytes
+ * per µop (a 16-byte load and store pair per two µops, 32 bytes a cycle at four µops
+ * a cycle). Intel's optimization manual (248966, "Enhanced REP MOVSB and STOSB
+ * operation": a start-up of about 35 cycles for short counts, 32 or 64 bytes a cycle
+ * beyond) and Agner Fog's instruction tables (REP MOVS: ~"2n + c" µops without fast
+ * strings, a few per 16 bytes with them); AMD's Zen guides give FSRM the same shape.
+ * One set for every preset: the numbers are rough (docs/sim-machine.md).
+ */
+#define REP_STRINGS .rep_start_uops = 20, .rep_bytes_per_uop = 16
 
 /*
  * The valgrind tool's parameters (docs/sim-machine.md "The tool"): L2, load-to-use

@@ -57,6 +57,8 @@ static const struct num_param num_params[] = {
 	NUM("prefetch-stream", pf_stream, 0, 1, "1 on, 0 off"),
 	NUM("prefetch-max-stride", pf_max_stride, 0, 1 << 20, "bytes"),
 	NUM("dep-range", dep_range, 0, 65536, "bytes"),
+	NUM("rep-start-uops", rep_start_uops, 0, 1000, "µops per rep-string start"),
+	NUM("rep-bytes-per-uop", rep_bytes_per_uop, 1, 1024, "bytes a rep string moves per µop"),
 };
 #define NR_NUM (sizeof(num_params) / sizeof(num_params[0]))
 
@@ -68,7 +70,7 @@ static const char *const all_keys[] = {
 	"resteer-latency", "indirect-resteer", "indep-mlp", "l2", "l2-size", "l2-assoc", "l2-line",
 	"l1-latency", "l2-latency", "l3-latency", "rob", "mshr", "l2-bw", "l3-bw", "mem-bw", "btb-entries", "btb-assoc",
 	"btb-penalty", "dsb-windows", "dsb-assoc", "dsb-window", "decode-width", "dsb-switch",
-	"prefetch-stride", "prefetch-stream", "prefetch-max-stride", "dep-range",
+	"prefetch-stride", "prefetch-stream", "prefetch-max-stride", "dep-range", "rep-start-uops", "rep-bytes-per-uop",
 };
 #define NR_KEYS (sizeof(all_keys) / sizeof(all_keys[0]))
 

@@ -85,6 +85,9 @@ struct sim_machine {
 	double pf_stream;        /* 1: the stream (next-line) prefetcher is on */
 	double pf_max_stride;    /* bytes: longer strides are not prefetched */
 	double dep_range;        /* bytes above a loaded pointer whose loads depend on it */
+	/* A repeated string instruction (rep movsb ...) is a microcode sequence: */
+	double rep_start_uops;   /* µops of its start, whatever its count */
+	double rep_bytes_per_uop; /* bytes its fast-string loop moves per µop */
 };
 
 /* A preset: the machine and where its numbers come from. */

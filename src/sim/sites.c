@@ -84,7 +84,7 @@ static void entry_cycles(struct sim_site *s, const struct sim_entry *e, const st
 		double retire = ir * in->uops / m->width;
 
 		s->cycles.v[SIM_RETIRING] += retire - ir * m->uops_per_insn / m->width;
-		if (in->uops >= 2)
+		if (in->uops >= 2 || (in->flags & SIM_INSN_MICROCODE))
 			s->heavy += retire;
 		s->fetch_bw += ir * in->fetch;
 		s->cycles.v[SIM_FRONTEND_BOUND] += ir * in->fetch;

@@ -29,6 +29,7 @@ struct block {
 	int region;          /* llvm-mca region (distinct text), -1: not decoded */
 	struct simcore_insn *insns;
 	uint32_t *flags;
+	unsigned rep_elem; /* a block that starts with a repeated string instruction: its element's bytes */
 };
 
 struct object {
@@ -248,6 +249,51 @@ static bool is_rep_string(const char *text)
 	       !strncmp(text, "repz ", 5) || !strncmp(text, "repnz ", 6);
 }
 
+/* The bytes of one element of a repeated string instruction: its mnemonic's last letter. */
+static unsigned rep_element(const char *text)
+{
+	const char *m = strchr(text, ' ');
+	size_t n;
+
+	if (!m)
+		return 1;
+	m++;
+	n = strcspn(m, " ");
+	switch (n ? m[n - 1] : 'b') {
+	case 'w': return 2;
+	case 'd': return 4;
+	case 'q': return 8;
+	default: return 1;
+	}
+}
+
+/*
+ * A block that starts with a repeated string instruction: valgrind counts one
+ * execution per element, so its count is the elements moved; the instruction
+ * before it (the count's setup, "mov rcx, rdx") runs once per start. Its µops per
+ * execution: the machine's start µops per start and its fast-string loop's µops
+ * per byte, all microcode (Heavy Operations), into *in. False when the starts are
+ * not known (no instruction just before it ran): the plain rule counts it.
+ */
+static bool rep_string_insn(const struct ctx *c, const struct block *b, struct sim_core_insn *in)
+{
+	const struct sim_entry *e = &c->p->v[c->idx[b->first]], *prev;
+	double elems = (double)e->cost.v[SIM_IR], starts;
+
+	if (!b->first || elems <= 0)
+		return false;
+	prev = &c->p->v[c->idx[b->first - 1]];
+	if (prev->obj != e->obj || prev->addr >= e->addr || e->addr - prev->addr > 15 || !prev->cost.v[SIM_IR])
+		return false;
+	starts = fmin(elems, (double)prev->cost.v[SIM_IR]);
+	memset(in, 0, sizeof(*in));
+	in->obj = e->obj;
+	in->addr = e->addr;
+	in->flags = SIM_INSN_MICROCODE;
+	in->uops = (starts * c->m->rep_start_uops + elems * b->rep_elem / c->m->rep_bytes_per_uop) / elems;
+	return true;
+}
+
 /*
  * Decode block b straight from its first address (valgrind executed it: it starts an
  * instruction), once; keep the prefix whose addresses are the block's.
@@ -276,8 +322,11 @@ static int decode_block(struct ctx *c, struct block *b)
 			/* a rep-prefixed string instruction runs once per element under valgrind (each
 			 * counted as an execution) but is one microcoded instruction to llvm-mca: its
 			 * latency would be charged per byte. The block stops before it (plain rule). */
-			if (is_rep_string(l[got].text))
+			if (is_rep_string(l[got].text)) {
+				if (!got)
+					b->rep_elem = rep_element(l[got].text);
 				break;
+			}
 			memcpy(b->insns[got].text, l[got].text, len);
 			b->insns[got].text[len] = '\0';
 			b->insns[got].branch_type = l[got].branch_type;
@@ -594,6 +643,8 @@ static int combine(struct ctx *c, struct sim_core *out)
 	for (size_t i = 0; i < c->nr_b; i++)
 		if (c->b[i].region >= 0 && c->r[c->b[i].region].ok)
 			total += c->b[i].n;
+		else if (c->b[i].rep_elem)
+			total++;
 	if (!total) {
 		if (!out->why_not[0])
 			snprintf(out->why_not, sizeof(out->why_not), "no hot block could be decoded and modelled");
@@ -607,6 +658,15 @@ static int combine(struct ctx *c, struct sim_core *out)
 		double stall, ideal, fetch;
 		bool chain;
 
+		if (b->rep_elem && rep_string_insn(c, b, &out->insns[out->nr_insns])) {
+			const struct sim_core_insn *in = &out->insns[out->nr_insns++];
+
+			out->nr_hot++;
+			out->covered_ir += (double)b->execs;
+			out->uops += in->uops * (double)b->execs;
+			out->heavy_uops += in->uops * (double)b->execs;
+			continue;
+		}
 		if (b->region < 0 || !(r = &c->r[b->region])->ok)
 			continue;
 		/* cycles beyond issuing the block's µops at the machine's width: the

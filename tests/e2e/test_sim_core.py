@@ -6,6 +6,7 @@ Needs valgrind and llvm-mca (each test skips without them). No figure is pinned:
 the checks are the verdict, the level-2 node, and the direction of a change.
 """
 import os
+import platform
 import shutil
 
 import tdp
@@ -91,6 +92,60 @@ def test_software_prefetch_hides_misses():
                   "valgrind sees the same misses: %r %r" % (walk["counts"], pf["counts"]), rp)
     tdp.check(pf["counts"]["cycles"] < walk["counts"]["cycles"],
               "the prefetched walk costs fewer cycles (%r vs %r)" % (pf["counts"], walk["counts"]), rp)
+
+
+def dominant(j):
+    """The largest level-1 bucket (the verdict names the largest stall when none is over its threshold)."""
+    return max(j["level1"], key=j["level1"].get)
+
+
+def x86_kernel():
+    if platform.machine() not in ("x86_64", "AMD64"):
+        raise tdp.Skip("ports, spread, heavy and ucode are x86 assembly")
+
+
+def test_one_busy_port_is_core_bound_spread_work_retires():
+    x86_kernel()
+    ports, rp = why("ports")
+    spread, rs = why("spread")
+    tdp.check(ports["verdict"]["category"] == "backend_bound", "8 multiplies on one port: Backend Bound: %r"
+              % ports["level1"], rp)
+    be = ports["level2"]["backend_bound"]
+    tdp.check(be["core_bound"] > 50 and be["memory_bound"] < 1, "as Core Bound (no chain, no miss): %r" % be, rp)
+    tdp.check(dominant(spread) == "retiring", "as many adds any ALU runs: Retiring: %r"
+              % spread["level1"], rs)
+    tdp.check(spread["level2"]["backend_bound"]["core_bound"] < be["core_bound"],
+              "Core Bound falls: %r -> %r" % (be, spread["level2"]["backend_bound"]), rs)
+    tdp.check(spread["counts"]["cycles"] < 0.6 * ports["counts"]["cycles"],
+              "and the cycles with it: %r -> %r" % (ports["counts"]["cycles"], spread["counts"]["cycles"]), rs)
+
+
+def test_multi_uop_instructions_are_heavy_operations():
+    x86_kernel()
+    # xchg is three µops on Skylake, which issues four a cycle: the slots retire heavy operations
+    j, r = why("heavy", "skylake")
+    tdp.check(dominant(j) == "retiring", "register swaps on Skylake: Retiring: %r" % j["level1"], r)
+    ret = j["level2"]["retiring"]
+    tdp.check(ret["heavy_operations"] > ret["light_operations"], "mostly Heavy Operations: %r" % ret, r)
+    # the same count of single-µop adds: no Heavy Operations
+    spread, rs = why("spread")
+    tdp.check(spread["level2"]["retiring"]["heavy_operations"] < 1,
+              "single-µop adds are no Heavy Operations: %r" % spread["level2"]["retiring"], rs)
+
+
+def test_microcoded_copies_are_heavy_operations():
+    x86_kernel()
+    j, r = why("ucode")
+    tdp.check(dominant(j) == "retiring", "64-byte rep movsb copies: Retiring: %r" % j["level1"], r)
+    ret = j["level2"]["retiring"]
+    tdp.check(ret["heavy_operations"] > 2 * ret["light_operations"], "mostly Heavy Operations: %r" % ret, r)
+    top = j["findings"][0]
+    tdp.check(top["node"] == "heavy_operations" and "microcoded" in top["title"] and top["site"]["function"].startswith("k_ucode"),
+              "the first finding names the microcoded line: %r" % top, r)
+    tdp.check("memcpy" in top["fix"], "and its fix: %r" % top["fix"], r)
+    # the copies are not charged one µop per byte any more: 64 bytes in a few cycles, not ~11
+    per_copy = j["counts"]["cycles"] / 500000.0
+    tdp.check(per_copy < 10, "%.1f cycles per 64-byte copy" % per_copy, r)
 
 
 def test_other_presets_model_the_core():

@@ -10,6 +10,13 @@
  *   stride   a walk over 16 MiB with a fixed 64-byte stride, independent addresses (misses overlap)
  *   prefetch the stride walk with a software prefetch 16 lines ahead (the misses it covers overlap)
  *   chase    a pointer chase over the same 16 MiB, one line per node, in a random order (MLP 1)
+ *   ports    eight independent multiplies per iteration, no chain: a multiply runs on one port only
+ *            (port 1 of Intel's big cores, one of Zen's): port-bound (Core Bound)
+ *   spread   the same count of independent operations, each an add any ALU port runs (Retiring)
+ *   heavy    register swaps (xchg: three µops each on Intel's cores, two on Zen), independent
+ *            (Retiring, Heavy Operations)
+ *   ucode    64-byte copies by rep movsb, a microcode sequence each (Retiring, Heavy Operations)
+ * ports, spread, heavy and ucode are x86 assembly: elsewhere they exit 3.
  * Built with -O2 and without inlining of the kernel functions, so the loops are the code shown.
  */
 #include <stdint.h>
@@ -91,6 +98,73 @@ __attribute__((noinline)) static uint64_t k_chase(void *const *p, size_t steps)
 	return (uint64_t)(uintptr_t)p;
 }
 
+#if defined(__x86_64__)
+__attribute__((noinline)) static uint64_t k_ports(uint64_t a, uint64_t b)
+{
+	uint64_t c, d, e, f, g, h, p, q;
+
+	for (long i = 0; i < N_ITER; i++) {
+		/* no output is an input: the eight are independent of each other and of the last iteration */
+		__asm__ volatile("imul $3, %[a], %[c]\n\t"
+				 "imul $11, %[b], %[d]\n\t"
+				 "imul $5, %[b], %[e]\n\t"
+				 "imul $13, %[a], %[f]\n\t"
+				 "imul $7, %[a], %[g]\n\t"
+				 "imul $15, %[b], %[h]\n\t"
+				 "imul $9, %[b], %[p]\n\t"
+				 "imul $17, %[a], %[q]\n\t"
+				 : [c] "=&r"(c), [d] "=&r"(d), [e] "=&r"(e), [f] "=&r"(f), [g] "=&r"(g), [h] "=&r"(h),
+				   [p] "=&r"(p), [q] "=&r"(q)
+				 : [a] "r"(a), [b] "r"(b));
+	}
+	return c ^ d ^ e ^ f ^ g ^ h ^ p ^ q;
+}
+
+__attribute__((noinline)) static uint64_t k_spread(uint64_t a, uint64_t b)
+{
+	uint64_t c = a, d = b, e = a, f = b, g = a, h = b, p = a, q = b;
+
+	for (long i = 0; i < N_ITER; i++) {
+		/* eight adds of a constant, each its own one-cycle chain: four ALU ports run two iterations' in three cycles */
+		__asm__ volatile("add $3, %[c]\n\t"
+				 "add $8, %[d]\n\t"
+				 "add $5, %[e]\n\t"
+				 "add $16, %[f]\n\t"
+				 "add $7, %[g]\n\t"
+				 "add $24, %[h]\n\t"
+				 "add $9, %[p]\n\t"
+				 "add $32, %[q]\n\t"
+				 : [c] "+r"(c), [d] "+r"(d), [e] "+r"(e), [f] "+r"(f), [g] "+r"(g), [h] "+r"(h), [p] "+r"(p),
+				   [q] "+r"(q));
+	}
+	return c ^ d ^ e ^ f ^ g ^ h ^ p ^ q;
+}
+
+__attribute__((noinline)) static uint64_t k_heavy(uint64_t a, uint64_t b)
+{
+	uint64_t c = a, d = b, e = a + 1, f = b + 1, g = a + 2, h = b + 2;
+
+	for (long i = 0; i < N_ITER; i++) {
+		__asm__ volatile("xchg %[c], %[d]\n\t"
+				 "xchg %[e], %[f]\n\t"
+				 "xchg %[g], %[h]\n\t"
+				 : [c] "+r"(c), [d] "+r"(d), [e] "+r"(e), [f] "+r"(f), [g] "+r"(g), [h] "+r"(h));
+	}
+	return c ^ d ^ e ^ f ^ g ^ h;
+}
+
+__attribute__((noinline)) static uint64_t k_ucode(uint8_t *dst, const uint8_t *src)
+{
+	for (long i = 0; i < N_ITER / 4; i++) {
+		void *d = dst, *s = (void *)(uintptr_t)src;
+		size_t n = 64;
+
+		__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+	}
+	return dst[63];
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	const char *k = argc > 1 ? argv[1] : "";
@@ -122,8 +196,21 @@ int main(int argc, char **argv)
 				*(void **)(mem + x * LINE) = mem + ((5 * x + 1) & (nodes - 1)) * LINE;
 			sink = k_chase((void *const *)mem, 8 * nodes);
 		}
+	} else if (!strcmp(k, "ports") || !strcmp(k, "spread") || !strcmp(k, "heavy") || !strcmp(k, "ucode")) {
+#if defined(__x86_64__)
+		static uint8_t buf[2][64];
+
+		buf[1][5] = (uint8_t)argc;
+		sink = k[0] == 'p'   ? k_ports((uint64_t)argc, 3)
+		       : k[0] == 's' ? k_spread((uint64_t)argc, 3)
+		       : k[0] == 'h' ? k_heavy((uint64_t)argc, 3)
+				     : k_ucode(buf[0], buf[1]);
+#else
+		fprintf(stderr, "wl-core: %s is x86 assembly\n", k);
+		return 3;
+#endif
 	} else {
-		fprintf(stderr, "usage: wl-core div|mul1|mul8|icall|stride|prefetch|chase\n");
+		fprintf(stderr, "usage: wl-core div|mul1|mul8|icall|stride|prefetch|chase|ports|spread|heavy|ucode\n");
 		return 2;
 	}
 	return 0;
