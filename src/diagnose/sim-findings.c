@@ -111,17 +111,33 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		break;
 	case SIM_BACKEND_BOUND:
 		if (ss->core > ss->cycles.v[SIM_BACKEND_BOUND] - ss->core) {
-			/* the block model's stall: dependency chains, ports, dividers (issue 19) */
-			strbuf_adds(title, "dependency chain or busy port at ");
+			/* the block model's stall: dependency chains, ports, dividers (issue 19); a block
+			 * running at llvm-mca's throughput bound is port-bound, one above it waits on a chain */
+			bool ports = ss->core_ports > ss->core - ss->core_ports;
+
+			strbuf_adds(title, ports ? "busy execution port or divider at " : "dependency chain at ");
 			diag_add_where(title, file, ss->line, fn);
 			diag_add_grouped(ev, v[SIM_IR]);
-			strbuf_addf(ev, " instructions whose block llvm-mca's scheduling model runs slower than the "
-					"machine issues: an estimated %.1f %% of all slots wait for their chains, ports or "
-					"dividers (Core Bound)", share);
+			if (ports)
+				strbuf_addf(ev, " instructions whose block runs at the throughput of its busiest port or "
+						"divider in llvm-mca's scheduling model, slower than the machine issues: an "
+						"estimated %.1f %% of all slots wait for those units (Core Bound, port "
+						"utilization)", share);
+			else
+				strbuf_addf(ev, " instructions whose block runs slower than its ports allow in llvm-mca's "
+						"scheduling model: each iteration waits for results of the one before (a "
+						"dependency chain); an estimated %.1f %% of all slots wait for it (Core Bound)",
+					    share);
 			*node = "core_bound";
-			diag_kb_fix(*node, "independent accumulators", fix);
-			strbuf_addch(fix, ' ');
-			diag_kb_fix(*node, "Divide once", fix);
+			if (ports) {
+				diag_kb_fix(*node, "Vectorise", fix);
+				strbuf_addch(fix, ' ');
+				diag_kb_fix(*node, "Divide once", fix);
+			} else {
+				diag_kb_fix(*node, "independent accumulators", fix);
+				strbuf_addch(fix, ' ');
+				diag_kb_fix(*node, "Divide once", fix);
+			}
 			if (d->loop_command)
 				strbuf_addf(fix, " Measure the loop alone: '%s'.", d->loop_command);
 			break;

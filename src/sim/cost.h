@@ -98,6 +98,7 @@ static inline bool sim_profile_from_tool(const struct sim_profile *p)
 #define SIM_INSN_INDEP 4u     /* a load of a modelled block with an independent address */
 #define SIM_INSN_LOAD_CHAIN 8u /* its block's dependency chain runs through a chasing load: the
 				* stall is load latency (top-down's L1 Bound, in Memory Bound) */
+#define SIM_INSN_PORT_BOUND 32u /* its block's stall is its ports' or dividers' throughput, not a chain */
 #define SIM_INSN_MICROCODE 16u /* a microcode sequence (a repeated string instruction): all its µops heavy */
 
 struct sim_core_insn {
@@ -231,6 +232,7 @@ struct sim_site {
 	bool stream;          /* its data misses were costed as a sequential stream */
 	struct sim_cycles cycles; /* cycles charged to each bucket at this line */
 	double core;          /* of cycles.v[SIM_BACKEND_BOUND], the block model's core stall */
+	double core_ports;    /* of core, in blocks bound by their ports or dividers (not a dependency chain) */
 	double heavy;         /* of cycles.v[SIM_RETIRING], heavy operations (>= 2-µop instructions) */
 	double resteer;       /* of cycles.v[SIM_FRONTEND_BOUND], branch resteers */
 	double fetch_bw;      /* of cycles.v[SIM_FRONTEND_BOUND], fetch bandwidth (block model, µop cache) */

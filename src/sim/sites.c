@@ -88,8 +88,11 @@ static void entry_cycles(struct sim_site *s, const struct sim_entry *e, const st
 			s->heavy += retire;
 		s->fetch_bw += ir * in->fetch;
 		s->cycles.v[SIM_FRONTEND_BOUND] += ir * in->fetch;
-		if (!(in->flags & SIM_INSN_LOAD_CHAIN))
+		if (!(in->flags & SIM_INSN_LOAD_CHAIN)) {
 			s->core += ir * in->stall;
+			if (in->flags & SIM_INSN_PORT_BOUND)
+				s->core_ports += ir * in->stall;
+		}
 		else if (s->tool)
 			s->mem[0] += ir * in->stall; /* a chain of L1 hits: L1 Bound */
 		s->cycles.v[SIM_BACKEND_BOUND] += ir * in->stall;
@@ -404,6 +407,7 @@ void sim_site_merge(struct sim_site *into, const struct sim_site *z)
 	into->chase |= z->chase;
 	into->core += z->core;
 	into->heavy += z->heavy;
+	into->core_ports += z->core_ports;
 	into->resteer += z->resteer;
 	into->fetch_bw += z->fetch_bw;
 	into->tool |= z->tool;

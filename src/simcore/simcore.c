@@ -20,6 +20,7 @@
 #include "symbol/exe.h"
 
 #define SIMCORE_ONE_CYCLE 1.25 /* llvm-mca cycles per iteration read as "one cycle" */
+#define SIMCORE_PORT_SLACK 1.15 /* cycles within this factor of the throughput bound: port-bound */
 
 /* A hot block: entries idx[first .. first + n) of the sorted index. */
 struct block {
@@ -47,6 +48,7 @@ struct region {
 	double t1;      /* llvm-mca's total cycles of the first run (n1 iterations) */
 	bool ok1;
 	double uops;    /* per iteration */
+	double rthru;   /* llvm-mca's Block RThroughput: cycles per iteration its resources allow */
 	unsigned *uops_of; /* per instruction */
 };
 
@@ -522,6 +524,7 @@ static void parse_regions(struct ctx *c, const struct strbuf *out, int n1, int n
 		simcore_fused_uops(c->b[g->block].insns, n, g->uops_of, c->mem, !c->x86, g->uops_of);
 		g->ok1 = true;
 		g->t1 = mca.cycles_per_iter * n1;
+		g->rthru = mca.block_rthroughput;
 		g->uops = 0;
 		for (size_t i = 0; i < n; i++)
 			g->uops += g->uops_of[i];
@@ -656,7 +659,7 @@ static int combine(struct ctx *c, struct sim_core *out)
 		const struct block *b = &c->b[i];
 		const struct region *r;
 		double stall, ideal, fetch;
-		bool chain;
+		bool chain, ports;
 
 		if (b->rep_elem && rep_string_insn(c, b, &out->insns[out->nr_insns])) {
 			const struct sim_core_insn *in = &out->insns[out->nr_insns++];
@@ -695,6 +698,10 @@ static int combine(struct ctx *c, struct sim_core *out)
 			}
 		}
 		out->fetch_cycles += fetch * (double)b->execs;
+		/* the stall's kind: a block running at its resources' throughput (llvm-mca's Block
+		 * RThroughput, the busiest port or divider) is port-bound; one well above it waits
+		 * on a dependency chain */
+		ports = stall > 0 && r->rthru > 0 && r->cycles <= SIMCORE_PORT_SLACK * r->rthru;
 		chain = false;
 		{
 			double dr = 0, miss = 0;
@@ -724,7 +731,7 @@ static int combine(struct ctx *c, struct sim_core *out)
 
 			in->obj = e->obj;
 			in->addr = e->addr;
-			in->flags = b->flags[k] | (chain ? SIM_INSN_LOAD_CHAIN : 0);
+			in->flags = b->flags[k] | (chain ? SIM_INSN_LOAD_CHAIN : 0) | (ports ? SIM_INSN_PORT_BOUND : 0);
 			in->uops = r->uops_of[k]; /* fused: 0 for a jump fused with its compare */
 			in->stall = stall / (double)b->n;
 			in->fetch = fetch / (double)b->n;

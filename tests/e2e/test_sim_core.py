@@ -45,6 +45,9 @@ def test_divide_chain_is_core_bound():
     be = j["level2"]["backend_bound"]
     tdp.check(be["core_bound"] > be["memory_bound"], "and Core Bound within it: %r" % be, r)
     tdp.check(j["level1"]["retiring"] < 50, "not 'Retiring 99.9 %%' any more: %r" % j["level1"], r)
+    top = j["findings"][0]
+    tdp.check(top["node"] == "core_bound" and top["title"].startswith("dependency chain at")
+              and top["site"]["function"].startswith("k_div"), "the chain is named: %r" % top, r)
 
 
 def test_accumulators_lower_core_bound():
@@ -112,6 +115,9 @@ def test_one_busy_port_is_core_bound_spread_work_retires():
               % ports["level1"], rp)
     be = ports["level2"]["backend_bound"]
     tdp.check(be["core_bound"] > 50 and be["memory_bound"] < 1, "as Core Bound (no chain, no miss): %r" % be, rp)
+    top = ports["findings"][0]
+    tdp.check(top["title"].startswith("busy execution port") and top["site"]["function"].startswith("k_ports"),
+              "a busy port, not a chain: %r" % top, rp)
     tdp.check(dominant(spread) == "retiring", "as many adds any ALU runs: Retiring: %r"
               % spread["level1"], rs)
     tdp.check(spread["level2"]["backend_bound"]["core_bound"] < be["core_bound"],
