@@ -112,13 +112,31 @@ static void plan_ip(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
 	p->locate_leaf = NULL;
 }
 
+/* SPE sampling of the event spec in sb (released): one operation in the PMU's minimum interval. 0 or TDP_ENOMEM. */
+static int take_spe(struct diag_pmu_plan *p, const struct cpu_pmu *spe, struct strbuf *sb)
+{
+	long min_interval;
+
+	if (strbuf_failed(sb) || sb->len >= sizeof(p->event)) {
+		strbuf_release(sb);
+		return TDP_ENOMEM;
+	}
+	memcpy(p->event, sb->buf, sb->len + 1);
+	strbuf_release(sb);
+	min_interval = cpu_pmu_cap_long(spe, "min_interval");
+	p->method = DIAG_SAMPLE_SPE;
+	p->spe_pmu_type = spe->type > 0 ? (uint32_t)spe->type : 0;
+	p->period = min_interval > 0 ? (uint64_t)min_interval : DIAG_PMU_SPE_INTERVAL;
+	p->freq = 0;
+	return 0;
+}
+
 /* Bad Speculation with Arm SPE: every sampled branch (so that rates can be told), not only the mispredicted. */
 static int plan_spe(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
 {
 	const struct cpu_pmu *spe = in->pmus ? cpu_pmu_list_first(in->pmus, CPU_PMU_SPE) : NULL;
 	struct strbuf sb = STRBUF_INIT;
 	struct tdp_err e = TDP_ERR_INIT;
-	long min_interval;
 
 	if (!spe || pmu_spe_event_spec(spe, false, &sb, &e)) {
 		strbuf_release(&sb);
@@ -129,17 +147,8 @@ static int plan_spe(struct diag_pmu_plan *p, const struct diag_pmu_plan_in *in)
 			 spe ? e.msg : "no arm_spe PMU is listed");
 		return 0;
 	}
-	if (strbuf_failed(&sb) || sb.len >= sizeof(p->event)) {
-		strbuf_release(&sb);
+	if (take_spe(p, spe, &sb))
 		return TDP_ENOMEM;
-	}
-	memcpy(p->event, sb.buf, sb.len + 1);
-	strbuf_release(&sb);
-	min_interval = cpu_pmu_cap_long(spe, "min_interval");
-	p->method = DIAG_SAMPLE_SPE;
-	p->spe_pmu_type = spe->type > 0 ? (uint32_t)spe->type : 0;
-	p->period = min_interval > 0 ? (uint64_t)min_interval : DIAG_PMU_SPE_INTERVAL;
-	p->freq = 0;
 	setf(p->reason, sizeof(p->reason),
 		 "Bad Speculation: Arm SPE ('%s') samples one operation in %llu; its branch records say which "
 		 "branches mispredicted",
@@ -158,7 +167,6 @@ static int plan_spe_loads(struct diag_pmu_plan *p, const struct diag_pmu_plan_in
 	const struct metric_node *leaf = in->tree ? locate_leaf(in->tree) : NULL;
 	struct strbuf sb = STRBUF_INIT;
 	struct tdp_err e = TDP_ERR_INIT;
-	long min_interval;
 
 	if (!spe || !leaf || !(under(in->tree, leaf->key, "memory_bound") || !strcmp(leaf->key, "backend_bound")))
 		return 0;
@@ -166,19 +174,10 @@ static int plan_spe_loads(struct diag_pmu_plan *p, const struct diag_pmu_plan_in
 		strbuf_release(&sb);
 		return 0;
 	}
-	if (strbuf_failed(&sb) || sb.len >= sizeof(p->event)) {
-		strbuf_release(&sb);
+	if (take_spe(p, spe, &sb))
 		return TDP_ENOMEM;
-	}
-	memcpy(p->event, sb.buf, sb.len + 1);
-	strbuf_release(&sb);
-	min_interval = cpu_pmu_cap_long(spe, "min_interval");
-	p->method = DIAG_SAMPLE_SPE;
 	p->spe_loads = true;
 	p->locate_leaf = leaf->key;
-	p->spe_pmu_type = spe->type > 0 ? (uint32_t)spe->type : 0;
-	p->period = min_interval > 0 ? (uint64_t)min_interval : DIAG_PMU_SPE_INTERVAL;
-	p->freq = 0;
 	setf(p->reason, sizeof(p->reason),
 	     "%s, down to its dominant leaf %s: Arm SPE ('%s') samples one operation in %llu, and its load records "
 	     "give each load's instruction, data address and latency",

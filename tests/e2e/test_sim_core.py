@@ -5,38 +5,18 @@ construction (tests/e2e/workloads/wl-core.c), each classified as constructed by
 Needs valgrind and llvm-mca (each test skips without them). No figure is pinned:
 the checks are the verdict, the level-2 node, and the direction of a change.
 """
-import os
 import platform
-import shutil
 
+import simkernel
 import tdp
 
 
 def kernel():
-    path = os.path.join(tdp.BUILD_ROOT, "tests", "e2e", "workloads", "wl-core")
-    if not os.access(path, os.X_OK):
-        raise tdp.Skip("workload not built: %s" % path)
-    if not shutil.which("valgrind"):
-        raise tdp.Skip("valgrind is not installed")
-    if not shutil.which("llvm-mca"):
-        raise tdp.Skip("llvm-mca is not installed (apt-get install llvm)")
-    return path
+    return simkernel.workload("wl-core", mca=True)
 
 
 def why(name, machine=None):
-    args = ["why", "--backend=sim", "--json"]
-    if machine:
-        args += ["--sim-machine", machine]
-    r = tdp.run(*args, "--", kernel(), name, timeout=280)
-    tdp.expect_exit(r, 0)
-    j = r.json()
-    tdp.check(j["estimate"] is True, "every figure an estimate", r)
-    l1 = j["level1"]
-    tdp.check(abs(sum(l1.values()) - 100) < 0.01, "level 1 adds up: %r" % l1, r)
-    for parent, kids in j["level2"].items():
-        s = sum(v for v in kids.values() if v is not None)
-        tdp.check(abs(s - l1[parent]) < 0.01, "level 2 of %s adds up to it: %r vs %r" % (parent, kids, l1[parent]), r)
-    return j, r
+    return simkernel.why(kernel(), name, machine)
 
 
 def test_divide_chain_is_core_bound():

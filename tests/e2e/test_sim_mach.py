@@ -8,38 +8,20 @@ order of costs and the direction of a change.
 """
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 
+import simkernel
 import tdp
 
 
 def kernel():
-    path = os.path.join(tdp.BUILD_ROOT, "tests", "e2e", "workloads", "wl-mem")
-    if not os.access(path, os.X_OK):
-        raise tdp.Skip("workload not built: %s" % path)
-    if not shutil.which("valgrind"):
-        raise tdp.Skip("valgrind is not installed")
-    if not os.access(os.path.join(tdp.BUILD_ROOT, "vgtool", "tdpsim-amd64-linux"), os.X_OK):
-        raise tdp.Skip("tdprof's valgrind tool is not built (valgrind's static libraries are missing)")
-    return path
+    return simkernel.workload("wl-mem", tool=True)
 
 
 def why(name, machine=None):
-    args = ["why", "--backend=sim", "--json"]
-    if machine:
-        args += ["--sim-machine", machine]
-    r = tdp.run(*args, "--", kernel(), name, timeout=280)
-    tdp.expect_exit(r, 0)
-    j = r.json()
-    tdp.check(j["estimate"] is True, "every figure an estimate", r)
+    j, r = simkernel.why(kernel(), name, machine)
     tdp.check("simulated by tdpsim" in j["machine"]["description"], "tdprof's tool ran: %r" % j["machine"], r)
-    l1 = j["level1"]
-    tdp.check(abs(sum(l1.values()) - 100) < 0.01, "level 1 adds up: %r" % l1, r)
-    for parent, kids in j["level2"].items():
-        s = sum(v for v in kids.values() if v is not None)
-        tdp.check(abs(s - l1[parent]) < 0.01, "level 2 of %s adds up to it: %r vs %r" % (parent, kids, l1[parent]), r)
     return j, r
 
 
