@@ -39,7 +39,8 @@ struct stack {
 struct thread {
 	uint32_t fork_comm;
 	uint32_t *comms;
-	size_t nr, alloc;
+	uint64_t *times; /* each COMM's time (its sample_id trailer); 0 when it has none */
+	size_t nr, alloc, alloc_times;
 };
 
 struct ips_agg {
@@ -101,8 +102,10 @@ void ips_agg_free(struct ips_agg *a)
 		tdp_free(a->comms[i]);
 	tdp_free(a->comms);
 	tdp_free(a->tids);
-	for (size_t i = 0; i < a->nr_threads; i++)
+	for (size_t i = 0; i < a->nr_threads; i++) {
 		tdp_free(a->threads[i].comms);
+		tdp_free(a->threads[i].times);
+	}
 	tdp_free(a->threads);
 	tdp_free(a->stacks);
 	tdp_free(a->slots);
@@ -202,7 +205,7 @@ static int thread_get(struct ips_agg *a, uint32_t tid, uint32_t *out, struct tdp
 		return 0;
 	if (TDP_GROW(a->threads, a->alloc_threads, a->nr_threads + 1))
 		return tdp_err_oom(err);
-	a->threads[a->nr_threads] = (struct thread){ 0, NULL, 0, 0 };
+	a->threads[a->nr_threads] = (struct thread){ 0, NULL, NULL, 0, 0, 0 };
 	if (tid_put(a, tid, (uint32_t)a->nr_threads + 1, err))
 		return TDP_ENOMEM;
 	*out = (uint32_t)++a->nr_threads;
@@ -236,10 +239,12 @@ int ips_agg_record(void *ctx, const struct perfdata_record *rec, struct tdp_err 
 		if (!rc && t) {
 			struct thread *th = &a->threads[t - 1];
 
-			if (TDP_GROW(th->comms, th->alloc, th->nr + 1))
+			if (TDP_GROW(th->comms, th->alloc, th->nr + 1) || TDP_GROW(th->times, th->alloc_times, th->nr + 1)) {
 				rc = tdp_err_oom(err);
-			else
+			} else {
+				th->times[th->nr] = (rec->sid.fields & PERFDATA_SAMPLE_TIME) ? rec->sid.time : 0;
 				th->comms[th->nr++] = c;
+			}
 		}
 	} else if (rec->type == PERFDATA_RECORD_FORK && rec->u.fork.tid != rec->u.fork.ptid) {
 		/* a new thread has its parent's name until it sets its own */
@@ -369,6 +374,22 @@ static int stack_add(struct ips_agg *a, uint32_t pid, uint32_t thread, uint32_t 
 	return 0;
 }
 
+/*
+ * The names a thread had by a sample: the COMMs read so far, less those whose time
+ * is after the sample's. perf orders records by time, and a VM's CPUs' clocks can
+ * disagree: an exec's COMM written before samples that carry an earlier time (taken
+ * on another CPU) does not name them in perf's report, nor here.
+ */
+static uint32_t sample_gen(const struct thread *t, const struct perfdata_sample *s)
+{
+	size_t g = t->nr;
+
+	if (s->fields & PERFDATA_SAMPLE_TIME)
+		while (g > 0 && t->times[g - 1] > s->time)
+			g--;
+	return (uint32_t)g;
+}
+
 int ips_agg_sample(void *ctx, const struct perfdata_record *rec, struct tdp_err *err)
 {
 	struct ips_agg *a = ctx;
@@ -393,7 +414,7 @@ int ips_agg_sample(void *ctx, const struct perfdata_record *rec, struct tdp_err 
 		/* made now, so that a COMM read later still names it */
 		if (thread_get(a, s->tid, &thread, err))
 			return TDP_ENOMEM;
-		gen = thread ? (uint32_t)a->threads[thread - 1].nr : 0;
+		gen = thread ? sample_gen(&a->threads[thread - 1], s) : 0;
 	}
 	if (TDP_GROW(a->tmp, a->alloc_tmp, 1 + (chain ? s->nr_callchain : 0)))
 		return tdp_err_oom(err);

@@ -244,6 +244,69 @@ static void names_in_file_order(void **state)
 	branch_annot_free(an);
 }
 
+static struct perfdata_attr attr_t = { .index = 2, .sample_type = PERFDATA_SAMPLE_IP | PERFDATA_SAMPLE_TID |
+						      PERFDATA_SAMPLE_TIME };
+
+static void timed(struct ips_agg *a, uint32_t tid, uint64_t time)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct perfdata_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = PERFDATA_RECORD_SAMPLE;
+	r.attr = &attr_t;
+	r.u.sample.fields = attr_t.sample_type;
+	r.u.sample.ip = 0x7000;
+	r.u.sample.pid = 10;
+	r.u.sample.tid = tid;
+	r.u.sample.time = time;
+	assert_int_equal(ips_agg_sample(a, &r, &err), 0);
+}
+
+static void timed_comm(struct ips_agg *a, uint32_t tid, const char *name, uint64_t time)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct perfdata_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = PERFDATA_RECORD_COMM;
+	rec.u.comm.pid = rec.u.comm.tid = tid;
+	rec.u.comm.comm = (struct perfdata_str){ name, strlen(name) };
+	rec.sid.fields = PERFDATA_SAMPLE_TIME;
+	rec.sid.time = time;
+	assert_int_equal(ips_agg_record(a, &rec, &err), 0);
+}
+
+/*
+ * Names by time, as perf orders records: samples read after an exec's COMM whose
+ * times are before it (taken on a CPU whose clock lags: a busy VM) keep the name
+ * before the exec; those after it take the new one.
+ */
+static void names_by_time(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct branch_annot *an = NULL;
+	struct ips_agg *a = NULL;
+	struct ips_result r = IPS_RESULT_INIT;
+
+	(void)state;
+	assert_int_equal(branch_annot_new(&an, NULL, &err), 0);
+	assert_int_equal(ips_agg_new(&a, &err), 0);
+	timed_comm(a, 30, "perf-exec", 10);
+	timed(a, 30, 20);
+	timed_comm(a, 30, "prog", 100);
+	timed(a, 30, 90); /* read after the exec, earlier by its clock */
+	timed(a, 30, 95);
+	timed(a, 30, 100); /* at the COMM's time: named by it, as perf's queue orders them */
+	timed(a, 30, 150);
+	assert_int_equal(ips_agg_finish(a, an, &r, &err), 0);
+	assert_int_equal(folded(&r, "perf-exec", 1), 3);
+	assert_int_equal(folded(&r, "prog", 1), 2);
+	ips_result_release(&r);
+	ips_agg_free(a);
+	branch_annot_free(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +314,7 @@ int main(void)
 		cmocka_unit_test(no_chains),
 		cmocka_unit_test(per_ip),
 		cmocka_unit_test(names_in_file_order),
+		cmocka_unit_test(names_by_time),
 	};
 
 	return cmocka_run_group_tests_name("branch-ips", tests, NULL, NULL);
