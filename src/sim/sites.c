@@ -266,6 +266,8 @@ int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *
 		const struct sim_entry *e = &p->v[i];
 		bool created = false;
 		struct sim_site *s = group_get(&g, e, &created);
+		const struct sim_core_insn *in;
+		bool rep;
 		size_t k;
 
 		if (!s || (g.nr > best_alloc && TDP_GROW(best, best_alloc, g.nr))) {
@@ -277,15 +279,19 @@ int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *
 			site_of[i] = (uint32_t)k;
 		if (created)
 			memset(&best[k], 0, sizeof(best[k]));
+		/* a repeated string instruction's loop is microcode, not branches: valgrind's
+		 * simulator counts each element as a conditional branch and the last as a mispredict */
+		in = per_insn && e->addr ? core_index_find(&cx, core, e->obj, e->addr) : NULL;
+		rep = in && (in->flags & SIM_INSN_MICROCODE);
 		/* Sums cannot overflow: the profile's totals did not. */
 		for (size_t ev = 0; ev < SIM_NR_EVENTS; ev++)
-			s->cost.v[ev] += e->cost.v[ev];
+			s->cost.v[ev] += rep && (ev == SIM_BC || ev == SIM_BCM) ? 0 : e->cost.v[ev];
 		if (!p->has_addr)
 			continue;
 		/* Per-instruction entries: Ir of one instruction is how often it ran. */
 		if (e->cost.v[SIM_IR] > s->execs)
 			s->execs = e->cost.v[SIM_IR];
-		if (e->cost.v[SIM_BC] + e->cost.v[SIM_BI] && e->addr &&
+		if (!rep && e->cost.v[SIM_BC] + e->cost.v[SIM_BI] && e->addr &&
 		    (!s->branch_addr || better_branch(&e->cost, &best[k]))) {
 			s->branch_addr = e->addr;
 			best[k].mispredicts = e->cost.v[SIM_BCM] + e->cost.v[SIM_BIM];
