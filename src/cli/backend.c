@@ -15,6 +15,7 @@
 #include "cpu/cpu.h"
 #include "measure/run.h"
 #include "model/model.h"
+#include "sim/machine.h"
 
 int backend_select(const char *cmd, const char *choice, const struct backend_select_opts *o,
 		   enum tdp_backend *out)
@@ -82,10 +83,44 @@ const char *backend_auto_name(void)
 	return cpu_probe_hw_events(NULL, &probe, NULL) == 0 ? "pmu" : "sim";
 }
 
+/* The preset this host's micro-architecture stands for (sim_machine_preset_for_uarch()), else NULL. */
+static const char *host_preset(const char **uarch)
+{
+	struct cpu_info info;
+	struct tdp_err err = TDP_ERR_INIT;
+	const char *preset = NULL;
+
+	*uarch = NULL;
+	if (cpu_info_detect(&info, NULL, NULL, &err))
+		return NULL;
+	*uarch = info.uarch; /* static */
+	preset = sim_machine_preset_for_uarch(info.uarch);
+	cpu_info_release(&info);
+	return preset;
+}
+
 int backend_sim_machine(const char *cmd, const char *spec, struct sim_machine *m)
 {
 	struct tdp_err err = TDP_ERR_INIT;
-	int ret = sim_machine_load(m, spec ? spec : "generic", &err);
+	const char *env = getenv("TDPROF_SIM_MACHINE"), *uarch = NULL;
+	int ret;
+
+	bool from_env = !spec && env && *env;
+
+	/* --sim-machine, else TDPROF_SIM_MACHINE, else the preset of this host's CPU, else generic */
+	if (from_env)
+		spec = env;
+	if (!spec) {
+		const char *preset = host_preset(&uarch);
+
+		spec = preset ? preset : "generic";
+		if (preset)
+			msg_note("simulating the '%s' machine, the preset for this host's CPU (%s); --sim-machine "
+				 "NAME chooses another", preset, uarch);
+	}
+	ret = sim_machine_load(m, spec, &err);
+	if (ret && from_env)
+		tdp_err_prefix(&err, "TDPROF_SIM_MACHINE");
 
 	if (!ret)
 		return EXIT_OK;

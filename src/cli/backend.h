@@ -79,8 +79,9 @@ int backend_select(const char *cmd, const char *choice, const struct backend_sel
 const char *backend_auto_name(void);
 
 /**
- * Load --sim-machine `spec` (NULL: "generic": a preset, KEY=VAL list or file) into
- * m. Returns 0, or prints the error and returns the exit status (2: bad spec,
+ * Load --sim-machine `spec` (a preset, KEY=VAL list or file) into m; NULL: the
+ * environment's TDPROF_SIM_MACHINE, else the preset of this host's micro-architecture
+ * (sim_machine_preset_for_uarch(), with a note saying so), else "generic". Returns 0, or prints the error and returns the exit status (2: bad spec,
  * 1: an unreadable file).
  */
 int backend_sim_machine(const char *cmd, const char *spec, struct sim_machine *m);

@@ -154,7 +154,7 @@ int cmd_annotate(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_CHOICE(0, "backend", &o.backend, "auto|pmu|sim", "auto: simulate where there is no PMU; on a PMU, "
 								     "say how to record and annotate"),
 		OPT_STRING(0, "sim-machine", &o.machine, "M", "the simulated machine: a preset (generic, zen4, "
-							      "alderlake, ...), KEY=VAL,... or a file"),
+							      "alderlake, ...), KEY=VAL,... or a file; default: this host's CPU's preset"),
 		OPT_GROUP("what is shown"),
 		OPT_BOOL(0, "asm-only", &o.asm_only, "the instructions only (no source view)"),
 		OPT_BOOL(0, "source-only", &o.source_only, "the source lines with their sums only"),

@@ -228,7 +228,7 @@ int cmd_selftest(int argc, char **argv, struct tdp_ctx *ctx)
 	struct opt opts[] = {
 		OPT_CHOICE(0, "backend", &backend, "auto|pmu|sim", "where counts come from: auto (the PMU, else the "
 								   "simulation), pmu, sim (valgrind; estimates)"),
-		OPT_STRING(0, "sim-machine", &machine, "M", "the simulated machine: a preset, KEY=VAL,... or a file"),
+		OPT_STRING(0, "sim-machine", &machine, "M", "the simulated machine: a preset, KEY=VAL,... or a file; default: this host's CPU's preset"),
 		OPT_STRING(0, "examples", &dir, "DIR", "where the demo workloads are (default: next to tdprof, then "
 						       "PREFIX/libexec/tdprof/examples)"),
 		OPT_CHOICE(0, "format", &format, "text|json", "the result's format (default text)"),

@@ -152,7 +152,7 @@ int cmd_stat(int argc, char **argv, struct tdp_ctx *ctx)
 		OPT_CHOICE(0, "backend", &o.backend, "auto|pmu|sim", "where counts come from: pmu (auto: software "
 								     "counts without a PMU) or sim (valgrind; estimates)"),
 		OPT_STRING(0, "sim-machine", &o.sim_machine, "M", "the simulated machine (--backend=sim): a preset, "
-								  "KEY=VAL,... or a file"),
+								  "KEY=VAL,... or a file; default: this host's CPU's preset"),
 		OPT_GROUP("what to watch instead of CMD"),
 		OPT_STRING('p', "pid", &o.pid_s, "PID", "every thread of running process PID, until it exits or ^C"),
 		OPT_STRING('t', "tid", &o.tid_s, "TID", "running thread TID, until it exits or ^C"),

@@ -173,7 +173,7 @@ int cmd_topdown(int argc, char **argv, struct tdp_ctx *ctx)
 								       "one it says so), sim (valgrind; estimates), "
 								       "import (--import FILE)"),
 		OPT_STRING(0, "sim-machine", &to.sim_machine, "M", "the simulated machine (--backend=sim): a preset, "
-								   "KEY=VAL,... or a file"),
+								   "KEY=VAL,... or a file; default: this host's CPU's preset"),
 		OPT_LONG('r', "repeat", &to.repeat, "N", "run CMD N times: each node's mean and its 95 % confidence "
 							 "interval (Student's t)", 1, MODEL_RUNS_MAX),
 		OPT_GROUP("output"),

@@ -105,7 +105,7 @@ int cmd_why(int argc, char **argv, struct tdp_ctx *ctx)
 								      "the simulation), pmu, sim (valgrind; estimates)"),
 		OPT_STRING(0, "sim-machine", &wo.machine, "M", "the simulated machine: a preset (generic, zen4, "
 							       "alderlake, skylake, icelake-server, zen3, neoverse-n1), KEY=VAL,... "
-							       "or a file"),
+							       "or a file; default: TDPROF_SIM_MACHINE, else this host's CPU's preset, else generic"),
 		OPT_LONG('l', "level", &wo.level, "N", "deepest level of the tree (the simulation: 1 to 3, default 2; the "
 						       "PMU's drill-down: default the leaves)",
 			 1, MODEL_MAX_LEVEL),

@@ -15,6 +15,8 @@
  */
 #include "sim/machine.h"
 
+#include <string.h>
+
 #define KIB(x) ((uint64_t)(x) << 10)
 #define MIB(x) ((uint64_t)(x) << 20)
 
@@ -59,6 +61,15 @@
  * indirect jump or call still ends the fetch block and costs a redirect bubble
  * (2-3 cycles on Golden Cove and Zen 4 per Chips and Cheese's BTB measurements). */
 
+/*
+ * .hosts: without --sim-machine (or TDPROF_SIM_MACHINE) the simulation follows the
+ * host: the preset whose list holds the host's micro-architecture (cpu/'s name),
+ * else generic. Each stands for its own core and its nearest relatives: Skylake for
+ * Haswell to Cooper Lake (4-wide), Ice Lake-SP for the Sunny and Willow Cove
+ * chips, Golden Cove for the hybrids' and Xeons' P-cores up to Lion Cove (which is
+ * wider: 8 slots), Zen 3 for Zen 1 to 3, Zen 4 for Zen 5 (8 slots), Neoverse N1
+ * for the Cortex-A76 family it derives from.
+ */
 static const struct sim_machine_preset presets[] = {
 	{
 		.name = "generic",
@@ -82,6 +93,7 @@ static const struct sim_machine_preset presets[] = {
 	},
 	{
 		.name = "zen4",
+		.hosts = "zen4 zen5",
 		.description = "AMD Zen 4 (Ryzen 7000, EPYC 9004): 32 MiB L3 per CCX, 6-wide",
 		.sources = "AMD, Software Optimization Guide for the AMD Zen4 Microarchitecture (pub. 57647): "
 			   "L1I/L1D 32 KiB 8-way, L2 1 MiB 14 cycles, L3 32 MiB 16-way ~50 cycles, "
@@ -106,6 +118,7 @@ static const struct sim_machine_preset presets[] = {
 	},
 	{
 		.name = "alderlake",
+		.hosts = "alderlake raptorlake meteorlake arrowlake lunarlake pantherlake sapphirerapids emeraldrapids graniterapids",
 		.description = "Intel Golden Cove P-core (Alder Lake): L3 30 MiB 12-way simulated as 24 MiB",
 		.sources = "Intel 64 and IA-32 Architectures Optimization Reference Manual (248966), "
 			   "Golden Cove: L1I 32 KiB 8-way, L1D 48 KiB 12-way, L2 1.25 MiB 15 cycles, "
@@ -129,6 +142,7 @@ static const struct sim_machine_preset presets[] = {
 	},
 	{
 		.name = "skylake",
+		.hosts = "haswell haswellx broadwell broadwellx broadwellde skylake skylakex cascadelake cooperlake cannonlake",
 		.description = "Intel Skylake client (Core i7-6700K): 8 MiB L3, 4-wide",
 		.sources = "Intel 64 and IA-32 Architectures Optimization Reference Manual (248966), "
 			   "Skylake: L1I/L1D 32 KiB 8-way, L2 256 KiB 12 cycles, 4-wide allocation "
@@ -153,6 +167,7 @@ static const struct sim_machine_preset presets[] = {
 	},
 	{
 		.name = "icelake-server",
+		.hosts = "icelake icelakex tigerlake rocketlake",
 		.description = "Intel Sunny Cove server core (Ice Lake-SP): L3 simulated as 32 MiB, 5-wide",
 		.sources = "Intel 64 and IA-32 Architectures Optimization Reference Manual (248966), "
 			   "Ice Lake: L1I 32 KiB 8-way, L1D 48 KiB 12-way, L2 1.25 MiB 14 cycles, 5-wide "
@@ -176,6 +191,7 @@ static const struct sim_machine_preset presets[] = {
 	},
 	{
 		.name = "zen3",
+		.hosts = "zen1 zen2 zen3",
 		.description = "AMD Zen 3 (Ryzen 5000, EPYC 7003): 32 MiB L3 per CCX, 6-wide",
 		.sources = "AMD, Software Optimization Guide for AMD EPYC 7003 Processors (pub. 56665): "
 			   "L1I/L1D 32 KiB 8-way, L2 512 KiB 12 cycles, L3 32 MiB 16-way ~46 cycles, "
@@ -198,6 +214,7 @@ static const struct sim_machine_preset presets[] = {
 	},
 	{
 		.name = "neoverse-n1",
+		.hosts = "neoverse-n1 cortex-a76 cortex-a77 cortex-a78 cortex-x1",
 		.description = "Arm Neoverse N1 (Ampere Altra, Graviton2): 64 KiB L1s, 32 MiB SLC, 4-wide",
 		.sources = "Arm Neoverse N1 Technical Reference Manual (100616): L1I/L1D 64 KiB 4-way, "
 			   "L2 1 MiB 8-way; Arm Neoverse N1 Software Optimization Guide: 4-wide decode, "
@@ -225,4 +242,21 @@ const struct sim_machine_preset *sim_machine_presets(size_t *nr)
 {
 	*nr = sizeof(presets) / sizeof(presets[0]);
 	return presets;
+}
+
+const char *sim_machine_preset_for_uarch(const char *uarch)
+{
+	size_t n = uarch ? strlen(uarch) : 0;
+
+	for (size_t i = 0; n && i < sizeof(presets) / sizeof(presets[0]); i++) {
+		for (const char *h = presets[i].hosts; h && *h;) {
+			size_t l = strcspn(h, " ");
+
+			if (l == n && !memcmp(h, uarch, n))
+				return presets[i].name;
+			h += l;
+			h += strspn(h, " ");
+		}
+	}
+	return NULL;
 }

@@ -95,11 +95,20 @@ struct sim_machine_preset {
 	const char *name;
 	const char *description; /* one line for `tdprof list` */
 	const char *sources;     /* documents the numbers come from */
+	const char *hosts;       /* the micro-architectures (data/cpus.json's names, space-separated) it
+				  * stands for when no --sim-machine is given; NULL: none */
 	struct sim_machine m;
 };
 
 /** The presets, in the order `tdprof list` prints them; *nr receives the count. */
 const struct sim_machine_preset *sim_machine_presets(size_t *nr);
+
+/**
+ * The preset that stands for micro-architecture uarch (cpu/'s name: "zen4",
+ * "skylakex", "raptorlake"), or NULL when none does (the caller's default is
+ * "generic"). Pure.
+ */
+const char *sim_machine_preset_for_uarch(const char *uarch);
 
 /**
  * Load the preset `name` into m. Returns 0, or TDP_EUSAGE for an unknown name with
