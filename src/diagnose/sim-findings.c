@@ -95,7 +95,46 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		}
 		break;
 	}
-	case SIM_FRONTEND_BOUND:
+	case SIM_FRONTEND_BOUND: {
+		/* the line's front-end cycles by cause: resteers (after mispredicts, at indirect
+		 * branches), the fetch bandwidth of taken branches and µop-cache misses, the rest
+		 * instruction-cache misses; the largest names the finding */
+		double fe = ss->cycles.v[SIM_FRONTEND_BOUND], res = ss->resteer, bw = ss->fetch_bw;
+
+		if (res > bw && res > fe - res - bw) {
+			strbuf_adds(title, "front-end resteers at ");
+			diag_add_where(title, file, ss->line, fn);
+			if (mis) {
+				diag_add_grouped(ev, mis);
+				strbuf_adds(ev, v[SIM_BI] ? " mispredicted and " : " mispredicted");
+			}
+			if (v[SIM_BI] || !mis) {
+				diag_add_grouped(ev, v[SIM_BI]);
+				strbuf_adds(ev, " indirect");
+			}
+			strbuf_addf(ev, " branches at this line redirect the front end, which delivers nothing "
+					"while it refetches from the new target; an estimated %.1f %% of all slots starve "
+					"(Fetch Latency: branch resteers)", share);
+			*node = "fetch_latency";
+			if (mis >= v[SIM_BI]) {
+				strbuf_adds(fix, "The resteers follow the mispredicts: fix those first (Bad Speculation). ");
+				diag_kb_fix("branch_mispredicts", "data dependency", fix);
+			} else {
+				diag_kb_fix(*node, "devirtualisation", fix);
+			}
+			break;
+		}
+		if (bw > fe - res - bw) {
+			strbuf_adds(title, "taken branches limit fetch at ");
+			diag_add_where(title, file, ss->line, fn);
+			diag_add_grouped(ev, v[SIM_IR]);
+			strbuf_addf(ev, " instructions in short blocks that end in a taken branch (or miss the µop cache): "
+					"the front end delivers fewer µops a cycle than the machine issues; an estimated "
+					"%.1f %% of all slots stay empty (Fetch Bandwidth)", share);
+			*node = "fetch_bandwidth";
+			diag_kb_fix(*node, "Remove taken branches", fix);
+			break;
+		}
 		strbuf_adds(title, "instruction-cache misses at ");
 		diag_add_where(title, file, ss->line, fn);
 		diag_add_grouped(ev, v[SIM_I1MR]);
@@ -109,6 +148,7 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		strbuf_addch(fix, ' ');
 		diag_kb_fix(*node, "Sort the functions", fix);
 		break;
+	}
 	case SIM_BACKEND_BOUND:
 		if (ss->core > ss->cycles.v[SIM_BACKEND_BOUND] - ss->core) {
 			/* the block model's stall: dependency chains, ports, dividers (issue 19); a block
@@ -216,11 +256,10 @@ static int add_site_finding(struct dsim *s, struct diag *d, enum sim_bucket b, c
 	return ret;
 }
 
-/* Frontend: the footprint as a whole. */
-static int add_footprint_finding(struct diag *d, struct tdp_err *err)
+/* Frontend: the footprint as a whole, whose i-cache misses cost share % of the slots. */
+static int add_footprint_finding(struct diag *d, double share, struct tdp_err *err)
 {
 	const struct diag_footprint *f = &d->footprint;
-	const struct metric_node *fe = metric_tree_find(&d->tree, "frontend_bound");
 	struct strbuf title = STRBUF_INIT, ev = STRBUF_INIT, fix = STRBUF_INIT;
 	int ret = 0;
 
@@ -234,14 +273,14 @@ static int add_footprint_finding(struct diag *d, struct tdp_err *err)
 	diag_add_grouped(&ev, d->totals.l1i_misses);
 	strbuf_addf(&ev, " in all) over %llu functions from %llu source files; an estimated %.1f %% of all slots "
 			 "starve for instructions",
-		    (unsigned long long)f->functions, (unsigned long long)f->files, fe ? fe->value : NAN);
+		    (unsigned long long)f->functions, (unsigned long long)f->files, share);
 	diag_kb_fix("frontend_bound", "profile", &fix);
 	strbuf_addch(&fix, ' ');
 	diag_kb_fix("fetch_latency", "over-inline", &fix);
 	if (strbuf_failed(&title) || strbuf_failed(&ev) || strbuf_failed(&fix) ||
 	    diag_add_finding(d, &(struct diag_finding){ .title = title.buf, .category = "frontend_bound",
 							 .node = "frontend_bound", .evidence = ev.buf, .site = -1,
-							 .fix = fix.buf, .share = fe ? fe->value : NAN }))
+							 .fix = fix.buf, .share = share }))
 		ret = tdp_err_oom(err);
 	strbuf_release(&title);
 	strbuf_release(&ev);
@@ -257,8 +296,21 @@ int dsim_findings(struct dsim *s, struct diag *d, enum sim_bucket b, struct tdp_
 	double cycles = s->est.cycles;
 	int ret = 0;
 
-	if (b == SIM_FRONTEND_BOUND && d->has_footprint && (ret = add_footprint_finding(d, err)))
-		return ret;
+	if (b == SIM_FRONTEND_BOUND && d->has_footprint) {
+		/* the footprint is the finding only when i-cache misses are the front end's largest cause
+		 * (not resteers, not the taken-branch fetch limit) */
+		double ic = 0, res = 0, bw = 0;
+
+		for (size_t i = 0; i < s->nr_scope; i++) {
+			const struct sim_site *ss = &s->scope[i];
+
+			res += ss->resteer;
+			bw += ss->fetch_bw;
+			ic += fmax(0.0, ss->cycles.v[SIM_FRONTEND_BOUND] - ss->resteer - ss->fetch_bw);
+		}
+		if (ic >= res && ic >= bw && cycles > 0 && (ret = add_footprint_finding(d, 100.0 * ic / cycles, err)))
+			return ret;
+	}
 	for (size_t i = 0; i < s->nr_scope && i < DSIM_SITE_FINDINGS; i++) {
 		const struct sim_site *ss = &s->scope[i];
 		double share = 100.0 * ss->cycles.v[b] / cycles;

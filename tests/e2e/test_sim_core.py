@@ -45,6 +45,12 @@ def test_indirect_calls_resteer_the_front_end():
     tdp.check(j["verdict"]["category"] == "frontend_bound", "indirect calls: Frontend Bound: %r" % j["level1"], r)
     tdp.check(j["level2"]["frontend_bound"]["fetch_latency"] > 20, "as fetch latency (resteers): %r" % j["level2"], r)
     tdp.check(j["level1"]["bad_speculation"] < 5, "predicted calls are no Bad Speculation: %r" % j["level1"], r)
+    # named as resteers at the call, not as i-cache misses (it has none) nor a code footprint
+    top = j["findings"][0]
+    tdp.check(top["title"].startswith("front-end resteers at") and top["site"]["function"].startswith("k_icall")
+              and "devirtualisation" in top["fix"], "the call's resteers: %r" % top, r)
+    tdp.check(not any(f["title"].startswith(("instruction-cache misses", "hot code footprint")) for f in j["findings"]),
+              "no i-cache finding: %r" % [f["title"] for f in j["findings"]], r)
 
 
 def test_chase_overlaps_less_than_a_strided_walk():
