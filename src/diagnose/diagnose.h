@@ -256,7 +256,7 @@ struct diag {
 	const char *next_step;        /* static text (model_classify's for the category) */
 	char reason[256];
 	enum diag_drill drill;
-	const char *ranked_by;        /* "mispredicts", "i-cache misses", "data misses", "instructions" */
+	const char *ranked_by;        /* "mispredicts", "front-end slots lost", "data misses", "instructions" */
 	struct diag_site *sites;      /* ranked, most guilty first */
 	size_t nr_sites;
 	struct diag_branch branches[DIAG_MAX_BRANCHES]; /* the top site's branches, most mispredicts

@@ -205,6 +205,37 @@ enum sim_bucket dsim_bucket(const char *category)
 }
 
 /* The ranked sites of the category's bucket into d->sites (the top o->top). */
+/*
+ * Frontend's next step by its largest cause over the scope's lines: resteers (after
+ * mispredicts, at indirect branches), the taken-branch fetch limit, or i-cache misses
+ * (the default step, diag_next_step()).
+ */
+static void frontend_next_step(const struct dsim *s, struct diag *d)
+{
+	double ic = 0, res = 0, bw = 0;
+	uint64_t mis = 0, ind = 0;
+
+	for (size_t i = 0; i < s->nr_scope; i++) {
+		const struct sim_site *ss = &s->scope[i];
+
+		res += ss->resteer;
+		bw += ss->fetch_bw;
+		ic += fmax(0.0, ss->cycles.v[SIM_FRONTEND_BOUND] - ss->resteer - ss->fetch_bw);
+		mis += ss->cost.v[SIM_BCM] + ss->cost.v[SIM_BIM];
+		ind += ss->cost.v[SIM_BI];
+	}
+	if (res > ic && res >= bw)
+		d->next_step = mis >= ind ? "the front end refills after the mispredicts: make the branches ranked below "
+					    "predictable or branchless first, then run 'tdprof why' again"
+					  : "the front end is redirected at every indirect call or jump ranked below: call "
+					    "the usual target directly (devirtualise), inline it, or take the dispatch out of "
+					    "the hot loop";
+	else if (bw > ic)
+		d->next_step = "the front end delivers too few µops: take taken branches out of the hot loops ranked "
+			       "below (the common case as the fall-through, small conditionals as selects, calls "
+			       "inlined) and measure them with 'tdprof loop'";
+}
+
 static int rank_sites(struct dsim *s, struct diag *d, enum sim_bucket b, struct tdp_err *err)
 {
 	size_t n = 0;
@@ -696,7 +727,8 @@ int diag_from_sim(struct diag *d, const struct sim_profile *p, const struct sim_
 		break;
 	case SIM_FRONTEND_BOUND:
 		d->drill = DIAG_DRILL_ICACHE;
-		d->ranked_by = "i-cache misses";
+		d->ranked_by = "front-end slots lost";
+		frontend_next_step(&s, d);
 		ret = drill_footprint(&s, d, m, err);
 		break;
 	case SIM_BACKEND_BOUND:

@@ -391,7 +391,7 @@ static void print_drill(FILE *out, const struct why_report *r)
 	static const char *const what[] = {
 		[DIAG_DRILL_NONE] = "",
 		[DIAG_DRILL_BRANCHES] = "Bad Speculation -> the mispredicting branches",
-		[DIAG_DRILL_ICACHE] = "Frontend Bound -> instruction-cache misses and the code footprint",
+		[DIAG_DRILL_ICACHE] = "Frontend Bound -> the lines that starve the front end, and the code footprint",
 		[DIAG_DRILL_MEMORY] = "Backend Bound -> memory: the data-miss sites",
 		[DIAG_DRILL_HOT_LOOP] = "Retiring -> the hot loop",
 	};

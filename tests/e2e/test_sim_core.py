@@ -51,6 +51,7 @@ def test_indirect_calls_resteer_the_front_end():
               and "devirtualisation" in top["fix"], "the call's resteers: %r" % top, r)
     tdp.check(not any(f["title"].startswith(("instruction-cache misses", "hot code footprint")) for f in j["findings"]),
               "no i-cache finding: %r" % [f["title"] for f in j["findings"]], r)
+    tdp.check("devirtualise" in j["verdict"]["next_step"], "the next step: %r" % j["verdict"]["next_step"], r)
 
 
 def test_chase_overlaps_less_than_a_strided_walk():
