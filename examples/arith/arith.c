@@ -1,14 +1,16 @@
 /*
- * arith.c: an L1-resident, predictable loop (Retiring).
+ * arith.c: an L1-resident, predictable loop limited by its own dependency chain.
  *
- * kernel() mixes a 4 KiB table with integer arithmetic: the table stays in the L1
- * data cache, the loop branch is taken the same way every time, and nothing waits
- * on memory, so nearly every pipeline slot retires a useful instruction. Such code
- * is already near the machine's peak: only fewer or cheaper instructions (a better
- * algorithm, vectorisation, strength reduction) make it faster. `tdprof why`
- * prints the `tdprof loop` command that measures kernel() alone.
+ * kernel() mixes a 4 KiB table into one hash: the table stays in the L1 data cache,
+ * the loop branch is taken the same way every time, and nothing waits on memory,
+ * but each element's xor, multiply, shift and add wait for the one before, so the
+ * core issues about one instruction a cycle of its four to eight slots: Core Bound
+ * (a dependency chain), as a real core and the simulation's block model (llvm-mca)
+ * measure it; the simulation without llvm-mca cannot see chains and reads it as
+ * Retiring. Hashing several lanes at once (independent accumulators) is its fix;
+ * `tdprof why` prints the `tdprof loop` command that measures kernel() alone.
  *
- *   tdprof why -- build/examples/arith/demo-arith             Retiring, the hot loop
+ *   tdprof why -- build/examples/arith/demo-arith             Core Bound, the chain
  *   tdprof loop examples/arith/arith.c --function kernel -- -O1
  */
 #include <stdio.h>

@@ -175,6 +175,9 @@ int topdown_run_sim(const struct topdown_opts *to, char *const *argv, struct tdp
 
 	measure_sim_init(&s);
 	rc = backend_sim_machine("topdown", to->sim_machine, &s.machine);
+	/* the block model (Core Bound, Heavy Operations, the cycles of chains and ports) as why runs it:
+	 * one estimate of a program whichever command asks */
+	s.per_insn = true;
 	s.stdout_to_stderr = strcmp(to->format, "text") && !to->out_path; /* a document on stdout: json, csv, html */
 	if (!rc)
 		rc = sim_runs(to, argv, &s, &tree, &runs);

@@ -90,6 +90,7 @@ int stat_run_sim(const struct stat_opts *o, char *const *argv)
 
 	measure_sim_init(&s);
 	rc = backend_sim_machine("stat", o->sim_machine, &s.machine);
+	s.per_insn = true; /* the block model's cycles, as why and topdown estimate them */
 	s.stdout_to_stderr = (o->json || o->sep) && !o->out_path;
 	if (!rc)
 		rc = backend_sim_run(argv, &s);

@@ -69,8 +69,8 @@ int measure_sim_run(char *const *argv, const char *path, const char *tmpdir, str
 			 sim_tool_name(s->run.tool));
 	}
 	/* The per-block pipeline model needs per-instruction counts (callgrind, tdprof's
-	 * tool) and runs for the commands that ask for them (why); stat, topdown and
-	 * selftest keep their quicker estimate without it, whichever tool ran. */
+	 * tool); every command that simulates asks for them (per_insn), so that one program
+	 * gets one estimate whichever command reads it. */
 	if (s->per_insn && s->profile.has_addr) {
 		struct simcore_opts co = { .tmpdir = tmpdir, .llvm_mca = NULL };
 

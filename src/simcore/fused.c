@@ -4,8 +4,9 @@
  *
  * llvm-mca's Intel scheduling models count µops as they execute (the unfused
  * domain, near enough): a load-op instruction two (load, op), a read-modify-write
- * three, a vector store two (address, data), push three and pop two (llvm-mca 14,
- * -mcpu=skylake, alderlake, icelake-server). The front end issues and retires
+ * three (llvm-mca 14's Skylake model, which its alderlake is) or four (16's Alder
+ * Lake P-core model), a vector store two (address, data), push three and pop two
+ * (14) or push two (16). The front end issues and retires
  * them fused: one slot for a micro-fused load-op or store, two for a
  * read-modify-write, one for push and pop (the stack engine keeps the pointer),
  * and one for a compare macro-fused with its conditional jump (Intel's
@@ -115,6 +116,8 @@ void simcore_fused_uops(const struct simcore_insn *v, size_t n, const unsigned *
 
 		if (!aarch64 && (word_is(m, mn, "push") || word_is(m, mn, "pop")))
 			u = 1; /* one fused µop each, the stack engine updating the pointer */
+		else if (!aarch64 && (mem[k] & LOOP_MCA_MAY_LOAD) && (mem[k] & LOOP_MCA_MAY_STORE))
+			u = u >= 3 ? (u - 2 > 2 ? u - 2 : 2) : u; /* read-modify-write: load+op and store, two slots */
 		else if (!aarch64 && u >= 2 && mem[k])
 			u--; /* a load micro-fused with its operation, a store's address with its data */
 		fused[k] = u;

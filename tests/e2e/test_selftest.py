@@ -18,8 +18,10 @@ def test_selftest_sim_json_passes():
                 timeout=280)
     tdp.expect_exit(r, 0)
     j = r.json()
+    # arith's hash is one serial chain: Core Bound in the block model (llvm-mca), Retiring without it
     want = {"branch-random": "bad_speculation", "branch-sorted": "retiring", "interp": "bad_speculation",
-            "chase": "backend_bound", "bigcode": "frontend_bound", "arith": "retiring"}
+            "chase": "backend_bound", "bigcode": "frontend_bound",
+            "arith": "backend_bound" if shutil.which("llvm-mca") else "retiring"}
     got = {e["name"]: (e["expected"], e["got"], e["pass"]) for e in j["examples"]}
     tdp.check(got == {k: (v, v, True) for k, v in want.items()}, "rows: %r" % got, r)
     tdp.check(j["backend"] == "sim" and j["passed"] == 6 and j["failed"] == 0, "summary", r)

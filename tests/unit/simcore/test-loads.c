@@ -187,6 +187,33 @@ static void test_fused_uops(void **state)
 		if (fused[i] != want[i])
 			fail_msg("%s: %u fused µops, want %u", text[i], fused[i], want[i]);
 	}
+	{
+		/* llvm-mca 16's Alder Lake P-core counts a store two, a read-modify-write four, push two */
+		static const char adl[] = "[4]: MayLoad\n[5]: MayStore\n\n"
+					  "[1]    [2]    [3]    [4]    [5]    [6]    Instructions:\n"
+					  " 2      12    0.50           *            mov\tqword ptr [rsi], rax\n"
+					  " 4      12    0.50    *      *            add\tqword ptr [rdx], rax\n"
+					  " 2      1     0.50           *            push\trbx\n"
+					  " 0      1     0.00                        inc\trcx\n\n";
+		static const unsigned want_adl[] = { 1, 2, 1, 1 };
+
+		assert_int_equal(loop_mca_parse_uops(adl, strlen(adl), u, mem, N, &nr), 0);
+		assert_int_equal(nr, 4);
+		memset(v, 0, sizeof(v));
+		snprintf(v[0].text, sizeof(v[0].text), "mov qword ptr [rsi], rax");
+		snprintf(v[1].text, sizeof(v[1].text), "add qword ptr [rdx], rax");
+		snprintf(v[2].text, sizeof(v[2].text), "push rbx");
+		snprintf(v[3].text, sizeof(v[3].text), "inc rcx");
+		simcore_fused_uops(v, 4, u, mem, false, fused);
+		for (size_t i = 0; i < 4; i++)
+			if (fused[i] != want_adl[i])
+				fail_msg("%s: %u fused µops, want %u", v[i].text, fused[i], want_adl[i]);
+		for (size_t i = 0; i < N; i++) {
+			snprintf(v[i].text, sizeof(v[i].text), "%s", text[i]);
+			v[i].branch_type = text[i][0] == 'j' ? BRANCH_TYPE_COND : 0;
+		}
+		assert_int_equal(loop_mca_parse_uops(info_skl, strlen(info_skl), u, mem, N, &nr), 0);
+	}
 	/* Arm's counts are kept */
 	simcore_fused_uops(v, N, u, mem, true, fused);
 	for (size_t i = 0; i < N; i++)
