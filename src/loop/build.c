@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -101,12 +103,27 @@ static int spawn_one(struct loop_child *c, pid_t pgroup, pid_t *pid, int *rd, st
 	return 0;
 }
 
-/* Read every child's pipe to its end (even past the cap, so no child blocks on a full pipe). */
-static void read_all(struct loop_child *c, const int *rd, size_t n)
+/* Milliseconds of CLOCK_MONOTONIC. */
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * Read every child's pipe to its end (even past the cap, so no child blocks on a full
+ * pipe). With timeout_s, the process group pgid is killed when the time is up (their
+ * pipes then end); returns true when it was.
+ */
+static bool read_all(struct loop_child *c, const int *rd, size_t n, unsigned timeout_s, pid_t pgid)
 {
 	struct pollfd pfd[LOOP_SPAWN_MAX];
 	char buf[8192];
 	size_t open_fds = 0;
+	int64_t deadline = timeout_s ? now_ms() + (int64_t)timeout_s * 1000 : 0;
+	bool killed = false;
 
 	for (size_t i = 0; i < n; i++) {
 		pfd[i].fd = rd[i];
@@ -114,11 +131,25 @@ static void read_all(struct loop_child *c, const int *rd, size_t n)
 		open_fds += rd[i] >= 0;
 	}
 	while (open_fds) {
-		if (poll(pfd, (nfds_t)n, -1) < 0) {
+		int wait_ms = -1, got_fds;
+
+		if (deadline && !killed) {
+			int64_t left = deadline - now_ms();
+
+			if (left <= 0) {
+				kill(-pgid, SIGKILL);
+				killed = true;
+				continue;
+			}
+			wait_ms = left > INT32_MAX ? INT32_MAX : (int)left;
+		}
+		if ((got_fds = poll(pfd, (nfds_t)n, wait_ms)) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
+		if (!got_fds)
+			continue; /* the deadline */
 		for (size_t i = 0; i < n; i++) {
 			ssize_t got;
 
@@ -136,6 +167,7 @@ static void read_all(struct loop_child *c, const int *rd, size_t n)
 				strbuf_add(c[i].out, buf, (size_t)got);
 		}
 	}
+	return killed;
 }
 
 int loop_spawn_many(struct loop_child *c, size_t n, struct tdp_err *err)
@@ -164,7 +196,7 @@ int loop_spawn_many(struct loop_child *c, size_t n, struct tdp_err *err)
 	if (rc)
 		kill(-pid[0], SIGKILL); /* all or none: the ones started are stopped and reaped */
 	tdp_sigfwd_child(pid[0], &old);
-	read_all(c, rd, started);
+	c[0].timed_out = read_all(c, rd, started, c[0].timeout_s, pid[0]);
 	for (size_t i = 0; i < started; i++) {
 		close(rd[i]);
 		while (waitpid(pid[i], &c[i].wstatus, 0) < 0) {
@@ -177,6 +209,9 @@ int loop_spawn_many(struct loop_child *c, size_t n, struct tdp_err *err)
 		}
 	}
 	tdp_sigfwd_child(0, NULL);
+	if (!rc && c[0].timed_out)
+		rc = tdp_err_set(err, TDP_ECHILD, "'%s' ran longer than %u s and was stopped", c[0].argv[0],
+				 c[0].timeout_s);
 	if (!rc && tdp_sigfwd_received())
 		rc = tdp_err_set(err, TDP_ECHILD, "'%s' was stopped by signal %d (passed on from tdprof)", c[0].argv[0],
 				 tdp_sigfwd_received());

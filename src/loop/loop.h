@@ -99,7 +99,9 @@ struct loop_child {
 	char *const *argv;  /* in: argv[0] looked up in PATH */
 	bool with_stderr;   /* in: stderr into out too */
 	struct strbuf *out; /* in: its output is appended (at most LOOP_MAX_OUTPUT bytes) */
+	unsigned timeout_s; /* in, of the first child: all are killed after this long (0: no limit) */
 	int wstatus;        /* out: its wait status */
+	bool timed_out;     /* out, of the first child: they were killed for it */
 };
 
 /**
@@ -108,8 +110,8 @@ struct loop_child {
  * every one; read their outputs as they come and wait for all. All or none: when
  * one cannot be started, those already started are killed. Returns 0 when all ran
  * (whatever their statuses); TDP_ENOCMD (a program not found), TDP_ECHILD (not
- * started, or stopped by a signal passed on), TDP_EINVAL (n out of range) or
- * TDP_ENOMEM.
+ * started, stopped by a signal passed on, or killed after c[0].timeout_s seconds:
+ * c[0].timed_out), TDP_EINVAL (n out of range) or TDP_ENOMEM.
  */
 int loop_spawn_many(struct loop_child *c, size_t n, struct tdp_err *err) __attribute__((warn_unused_result));
 

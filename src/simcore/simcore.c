@@ -583,7 +583,8 @@ static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core 
 			snprintf(iters[k], sizeof(iters[k]), "-iterations=%d", k ? n2 : n1);
 			memcpy(argv[k], a, sizeof(a));
 			strbuf_reset(&res[k]);
-			ch[k] = (struct loop_child){ .argv = argv[k], .with_stderr = true, .out = &res[k] };
+			ch[k] = (struct loop_child){ .argv = argv[k], .with_stderr = true, .out = &res[k],
+						     .timeout_s = SIMCORE_MCA_TIMEOUT_S };
 		}
 		if ((ret = write_input(c, &in, x86, bad, nr_bad)) || write_file(path.buf, &in)) {
 			snprintf(out->why_not, sizeof(out->why_not), "cannot write llvm-mca's input file");
@@ -599,8 +600,10 @@ static int run_mca(struct ctx *c, const struct simcore_opts *o, struct sim_core 
 			break;
 		}
 		if (e) {
-			snprintf(out->why_not, sizeof(out->why_not), "%s",
-				 err.code == TDP_ENOCMD ? "llvm-mca is not installed (apt-get install llvm)" : "llvm-mca could not be started");
+			snprintf(out->why_not, sizeof(out->why_not), "%.150s",
+				 err.code == TDP_ENOCMD		       ? "llvm-mca is not installed (apt-get install llvm)"
+				 : ch[0].timed_out || ch[1].timed_out ? err.msg
+									: "llvm-mca could not be started");
 			break;
 		}
 		if (WIFEXITED(ch[0].wstatus) && WEXITSTATUS(ch[0].wstatus) == 0) {

@@ -40,6 +40,8 @@ struct tdp_err;
 #define SIMCORE_ITER1 2            /* iterations of the first llvm-mca run */
 #define SIMCORE_MIN_ITER2 6        /* of the second */
 #define SIMCORE_MAX_ITER2 60
+#define SIMCORE_MCA_TIMEOUT_S 120  /* llvm-mca is stopped after this long (a few seconds is usual;
+				    * some llvm-mca 16 scheduling models never end on some blocks) */
 
 struct simcore_opts {
 	const char *tmpdir; /* where llvm-mca's input file is written; NULL: "/tmp" */

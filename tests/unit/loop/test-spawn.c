@@ -84,6 +84,30 @@ static void test_all_or_none(void **state)
 	strbuf_release(&out[1]);
 }
 
+/* A time limit: both programs are killed after it (a hung llvm-mca stops the model, not tdprof). */
+static void test_timeout_kills_all(void **state)
+{
+	char *a[] = { "sleep", "60", NULL }, *b[] = { "echo", "quick", NULL };
+	struct strbuf out[2] = { STRBUF_INIT, STRBUF_INIT };
+	struct loop_child ch[2] = { { .argv = a, .out = &out[0], .timeout_s = 1 }, { .argv = b, .out = &out[1] } };
+	struct tdp_err err = TDP_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(loop_spawn_many(ch, 2, &err), TDP_ECHILD);
+	assert_true(ch[0].timed_out);
+	assert_non_null(strstr(err.msg, "ran longer than 1 s"));
+	assert_true(WIFSIGNALED(ch[0].wstatus) && WTERMSIG(ch[0].wstatus) == SIGKILL);
+	assert_string_equal(out[1].buf, "quick\n"); /* the quick one's output is kept */
+	/* within the limit: no kill */
+	strbuf_reset(&out[1]);
+	ch[0] = (struct loop_child){ .argv = b, .out = &out[1], .timeout_s = 30 };
+	assert_int_equal(loop_spawn_many(ch, 1, &err), 0);
+	assert_false(ch[0].timed_out);
+	assert_true(WIFEXITED(ch[0].wstatus) && WEXITSTATUS(ch[0].wstatus) == 0);
+	strbuf_release(&out[0]);
+	strbuf_release(&out[1]);
+}
+
 /*
  * A SIGTERM to tdprof while two programs run reaches both (the third sends it and
  * then waits too). Last: the signal received is sticky for the process.
@@ -123,6 +147,7 @@ int main(void)
 		cmocka_unit_test(test_outputs_apart),
 		cmocka_unit_test(test_one_group),
 		cmocka_unit_test(test_all_or_none),
+		cmocka_unit_test(test_timeout_kills_all),
 		cmocka_unit_test(test_signal_reaches_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
