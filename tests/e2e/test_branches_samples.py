@@ -205,15 +205,21 @@ def test_perf_recording_with_callchains():
         j["samples_with_callchain"], j["samples"]))
     check_functions(j, perf_functions(path))
     check_lines(j, path)
-    # outer is on the chain of every sample of hot_a and hot_b: its total holds theirs
-    fn = {f["symbol"]: f for f in j["functions"]}
-    tdp.check(fn["[.] outer"]["total"] >= fn["[.] hot_a"]["self"] + fn["[.] hot_b"]["self"],
-              "outer total %r" % fn["[.] outer"])
-    tdp.check(fn["[.] main"]["total"] >= fn["[.] outer"]["total"], "main total %r" % fn["[.] main"])
     ours = collections.Counter()
     for line in report(path, "--folded").out.splitlines():
         stack, n = line.rsplit(" ", 1)
         ours[stack] += int(n)
+    # a function's total is the samples whose chain holds it: outer's holds nearly all of hot_a's
+    # and hot_b's (not a sample in their prologue, before the frame pointer is pushed: the chain
+    # then skips the caller, in perf's report too)
+    fn = {f["symbol"]: f for f in j["functions"]}
+    for name in ("outer", "main"):
+        under = sum(n for stack, n in ours.items() if name in stack.split(";")[1:])
+        tdp.check(fn["[.] " + name]["total"] == under, "%s total %r, %d samples in its stacks" % (
+            name, fn["[.] " + name], under))
+    tdp.check(fn["[.] outer"]["total"] >= 0.95 * (fn["[.] hot_a"]["self"] + fn["[.] hot_b"]["self"]),
+              "outer total %r" % fn["[.] outer"])
+    tdp.check(fn["[.] main"]["total"] >= fn["[.] outer"]["total"], "main total %r" % fn["[.] main"])
     want = perf_folded(path)
     tdp.check(sum(ours.values()) == sum(want.values()) == j["samples"], "folded totals %d, perf %d" % (
         sum(ours.values()), sum(want.values())))
