@@ -26,8 +26,9 @@ static struct perfdata_attr attr_a = { .sample_type = PERFDATA_SAMPLE_IP | PERFD
 						      PERFDATA_SAMPLE_CALLCHAIN, .name = "cpu-clock" };
 static struct perfdata_attr attr_b = { .index = 1, .sample_type = PERFDATA_SAMPLE_IP | PERFDATA_SAMPLE_TID };
 
-static void sample(struct ips_agg *a, const struct perfdata_attr *at, uint32_t tid, uint64_t ip, const uint64_t *cc,
-		   size_t n)
+/* A sample of attr at (its time read only when at's sample_type has PERFDATA_SAMPLE_TIME). */
+static void sample_at(struct ips_agg *a, const struct perfdata_attr *at, uint32_t tid, uint64_t ip,
+		      const uint64_t *cc, size_t n, uint64_t time)
 {
 	struct tdp_err err = TDP_ERR_INIT;
 	struct perfdata_record r;
@@ -39,9 +40,16 @@ static void sample(struct ips_agg *a, const struct perfdata_attr *at, uint32_t t
 	r.u.sample.ip = ip;
 	r.u.sample.pid = 10;
 	r.u.sample.tid = tid;
+	r.u.sample.time = time;
 	r.u.sample.callchain = cc;
 	r.u.sample.nr_callchain = n;
 	assert_int_equal(ips_agg_sample(a, &r, &err), 0);
+}
+
+static void sample(struct ips_agg *a, const struct perfdata_attr *at, uint32_t tid, uint64_t ip, const uint64_t *cc,
+		   size_t n)
+{
+	sample_at(a, at, tid, ip, cc, n, 0);
 }
 
 static int passed_on;
@@ -201,7 +209,8 @@ static void per_ip(void **state)
 	ips_agg_free(a);
 }
 
-static void comm(struct ips_agg *a, uint32_t tid, const char *name)
+/* A COMM record; with a time (not 0), in its sample_id trailer. */
+static void comm_at(struct ips_agg *a, uint32_t tid, const char *name, uint64_t time)
 {
 	struct tdp_err err = TDP_ERR_INIT;
 	struct perfdata_record rec;
@@ -210,7 +219,14 @@ static void comm(struct ips_agg *a, uint32_t tid, const char *name)
 	rec.type = PERFDATA_RECORD_COMM;
 	rec.u.comm.pid = rec.u.comm.tid = tid;
 	rec.u.comm.comm = (struct perfdata_str){ name, strlen(name) };
+	rec.sid.fields = time ? PERFDATA_SAMPLE_TIME : 0;
+	rec.sid.time = time;
 	assert_int_equal(ips_agg_record(a, &rec, &err), 0);
+}
+
+static void comm(struct ips_agg *a, uint32_t tid, const char *name)
+{
+	comm_at(a, tid, name, 0);
 }
 
 /*
@@ -247,36 +263,6 @@ static void names_in_file_order(void **state)
 static struct perfdata_attr attr_t = { .index = 2, .sample_type = PERFDATA_SAMPLE_IP | PERFDATA_SAMPLE_TID |
 						      PERFDATA_SAMPLE_TIME };
 
-static void timed(struct ips_agg *a, uint32_t tid, uint64_t time)
-{
-	struct tdp_err err = TDP_ERR_INIT;
-	struct perfdata_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.type = PERFDATA_RECORD_SAMPLE;
-	r.attr = &attr_t;
-	r.u.sample.fields = attr_t.sample_type;
-	r.u.sample.ip = 0x7000;
-	r.u.sample.pid = 10;
-	r.u.sample.tid = tid;
-	r.u.sample.time = time;
-	assert_int_equal(ips_agg_sample(a, &r, &err), 0);
-}
-
-static void timed_comm(struct ips_agg *a, uint32_t tid, const char *name, uint64_t time)
-{
-	struct tdp_err err = TDP_ERR_INIT;
-	struct perfdata_record rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.type = PERFDATA_RECORD_COMM;
-	rec.u.comm.pid = rec.u.comm.tid = tid;
-	rec.u.comm.comm = (struct perfdata_str){ name, strlen(name) };
-	rec.sid.fields = PERFDATA_SAMPLE_TIME;
-	rec.sid.time = time;
-	assert_int_equal(ips_agg_record(a, &rec, &err), 0);
-}
-
 /*
  * Names by time, as perf orders records: samples read after an exec's COMM whose
  * times are before it (taken on a CPU whose clock lags: a busy VM) keep the name
@@ -292,13 +278,13 @@ static void names_by_time(void **state)
 	(void)state;
 	assert_int_equal(branch_annot_new(&an, NULL, &err), 0);
 	assert_int_equal(ips_agg_new(&a, &err), 0);
-	timed_comm(a, 30, "perf-exec", 10);
-	timed(a, 30, 20);
-	timed_comm(a, 30, "prog", 100);
-	timed(a, 30, 90); /* read after the exec, earlier by its clock */
-	timed(a, 30, 95);
-	timed(a, 30, 100); /* at the COMM's time: named by it, as perf's queue orders them */
-	timed(a, 30, 150);
+	comm_at(a, 30, "perf-exec", 10);
+	sample_at(a, &attr_t, 30, 0x7000, NULL, 0, 20);
+	comm_at(a, 30, "prog", 100);
+	sample_at(a, &attr_t, 30, 0x7000, NULL, 0, 90); /* read after the exec, earlier by its clock */
+	sample_at(a, &attr_t, 30, 0x7000, NULL, 0, 95);
+	sample_at(a, &attr_t, 30, 0x7000, NULL, 0, 100); /* at the COMM's time: named by it, as perf's queue orders them */
+	sample_at(a, &attr_t, 30, 0x7000, NULL, 0, 150);
 	assert_int_equal(ips_agg_finish(a, an, &r, &err), 0);
 	assert_int_equal(folded(&r, "perf-exec", 1), 3);
 	assert_int_equal(folded(&r, "prog", 1), 2);
