@@ -36,11 +36,17 @@ struct stack {
  * earlier (in time): a stack keeps how many names its thread had when it was
  * read and is named at the end (thread_name()).
  */
+/* Where perf's ordered records put a record: its flush, then its time (order_of()). */
+struct order {
+	uint32_t flush;
+	uint64_t time;
+};
+
 struct thread {
 	uint32_t fork_comm;
 	uint32_t *comms;
-	uint64_t *times; /* each COMM's time (its sample_id trailer); 0 when it has none */
-	size_t nr, alloc, alloc_times;
+	struct order *orders; /* each COMM's place in perf's order; {0, 0} when it has no time */
+	size_t nr, alloc, alloc_orders;
 };
 
 struct ips_agg {
@@ -73,6 +79,11 @@ struct ips_agg {
 
 	branch_record_fn *next;
 	void *next_ctx;
+
+	/* perf's ordered records (order_of()) */
+	uint32_t rounds;     /* FINISHED_ROUND records read */
+	uint64_t max_time;   /* the largest time read so far */
+	uint64_t flush_limit; /* max_time at the last FINISHED_ROUND */
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -104,7 +115,7 @@ void ips_agg_free(struct ips_agg *a)
 	tdp_free(a->tids);
 	for (size_t i = 0; i < a->nr_threads; i++) {
 		tdp_free(a->threads[i].comms);
-		tdp_free(a->threads[i].times);
+		tdp_free(a->threads[i].orders);
 	}
 	tdp_free(a->threads);
 	tdp_free(a->stacks);
@@ -212,6 +223,42 @@ static int thread_get(struct ips_agg *a, uint32_t tid, uint32_t *out, struct tdp
 	return 0;
 }
 
+/*
+ * Where perf processes a record of time `time` read now. perf queues records and, at
+ * each FINISHED_ROUND, processes in time order those up to the largest time read
+ * before the previous one (ordered-events.c): a record read in round r comes in
+ * flush r when its time is within that limit, else in flush r + 1 (the end of the
+ * file flushes the rest). Files without rounds: one flush, all by time.
+ */
+static struct order order_of(const struct ips_agg *a, uint64_t time)
+{
+	return (struct order){ a->rounds + (time > a->flush_limit), time };
+}
+
+static bool order_after(struct order x, struct order y)
+{
+	return x.flush != y.flush ? x.flush > y.flush : x.time > y.time;
+}
+
+/*
+ * The names a thread had by a sample, as perf's report names it: the COMMs read so
+ * far, less those perf processes after the sample. On a VM the CPUs' clocks can
+ * disagree, and an exec's COMM may be read before samples whose times are earlier:
+ * in one flush perf orders them by time, across flushes by flush.
+ */
+static uint32_t sample_gen(const struct ips_agg *a, const struct thread *t, const struct perfdata_sample *s)
+{
+	size_t g = t->nr;
+
+	if (s->fields & PERFDATA_SAMPLE_TIME) {
+		struct order o = order_of(a, s->time);
+
+		while (g > 0 && order_after(t->orders[g - 1], o))
+			g--;
+	}
+	return (uint32_t)g;
+}
+
 /* The name a stack's thread had: the last COMM read before its sample, else its first, else its parent's. */
 static uint32_t thread_name(const struct ips_agg *a, uint32_t thread, uint32_t gen)
 {
@@ -231,6 +278,13 @@ int ips_agg_record(void *ctx, const struct perfdata_record *rec, struct tdp_err 
 	uint32_t c = 0, t;
 	int rc = 0;
 
+	if (rec->type == PERFDATA_RECORD_FINISHED_ROUND) {
+		a->rounds++;
+		a->flush_limit = a->max_time;
+	}
+	if ((rec->sid.fields & PERFDATA_SAMPLE_TIME) && rec->sid.time > a->max_time)
+		a->max_time = rec->sid.time;
+
 	if (rec->type == PERFDATA_RECORD_COMM) {
 		t = 0;
 		rc = comm_index(a, rec->u.comm.comm.s, rec->u.comm.comm.len, &c, err);
@@ -239,10 +293,11 @@ int ips_agg_record(void *ctx, const struct perfdata_record *rec, struct tdp_err 
 		if (!rc && t) {
 			struct thread *th = &a->threads[t - 1];
 
-			if (TDP_GROW(th->comms, th->alloc, th->nr + 1) || TDP_GROW(th->times, th->alloc_times, th->nr + 1)) {
+			if (TDP_GROW(th->comms, th->alloc, th->nr + 1) || TDP_GROW(th->orders, th->alloc_orders, th->nr + 1)) {
 				rc = tdp_err_oom(err);
 			} else {
-				th->times[th->nr] = (rec->sid.fields & PERFDATA_SAMPLE_TIME) ? rec->sid.time : 0;
+				th->orders[th->nr] = (rec->sid.fields & PERFDATA_SAMPLE_TIME) ? order_of(a, rec->sid.time)
+											   : (struct order){ 0, 0 };
 				th->comms[th->nr++] = c;
 			}
 		}
@@ -374,22 +429,6 @@ static int stack_add(struct ips_agg *a, uint32_t pid, uint32_t thread, uint32_t 
 	return 0;
 }
 
-/*
- * The names a thread had by a sample: the COMMs read so far, less those whose time
- * is after the sample's. perf orders records by time, and a VM's CPUs' clocks can
- * disagree: an exec's COMM written before samples that carry an earlier time (taken
- * on another CPU) does not name them in perf's report, nor here.
- */
-static uint32_t sample_gen(const struct thread *t, const struct perfdata_sample *s)
-{
-	size_t g = t->nr;
-
-	if (s->fields & PERFDATA_SAMPLE_TIME)
-		while (g > 0 && t->times[g - 1] > s->time)
-			g--;
-	return (uint32_t)g;
-}
-
 int ips_agg_sample(void *ctx, const struct perfdata_record *rec, struct tdp_err *err)
 {
 	struct ips_agg *a = ctx;
@@ -399,6 +438,8 @@ int ips_agg_sample(void *ctx, const struct perfdata_record *rec, struct tdp_err 
 	uint32_t thread = 0, gen = 0;
 	size_t n = 0;
 
+	if ((s->fields & PERFDATA_SAMPLE_TIME) && s->time > a->max_time)
+		a->max_time = s->time; /* after this sample's own place (order_of() reads the limit, not this) */
 	if (!rec->attr)
 		return 0;
 	if (!a->attr) {
@@ -414,7 +455,7 @@ int ips_agg_sample(void *ctx, const struct perfdata_record *rec, struct tdp_err 
 		/* made now, so that a COMM read later still names it */
 		if (thread_get(a, s->tid, &thread, err))
 			return TDP_ENOMEM;
-		gen = thread ? sample_gen(&a->threads[thread - 1], s) : 0;
+		gen = thread ? sample_gen(a, &a->threads[thread - 1], s) : 0;
 	}
 	if (TDP_GROW(a->tmp, a->alloc_tmp, 1 + (chain ? s->nr_callchain : 0)))
 		return tdp_err_oom(err);

@@ -293,6 +293,47 @@ static void names_by_time(void **state)
 	branch_annot_free(an);
 }
 
+static void finished_round(struct ips_agg *a)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct perfdata_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = PERFDATA_RECORD_FINISHED_ROUND;
+	assert_int_equal(ips_agg_record(a, &rec, &err), 0);
+}
+
+/*
+ * Across perf's flushes: a sample read two rounds after the exec's COMM, with an
+ * earlier time, is processed after it (perf orders by time only within a flush):
+ * named by the new name; one read in the COMM's own flush with an earlier time is not.
+ */
+static void names_by_flush(void **state)
+{
+	struct tdp_err err = TDP_ERR_INIT;
+	struct branch_annot *an = NULL;
+	struct ips_agg *a = NULL;
+	struct ips_result r = IPS_RESULT_INIT;
+
+	(void)state;
+	assert_int_equal(branch_annot_new(&an, NULL, &err), 0);
+	assert_int_equal(ips_agg_new(&a, &err), 0);
+	comm_at(a, 40, "perf-exec", 10);
+	comm_at(a, 40, "prog", 100);                     /* round 0: flushed at the second round's end */
+	sample_at(a, &attr_t, 40, 0x7000, NULL, 0, 90);  /* the same flush, earlier: perf-exec */
+	finished_round(a);                               /* limit 100 */
+	sample_at(a, &attr_t, 40, 0x7000, NULL, 0, 200); /* round 1, beyond the limit: flush 2 */
+	finished_round(a);                               /* flush 1: times up to 100 (the COMM); limit 200 */
+	sample_at(a, &attr_t, 40, 0x7000, NULL, 0, 95);  /* round 2, within 200: flush 2, after the COMM: prog */
+	sample_at(a, &attr_t, 40, 0x7000, NULL, 0, 300);
+	assert_int_equal(ips_agg_finish(a, an, &r, &err), 0);
+	assert_int_equal(folded(&r, "perf-exec", 1), 1);
+	assert_int_equal(folded(&r, "prog", 1), 3);
+	ips_result_release(&r);
+	ips_agg_free(a);
+	branch_annot_free(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +342,7 @@ int main(void)
 		cmocka_unit_test(per_ip),
 		cmocka_unit_test(names_in_file_order),
 		cmocka_unit_test(names_by_time),
+		cmocka_unit_test(names_by_flush),
 	};
 
 	return cmocka_run_group_tests_name("branch-ips", tests, NULL, NULL);
