@@ -102,10 +102,10 @@ static const char *host_preset(const char **uarch)
 int backend_sim_machine(const char *cmd, const char *spec, struct sim_machine *m)
 {
 	struct tdp_err err = TDP_ERR_INIT;
+	static bool noted; /* selftest simulates six programs: one note */
 	const char *env = getenv("TDPROF_SIM_MACHINE"), *uarch = NULL;
-	int ret;
-
 	bool from_env = !spec && env && *env;
+	int ret;
 
 	/* --sim-machine, else TDPROF_SIM_MACHINE, else the preset of this host's CPU, else generic */
 	if (from_env)
@@ -114,9 +114,10 @@ int backend_sim_machine(const char *cmd, const char *spec, struct sim_machine *m
 		const char *preset = host_preset(&uarch);
 
 		spec = preset ? preset : "generic";
-		if (preset)
+		if (preset && !noted)
 			msg_note("simulating the '%s' machine, the preset for this host's CPU (%s); --sim-machine "
 				 "NAME chooses another", preset, uarch);
+		noted = true;
 	}
 	ret = sim_machine_load(m, spec, &err);
 	if (ret && from_env)
