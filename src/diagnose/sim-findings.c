@@ -99,9 +99,10 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 		/* the line's front-end cycles by cause: resteers (after mispredicts, at indirect
 		 * branches), the fetch bandwidth of taken branches and µop-cache misses, the rest
 		 * instruction-cache misses; the largest names the finding */
-		double fe = ss->cycles.v[SIM_FRONTEND_BOUND], res = ss->resteer, bw = ss->fetch_bw;
+		struct dsim_fe f = { 0 };
 
-		if (res > bw && res > fe - res - bw) {
+		dsim_fe_add(&f, ss);
+		if (f.resteer > f.bandwidth && f.resteer > f.icache) {
 			strbuf_adds(title, "front-end resteers at ");
 			diag_add_where(title, file, ss->line, fn);
 			if (mis) {
@@ -124,7 +125,7 @@ static void describe(struct dsim *s, struct diag *d, enum sim_bucket b, const st
 			}
 			break;
 		}
-		if (bw > fe - res - bw) {
+		if (f.bandwidth > f.icache) {
 			strbuf_adds(title, "taken branches limit fetch at ");
 			diag_add_where(title, file, ss->line, fn);
 			diag_add_grouped(ev, v[SIM_IR]);
@@ -299,16 +300,12 @@ int dsim_findings(struct dsim *s, struct diag *d, enum sim_bucket b, struct tdp_
 	if (b == SIM_FRONTEND_BOUND && d->has_footprint) {
 		/* the footprint is the finding only when i-cache misses are the front end's largest cause
 		 * (not resteers, not the taken-branch fetch limit) */
-		double ic = 0, res = 0, bw = 0;
+		struct dsim_fe f = { 0 };
 
-		for (size_t i = 0; i < s->nr_scope; i++) {
-			const struct sim_site *ss = &s->scope[i];
-
-			res += ss->resteer;
-			bw += ss->fetch_bw;
-			ic += fmax(0.0, ss->cycles.v[SIM_FRONTEND_BOUND] - ss->resteer - ss->fetch_bw);
-		}
-		if (ic >= res && ic >= bw && cycles > 0 && (ret = add_footprint_finding(d, 100.0 * ic / cycles, err)))
+		for (size_t i = 0; i < s->nr_scope; i++)
+			dsim_fe_add(&f, &s->scope[i]);
+		if (f.icache >= f.resteer && f.icache >= f.bandwidth && cycles > 0 &&
+		    (ret = add_footprint_finding(d, 100.0 * f.icache / cycles, err)))
 			return ret;
 	}
 	for (size_t i = 0; i < s->nr_scope && i < DSIM_SITE_FINDINGS; i++) {

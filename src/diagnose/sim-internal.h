@@ -30,6 +30,16 @@ const char *dsim_fn(const struct dsim *s, uint32_t idx);
 char *dsim_display_file(const struct dsim *s, const char *abs);
 void dsim_counts(const struct sim_cost *c, double cycles, struct diag_counts *out);
 enum sim_bucket dsim_bucket(const char *category);
+
+/* Front-end cycles by cause, of one line or summed over several (dsim_fe_add()). */
+struct dsim_fe {
+	double resteer;     /* refills after mispredicts, redirects at indirect branches */
+	double bandwidth;   /* the taken-branch fetch limit and µop-cache misses (Fetch Bandwidth) */
+	double icache;      /* the rest: instruction-cache misses */
+	uint64_t mispredicts, indirect; /* the branches behind the resteers */
+};
+/** Add site ss's front-end cycles, by cause, to *f. */
+void dsim_fe_add(struct dsim_fe *f, const struct sim_site *ss);
 /** The findings of a simulated diagnosis (sim-findings.c); the sites are ranked for bucket b. */
 int dsim_findings(struct dsim *s, struct diag *d, enum sim_bucket b, struct tdp_err *err);
 

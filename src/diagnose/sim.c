@@ -53,6 +53,15 @@ char *dsim_display_file(const struct dsim *s, const char *abs)
 	return tdp_strdup(abs);
 }
 
+void dsim_fe_add(struct dsim_fe *f, const struct sim_site *ss)
+{
+	f->resteer += ss->resteer;
+	f->bandwidth += ss->fetch_bw;
+	f->icache += fmax(0.0, ss->cycles.v[SIM_FRONTEND_BOUND] - ss->resteer - ss->fetch_bw);
+	f->mispredicts += ss->cost.v[SIM_BCM] + ss->cost.v[SIM_BIM];
+	f->indirect += ss->cost.v[SIM_BI];
+}
+
 void dsim_counts(const struct sim_cost *c, double cycles, struct diag_counts *out)
 {
 	out->instructions = c->v[SIM_IR];
@@ -212,25 +221,17 @@ enum sim_bucket dsim_bucket(const char *category)
  */
 static void frontend_next_step(const struct dsim *s, struct diag *d)
 {
-	double ic = 0, res = 0, bw = 0;
-	uint64_t mis = 0, ind = 0;
+	struct dsim_fe f = { 0 };
 
-	for (size_t i = 0; i < s->nr_scope; i++) {
-		const struct sim_site *ss = &s->scope[i];
-
-		res += ss->resteer;
-		bw += ss->fetch_bw;
-		ic += fmax(0.0, ss->cycles.v[SIM_FRONTEND_BOUND] - ss->resteer - ss->fetch_bw);
-		mis += ss->cost.v[SIM_BCM] + ss->cost.v[SIM_BIM];
-		ind += ss->cost.v[SIM_BI];
-	}
-	if (res > ic && res >= bw)
-		d->next_step = mis >= ind ? "the front end refills after the mispredicts: make the branches ranked below "
+	for (size_t i = 0; i < s->nr_scope; i++)
+		dsim_fe_add(&f, &s->scope[i]);
+	if (f.resteer > f.icache && f.resteer >= f.bandwidth)
+		d->next_step = f.mispredicts >= f.indirect ? "the front end refills after the mispredicts: make the branches ranked below "
 					    "predictable or branchless first, then run 'tdprof why' again"
 					  : "the front end is redirected at every indirect call or jump ranked below: call "
 					    "the usual target directly (devirtualise), inline it, or take the dispatch out of "
 					    "the hot loop";
-	else if (bw > ic)
+	else if (f.bandwidth > f.icache)
 		d->next_step = "the front end delivers too few µops: take taken branches out of the hot loops ranked "
 			       "below (the common case as the fall-through, small conditionals as selects, calls "
 			       "inlined) and measure them with 'tdprof loop'";

@@ -249,6 +249,7 @@ int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *
 {
 	bool per_insn = core && core->valid && p->has_addr;
 	uint32_t *site_of = NULL;
+	const struct sim_core_insn **insn_of = NULL; /* per entry: its block-model instruction, looked up once */
 	struct group g;
 	struct best *best = NULL; /* per site */
 	struct core_index cx = { NULL, 0, false };
@@ -258,7 +259,8 @@ int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *
 	if (!sim_profile_has(p, SIM_NEEDED_EVENTS))
 		return tdp_err_set(err, TDP_EANALYSIS, "the profile lacks cache or branch counts");
 	memset(&g, 0, sizeof(g));
-	if (per_insn && (!(site_of = tdp_calloc(p->nr ? p->nr : 1, sizeof(*site_of))) || core_index_make(&cx, core))) {
+	if (per_insn && (!(site_of = tdp_calloc(p->nr ? p->nr : 1, sizeof(*site_of))) ||
+			 !(insn_of = tdp_calloc(p->nr ? p->nr : 1, sizeof(*insn_of))) || core_index_make(&cx, core))) {
 		ret = tdp_err_oom(err);
 		goto out;
 	}
@@ -275,13 +277,15 @@ int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *
 			goto out;
 		}
 		k = (size_t)(s - g.v);
-		if (per_insn)
+		in = NULL;
+		if (per_insn) {
 			site_of[i] = (uint32_t)k;
+			in = insn_of[i] = e->addr ? core_index_find(&cx, core, e->obj, e->addr) : NULL;
+		}
 		if (created)
 			memset(&best[k], 0, sizeof(best[k]));
 		/* a repeated string instruction's loop is microcode, not branches: valgrind's
 		 * simulator counts each element as a conditional branch and the last as a mispredict */
-		in = per_insn && e->addr ? core_index_find(&cx, core, e->obj, e->addr) : NULL;
 		rep = in && (in->flags & SIM_INSN_MICROCODE);
 		/* Sums cannot overflow: the profile's totals did not. */
 		for (size_t ev = 0; ev < SIM_NR_EVENTS; ev++)
@@ -312,7 +316,7 @@ int sim_sites_build_core(const struct sim_profile *p, const struct sim_machine *
 	for (size_t i = 0; per_insn && i < p->nr; i++) {
 		const struct sim_entry *e = &p->v[i];
 
-		entry_cycles(&g.v[site_of[i]], e, e->addr ? core_index_find(&cx, core, e->obj, e->addr) : NULL, m);
+		entry_cycles(&g.v[site_of[i]], e, insn_of[i], m);
 	}
 	*out = g.v;
 	*nr = g.nr;
@@ -322,6 +326,7 @@ out:
 	tdp_free(g.v);
 	tdp_free(best);
 	tdp_free(site_of);
+	tdp_free(insn_of);
 	tdp_free(cx.slot);
 	return ret;
 }
